@@ -1,0 +1,175 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import {
+  analyzeSnapshot,
+  describeCidr,
+  endpointsForNode,
+  generateFleetSnapshot,
+  isInputError,
+  parseSnapshot,
+  type Snapshot,
+} from '@zw/core';
+import { displayName, InputError, readJsonInput } from './input.js';
+import { writeJson } from './output.js';
+
+/**
+ * The `zonewise` command: the thinnest shell around the analysis core. JSON on stdout, one-line
+ * messages on stderr; exit 0 on success, 2 on bad input, 1 on a bug (see ../shared/contract/cli.md).
+ */
+
+const EXIT_BAD_INPUT = 2;
+const EXIT_BUG = 1;
+
+export function buildProgram(): Command {
+  const program = new Command('zonewise')
+    .description('Kubernetes Topology Aware Routing analysis: hints, kube-proxy filtering, ClusterIP bands.')
+    .version(version())
+    .exitOverride()
+    .configureOutput({ outputError: () => undefined })
+    .showHelpAfterError(false);
+
+  program
+    .command('analyze')
+    .description('what the EndpointSlice controller would do to every Service, and what it means for traffic')
+    .argument('<file>', 'snapshot JSON (kubectl get nodes,services,endpointslices,servicecidrs -A -o json), or - for stdin')
+    .action(async (file: string) => {
+      const snapshot = await readSnapshot(file);
+      await writeJson(analyzeSnapshot(snapshot));
+    });
+
+  program
+    .command('endpoints')
+    .description("what kube-proxy on one node uses for each Service")
+    .argument('<file>', 'snapshot JSON, or - for stdin')
+    .requiredOption('--node <name>', 'the node kube-proxy runs on')
+    .option('--computed', 'use the hints analyze computes instead of the hints in the snapshot', false)
+    .action(async (file: string, options: { node: string; computed: boolean }) => {
+      const snapshot = await readSnapshot(file);
+      await writeJson(endpointsForNode(snapshot, options.node, { computedHints: options.computed }));
+    });
+
+  program
+    .command('cidr')
+    .description('how kube-apiserver splits a Service IP range into a static and a dynamic band')
+    .argument('<cidr>', 'e.g. 10.96.0.0/16 or fd00::/108')
+    .action(async (cidr: string) => {
+      const { description, warnings } = describeCidr(cidr);
+      for (const warning of warnings) process.stderr.write(`zonewise: warning: ${warning}\n`);
+      await writeJson(description);
+    });
+
+  program
+    .command('generate')
+    .description('write a synthetic cluster snapshot of a given size (for benchmarks, tests and demos)')
+    .addOption(countOption('--nodes <n>', 'nodes', 30))
+    .addOption(countOption('--zones <n>', 'zones', 3))
+    .addOption(countOption('--services <n>', 'Services', 20))
+    .addOption(countOption('--endpoints-per-service <n>', 'endpoints per Service', 9))
+    .option('--zone-cpu-weights <list>', 'relative allocatable CPU per zone, e.g. 1,1,2', parseWeights)
+    .addOption(shareOption('--auto-share <fraction>', 'share of Services with topology-mode Auto', 0.5))
+    .addOption(shareOption('--prefer-close-share <fraction>', 'share of the others with trafficDistribution PreferClose', 0.1))
+    .addOption(shareOption('--not-ready-share <fraction>', 'share of endpoints not ready', 0))
+    .addOption(countOption('--seed <n>', 'random seed', 1))
+    .action(async (options: GenerateOptions) => {
+      await writeJson(
+        generateFleetSnapshot({
+          nodes: options.nodes,
+          zones: options.zones,
+          services: options.services,
+          endpointsPerService: options.endpointsPerService,
+          zoneCpuWeights: options.zoneCpuWeights,
+          autoShare: options.autoShare,
+          preferCloseShare: options.preferCloseShare,
+          notReadyShare: options.notReadyShare,
+          seed: options.seed,
+        }),
+      );
+    });
+
+  return program;
+}
+
+interface GenerateOptions {
+  nodes: number;
+  zones: number;
+  services: number;
+  endpointsPerService: number;
+  zoneCpuWeights?: number[];
+  autoShare: number;
+  preferCloseShare: number;
+  notReadyShare: number;
+  seed: number;
+}
+
+async function readSnapshot(file: string): Promise<Snapshot> {
+  const json = await readJsonInput(file);
+  try {
+    return parseSnapshot(json);
+  } catch (error) {
+    if (isInputError(error)) throw new InputError(`${displayName(file)}: ${(error as Error).message}`);
+    throw error;
+  }
+}
+
+function countOption(flags: string, what: string, defaultValue: number): Option {
+  return new Option(flags, `number of ${what}`).default(defaultValue).argParser((value: string) => {
+    const parsed = Number(value);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed)) {
+      throw new InvalidArgumentError(`expected a whole number, got "${value}"`);
+    }
+    return parsed;
+  });
+}
+
+function shareOption(flags: string, description: string, defaultValue: number): Option {
+  return new Option(flags, description).default(defaultValue).argParser((value: string) => {
+    const parsed = Number(value);
+    if (value.trim() === '' || !(parsed >= 0 && parsed <= 1)) {
+      throw new InvalidArgumentError(`expected a fraction between 0 and 1, got "${value}"`);
+    }
+    return parsed;
+  });
+}
+
+function parseWeights(value: string): number[] {
+  const weights = value.split(',').map((part) => Number(part.trim()));
+  if (weights.some((weight) => !Number.isFinite(weight) || weight <= 0)) {
+    throw new InvalidArgumentError(`expected positive numbers separated by commas, got "${value}"`);
+  }
+  return weights;
+}
+
+function version(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('../../../package.json') as { version: string }).version;
+}
+
+export async function run(argv: readonly string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    return reportFailure(error);
+  }
+}
+
+function reportFailure(error: unknown): number {
+  if (error instanceof CommanderError) {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) {
+      return 0;
+    }
+    process.stderr.write(`zonewise: ${error.message.replace(/^error: /, '')}\n`);
+    return EXIT_BAD_INPUT;
+  }
+  if (error instanceof InputError || isInputError(error)) {
+    process.stderr.write(`zonewise: ${(error as Error).message}\n`);
+    return EXIT_BAD_INPUT;
+  }
+  process.stderr.write(`zonewise: internal error: ${(error as Error)?.stack ?? String(error)}\n`);
+  return EXIT_BUG;
+}
+
+if (require.main === module) {
+  void run(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

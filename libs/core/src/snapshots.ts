@@ -1,0 +1,347 @@
+import { parseCidr } from './ip-addresses.js';
+import type { EndpointSlice, Node, Service, ServiceCIDR } from './k8s-objects.js';
+import { parseQuantity } from './quantity.js';
+import type { Snapshot } from './snapshot-model.js';
+
+/**
+ * Reads a cluster snapshot: what `kubectl get nodes,services,endpointslices,servicecidrs -A -o json`
+ * prints, or the same objects wrapped as `{nodes, services, endpointSlices, serviceCIDRs}`.
+ *
+ * Only the fields the analysis reads are checked, and only for shape: a snapshot of 150,000 endpoints
+ * must be checked in a fraction of the time JSON.parse takes, which is why this is a hand-written walk
+ * rather than a schema library. Every error names the JSON path of the offending value.
+ */
+
+export const SERVICE_CIDR_ANNOTATION = 'zonewise.io/service-cidr';
+export const ZONE_TRAFFIC_WEIGHTS_ANNOTATION = 'zonewise.io/zone-traffic-weights';
+
+export class SnapshotError extends Error {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(path ? `${path}: ${problem}` : problem);
+    this.name = 'SnapshotError';
+  }
+}
+
+type Json = Record<string, unknown>;
+
+const READ_KINDS = new Set(['Node', 'Service', 'EndpointSlice', 'ServiceCIDR']);
+const ADDRESS_TYPES = new Set(['IPv4', 'IPv6', 'FQDN']);
+
+export function parseSnapshot(input: unknown): Snapshot {
+  const root = expectObject(input, '');
+  if (Array.isArray(root.items)) return parseList(root);
+  if ('nodes' in root || 'services' in root || 'endpointSlices' in root || 'serviceCIDRs' in root) {
+    return parseWrapped(root);
+  }
+  throw new SnapshotError(
+    '',
+    'expected a Kubernetes List ({"kind":"List","items":[…]}) or {"nodes":[…],"services":[…],"endpointSlices":[…],"serviceCIDRs":[…]}',
+  );
+}
+
+function parseList(root: Json): Snapshot {
+  const snapshot = emptySnapshot();
+  const items = root.items as unknown[];
+  for (let i = 0; i < items.length; i++) {
+    const path = `items[${i}]`;
+    const item = expectObject(items[i], path);
+    const kind = expectString(item.kind, `${path}.kind`);
+    if (!READ_KINDS.has(kind)) continue;
+    addObject(snapshot, kind, item, path);
+  }
+  readListSettings(snapshot, root);
+  return snapshot;
+}
+
+function parseWrapped(root: Json): Snapshot {
+  const snapshot = emptySnapshot();
+  const lists: [string, string][] = [
+    ['nodes', 'Node'],
+    ['services', 'Service'],
+    ['endpointSlices', 'EndpointSlice'],
+    ['serviceCIDRs', 'ServiceCIDR'],
+  ];
+  for (const [field, kind] of lists) {
+    const value = root[field];
+    if (value === undefined || value === null) continue;
+    if (!Array.isArray(value)) throw new SnapshotError(field, `expected an array of ${kind} objects`);
+    for (let i = 0; i < value.length; i++) {
+      const path = `${field}[${i}]`;
+      addObject(snapshot, kind, expectObject(value[i], path), path);
+    }
+  }
+  readListSettings(snapshot, root);
+  return snapshot;
+}
+
+function emptySnapshot(): Snapshot {
+  return {
+    nodes: [],
+    services: [],
+    endpointSlices: [],
+    serviceCIDRs: [],
+    annotatedServiceCIDRs: [],
+    zoneTrafficWeights: null,
+  };
+}
+
+function addObject(snapshot: Snapshot, kind: string, item: Json, path: string): void {
+  switch (kind) {
+    case 'Node':
+      snapshot.nodes.push(checkNode(item, path));
+      return;
+    case 'Service':
+      snapshot.services.push(checkService(item, path));
+      return;
+    case 'EndpointSlice':
+      snapshot.endpointSlices.push(checkEndpointSlice(item, path));
+      return;
+    case 'ServiceCIDR':
+      snapshot.serviceCIDRs.push(checkServiceCIDR(item, path));
+      return;
+  }
+}
+
+function readListSettings(snapshot: Snapshot, root: Json): void {
+  if (root.metadata === undefined || root.metadata === null) return;
+  const metadata = expectObject(root.metadata, 'metadata');
+  const annotations = optionalStringMap(metadata.annotations, 'metadata.annotations');
+  if (!annotations) return;
+  const cidrs = annotations[SERVICE_CIDR_ANNOTATION];
+  if (cidrs !== undefined) {
+    snapshot.annotatedServiceCIDRs = parseCidrList(cidrs, annotationPath(SERVICE_CIDR_ANNOTATION));
+  }
+  const weights = annotations[ZONE_TRAFFIC_WEIGHTS_ANNOTATION];
+  if (weights !== undefined) {
+    snapshot.zoneTrafficWeights = parseZoneWeights(weights, annotationPath(ZONE_TRAFFIC_WEIGHTS_ANNOTATION));
+  }
+}
+
+function annotationPath(key: string): string {
+  return `metadata.annotations["${key}"]`;
+}
+
+function parseCidrList(text: string, path: string): string[] {
+  const cidrs = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  for (const cidr of cidrs) checkCidr(cidr, path);
+  return cidrs;
+}
+
+/** `zone-a=3,zone-b=1`: relative request volume originating in each zone. */
+export function parseZoneWeights(text: string, path: string): Record<string, number> {
+  const weights: Record<string, number> = {};
+  for (const part of text.split(',')) {
+    const entry = part.trim();
+    if (entry === '') continue;
+    const separator = entry.lastIndexOf('=');
+    const zone = entry.slice(0, separator).trim();
+    const weight = Number(entry.slice(separator + 1).trim());
+    if (separator <= 0 || zone === '' || !Number.isFinite(weight) || weight < 0) {
+      throw new SnapshotError(path, `"${entry}" is not a zone weight (expected zone=number, e.g. us-east-1a=2)`);
+    }
+    weights[zone] = weight;
+  }
+  if (Object.values(weights).every((weight) => weight === 0)) {
+    throw new SnapshotError(path, 'expected at least one zone with a positive weight');
+  }
+  return weights;
+}
+
+function checkNode(item: Json, path: string): Node {
+  checkMetadata(item, path, false);
+  if (item.status !== undefined && item.status !== null) {
+    const status = expectObject(item.status, `${path}.status`);
+    const allocatable = optionalStringMap(status.allocatable, `${path}.status.allocatable`);
+    if (allocatable?.cpu !== undefined) checkQuantity(allocatable.cpu, `${path}.status.allocatable.cpu`);
+    checkConditions(status.conditions, `${path}.status.conditions`);
+  }
+  return item as unknown as Node;
+}
+
+function checkService(item: Json, path: string): Service {
+  checkMetadata(item, path, true);
+  if (item.spec === undefined || item.spec === null) return item as unknown as Service;
+  const spec = expectObject(item.spec, `${path}.spec`);
+  for (const field of ['type', 'clusterIP', 'internalTrafficPolicy', 'externalTrafficPolicy', 'trafficDistribution']) {
+    optionalString(spec[field], `${path}.spec.${field}`);
+  }
+  optionalStringArray(spec.clusterIPs, `${path}.spec.clusterIPs`);
+  optionalStringArray(spec.externalIPs, `${path}.spec.externalIPs`);
+  if (spec.ports !== undefined && spec.ports !== null) {
+    const ports = expectArray(spec.ports, `${path}.spec.ports`);
+    for (let i = 0; i < ports.length; i++) {
+      const portPath = `${path}.spec.ports[${i}]`;
+      const port = expectObject(ports[i], portPath);
+      expectPort(port.port, `${portPath}.port`);
+      optionalString(port.name, `${portPath}.name`);
+      if (port.nodePort !== undefined && port.nodePort !== null) expectPort(port.nodePort, `${portPath}.nodePort`);
+    }
+  }
+  return item as unknown as Service;
+}
+
+function checkEndpointSlice(item: Json, path: string): EndpointSlice {
+  checkMetadata(item, path, true);
+  const addressType = expectString(item.addressType, `${path}.addressType`);
+  if (!ADDRESS_TYPES.has(addressType)) {
+    throw new SnapshotError(`${path}.addressType`, `"${addressType}" is not an address type (expected IPv4, IPv6 or FQDN)`);
+  }
+  if (item.endpoints === undefined || item.endpoints === null) {
+    // The API server omits `endpoints` for an empty slice; the analysis reads it as [].
+    item.endpoints = [];
+  }
+  const endpoints = expectArray(item.endpoints, `${path}.endpoints`);
+  for (let i = 0; i < endpoints.length; i++) checkEndpoint(endpoints[i], `${path}.endpoints[${i}]`);
+  if (item.ports !== undefined && item.ports !== null) {
+    const ports = expectArray(item.ports, `${path}.ports`);
+    for (let i = 0; i < ports.length; i++) {
+      const port = expectObject(ports[i], `${path}.ports[${i}]`);
+      if (port.port !== undefined && port.port !== null) expectPort(port.port, `${path}.ports[${i}].port`);
+      optionalString(port.name, `${path}.ports[${i}].name`);
+    }
+  }
+  return item as unknown as EndpointSlice;
+}
+
+function checkEndpoint(value: unknown, path: string): void {
+  const endpoint = expectObject(value, path);
+  const addresses = expectArray(endpoint.addresses, `${path}.addresses`);
+  for (let i = 0; i < addresses.length; i++) expectString(addresses[i], `${path}.addresses[${i}]`);
+  optionalString(endpoint.zone, `${path}.zone`);
+  optionalString(endpoint.nodeName, `${path}.nodeName`);
+  if (endpoint.conditions !== undefined && endpoint.conditions !== null) {
+    const conditions = expectObject(endpoint.conditions, `${path}.conditions`);
+    optionalBoolean(conditions.ready, `${path}.conditions.ready`);
+    optionalBoolean(conditions.serving, `${path}.conditions.serving`);
+    optionalBoolean(conditions.terminating, `${path}.conditions.terminating`);
+  }
+  if (endpoint.hints !== undefined && endpoint.hints !== null) {
+    const hints = expectObject(endpoint.hints, `${path}.hints`);
+    checkNamedList(hints.forZones, `${path}.hints.forZones`);
+    checkNamedList(hints.forNodes, `${path}.hints.forNodes`);
+  }
+}
+
+function checkNamedList(value: unknown, path: string): void {
+  if (value === undefined || value === null) return;
+  const entries = expectArray(value, path);
+  for (let i = 0; i < entries.length; i++) {
+    expectString(expectObject(entries[i], `${path}[${i}]`).name, `${path}[${i}].name`);
+  }
+}
+
+function checkServiceCIDR(item: Json, path: string): ServiceCIDR {
+  checkMetadata(item, path, false);
+  const spec = expectObject(item.spec, `${path}.spec`);
+  const cidrs = expectArray(spec.cidrs, `${path}.spec.cidrs`);
+  for (let i = 0; i < cidrs.length; i++) checkCidr(expectString(cidrs[i], `${path}.spec.cidrs[${i}]`), `${path}.spec.cidrs[${i}]`);
+  if (item.status !== undefined && item.status !== null) {
+    checkConditions(expectObject(item.status, `${path}.status`).conditions, `${path}.status.conditions`);
+  }
+  return item as unknown as ServiceCIDR;
+}
+
+function checkMetadata(item: Json, path: string, namespaced: boolean): void {
+  const metadata = expectObject(item.metadata, `${path}.metadata`);
+  const name = expectString(metadata.name, `${path}.metadata.name`);
+  if (name === '') throw new SnapshotError(`${path}.metadata.name`, 'expected a non-empty name');
+  optionalStringMap(metadata.labels, `${path}.metadata.labels`);
+  optionalStringMap(metadata.annotations, `${path}.metadata.annotations`);
+  if (namespaced) {
+    // Decision: a namespaced object without a namespace (hand-written input) lives in `default`,
+    // as kubectl would have created it.
+    if (metadata.namespace === undefined || metadata.namespace === null) metadata.namespace = 'default';
+    expectString(metadata.namespace, `${path}.metadata.namespace`);
+  }
+}
+
+function checkConditions(value: unknown, path: string): void {
+  if (value === undefined || value === null) return;
+  const conditions = expectArray(value, path);
+  for (let i = 0; i < conditions.length; i++) {
+    const condition = expectObject(conditions[i], `${path}[${i}]`);
+    expectString(condition.type, `${path}[${i}].type`);
+    expectString(condition.status, `${path}[${i}].status`);
+  }
+}
+
+function checkQuantity(value: string, path: string): void {
+  try {
+    parseQuantity(value);
+  } catch (error) {
+    throw new SnapshotError(path, (error as Error).message);
+  }
+}
+
+function checkCidr(value: string, path: string): void {
+  try {
+    parseCidr(value);
+  } catch (error) {
+    throw new SnapshotError(path, (error as Error).message);
+  }
+}
+
+function expectObject(value: unknown, path: string): Json {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SnapshotError(path, `expected an object, got ${describe(value)}`);
+  }
+  return value as Json;
+}
+
+function expectArray(value: unknown, path: string): unknown[] {
+  if (!Array.isArray(value)) throw new SnapshotError(path, `expected an array, got ${describe(value)}`);
+  return value;
+}
+
+function expectString(value: unknown, path: string): string {
+  if (typeof value !== 'string') throw new SnapshotError(path, `expected a string, got ${describe(value)}`);
+  return value;
+}
+
+function expectPort(value: unknown, path: string): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 65535) {
+    throw new SnapshotError(path, `expected a port number 0-65535, got ${describe(value)}`);
+  }
+}
+
+function optionalString(value: unknown, path: string): void {
+  if (value !== undefined && value !== null) expectString(value, path);
+}
+
+function optionalBoolean(value: unknown, path: string): void {
+  if (value !== undefined && value !== null && typeof value !== 'boolean') {
+    throw new SnapshotError(path, `expected true, false or null, got ${describe(value)}`);
+  }
+}
+
+function optionalStringArray(value: unknown, path: string): void {
+  if (value === undefined || value === null) return;
+  const entries = expectArray(value, path);
+  for (let i = 0; i < entries.length; i++) expectString(entries[i], `${path}[${i}]`);
+}
+
+function optionalStringMap(value: unknown, path: string): Record<string, string> | null {
+  if (value === undefined || value === null) return null;
+  const map = expectObject(value, path);
+  for (const key in map) {
+    if (typeof map[key] !== 'string') {
+      throw new SnapshotError(`${path}["${key}"]`, `expected a string, got ${describe(map[key])}`);
+    }
+  }
+  return map as Record<string, string>;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === 'object') return 'an object';
+  if (value === undefined) return 'nothing (the field is missing)';
+  return `${typeof value} ${String(value)}`;
+}
