@@ -30,16 +30,24 @@ type Json = Record<string, unknown>;
 const READ_KINDS = new Set(['Node', 'Service', 'EndpointSlice', 'ServiceCIDR']);
 const ADDRESS_TYPES = new Set(['IPv4', 'IPv6', 'FQDN']);
 
+const EXPECTED_SNAPSHOT =
+  'expected a Kubernetes List ({"kind":"List","items":[…]}) or {"nodes":[…],"services":[…],"endpointSlices":[…],"serviceCIDRs":[…]}';
+
+/**
+ * Checks and normalises a parsed snapshot. It normalises in place (a missing slice `endpoints` becomes
+ * `[]`, a missing namespace `default`): the input is JSON the caller has just parsed, and copying
+ * 150,000 endpoints would cost as much as the analysis.
+ */
 export function parseSnapshot(input: unknown): Snapshot {
-  const root = expectObject(input, '');
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new SnapshotError('', `${EXPECTED_SNAPSHOT}, got ${describe(input)}`);
+  }
+  const root = input as Json;
   if (Array.isArray(root.items)) return parseList(root);
   if ('nodes' in root || 'services' in root || 'endpointSlices' in root || 'serviceCIDRs' in root) {
     return parseWrapped(root);
   }
-  throw new SnapshotError(
-    '',
-    'expected a Kubernetes List ({"kind":"List","items":[…]}) or {"nodes":[…],"services":[…],"endpointSlices":[…],"serviceCIDRs":[…]}',
-  );
+  throw new SnapshotError('', EXPECTED_SNAPSHOT);
 }
 
 function parseList(root: Json): Snapshot {
@@ -271,7 +279,11 @@ function checkConditions(value: unknown, path: string): void {
   }
 }
 
+/** Whole cores or millicores, the forms the kubelet reports: valid without the full quantity grammar. */
+const PLAIN_CPU = /^[0-9]{1,15}m?$/;
+
 function checkQuantity(value: string, path: string): void {
+  if (PLAIN_CPU.test(value)) return;
   try {
     parseQuantity(value);
   } catch (error) {

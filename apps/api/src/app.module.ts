@@ -1,0 +1,35 @@
+import { BullModule } from '@nestjs/bullmq';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestjs/config';
+import { DbModule } from '@zw/db';
+import { redisConnectionFromUrl } from '@zw/queue';
+import { type ApiConfig, validateApiEnv } from './config.js';
+import { IngestModule } from './ingest/ingest.module.js';
+
+@Module({})
+export class AppModule {
+  /** Reads and validates the environment when called, so a bad setting stops the process at boot. */
+  static forRoot(): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot({ isGlobal: true, cache: true, ignoreEnvFile: true, validate: validateApiEnv }),
+        DbModule.forRootAsync({
+          inject: [ConfigService],
+          useFactory: (config: ConfigService<ApiConfig, true>) => ({
+            databaseUrl: config.get('DATABASE_URL', { infer: true }),
+            poolMax: config.get('DB_POOL_MAX', { infer: true }),
+          }),
+        }),
+        BullModule.forRootAsync({
+          inject: [ConfigService],
+          useFactory: (config: ConfigService<ApiConfig, true>) => ({
+            connection: redisConnectionFromUrl(config.get('REDIS_URL', { infer: true })),
+            prefix: config.get('QUEUE_PREFIX', { infer: true }),
+          }),
+        }),
+        IngestModule,
+      ],
+    };
+  }
+}

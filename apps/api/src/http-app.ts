@@ -1,0 +1,27 @@
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { IncomingMessage } from 'node:http';
+import { AppModule } from './app.module.js';
+import { INGEST_PATH } from './ingest/ingest.controller.js';
+
+const JSON_CONTENT_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
+
+/**
+ * Builds the API. Nest's default body parsers are off because the ingest route reads its own body
+ * (gzip kept as received, a size limit measured uncompressed, and only after authentication); every
+ * other route gets the ordinary JSON parser.
+ */
+export async function createApiApp(): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(), {
+    bodyParser: false,
+    bufferLogs: false,
+  });
+  app.useBodyParser('json', {
+    limit: '1mb',
+    type: (request: IncomingMessage) =>
+      !request.url?.startsWith(INGEST_PATH) && JSON_CONTENT_TYPE.test(request.headers['content-type'] ?? ''),
+  });
+  app.enableShutdownHooks();
+  return app;
+}

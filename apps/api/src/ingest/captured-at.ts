@@ -1,0 +1,30 @@
+import { ProblemException } from '../problem.js';
+
+/**
+ * When the agent took the snapshot. History is ordered by this time, not by arrival, so agents state it:
+ * on a List as the annotation below, on the wrapped form as a top-level `capturedAt`. A snapshot without
+ * it is taken to be captured when it arrived.
+ */
+export const CAPTURED_AT_ANNOTATION = 'zonewise.io/captured-at';
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+export function capturedAtOf(document: Record<string, unknown>, receivedAt: Date): Date {
+  const { value, path } = statedCapturedAt(document);
+  if (value === undefined) return receivedAt;
+  const time = typeof value === 'string' && RFC3339.test(value) ? new Date(value) : null;
+  if (!time || Number.isNaN(time.getTime())) {
+    throw new ProblemException(400, `${path}: expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z`, {
+      path,
+    });
+  }
+  return time;
+}
+
+function statedCapturedAt(document: Record<string, unknown>): { value: unknown; path: string } {
+  if (Array.isArray(document.items)) {
+    const metadata = document.metadata as { annotations?: Record<string, unknown> } | undefined;
+    return { value: metadata?.annotations?.[CAPTURED_AT_ANNOTATION], path: `metadata.annotations["${CAPTURED_AT_ANNOTATION}"]` };
+  }
+  return { value: document.capturedAt, path: 'capturedAt' };
+}

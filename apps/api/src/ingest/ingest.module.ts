@@ -1,0 +1,13 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Module } from '@nestjs/common';
+import { SNAPSHOTS_QUEUE } from '@zw/queue';
+import { AgentAuthGuard } from './agent-auth.guard.js';
+import { IngestController } from './ingest.controller.js';
+import { IngestService } from './ingest.service.js';
+
+@Module({
+  imports: [BullModule.registerQueue({ name: SNAPSHOTS_QUEUE })],
+  controllers: [IngestController],
+  providers: [IngestService, AgentAuthGuard],
+})
+export class IngestModule {}

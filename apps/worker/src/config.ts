@@ -1,0 +1,52 @@
+import { dbEnvSchema } from '@zw/db';
+import { parseEnvironment, queueEnvSchema } from '@zw/queue';
+import { z } from 'zod';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** Test-only fault injection, to prove a worker killed at the worst moments loses and duplicates nothing. */
+const faultSchema = z
+  .string()
+  .regex(/^(|none|kill-after-commit|hold-before-commit:\d+)$/, 'none, kill-after-commit or hold-before-commit:<ms>')
+  .default('none')
+  .transform((value) => {
+    if (value.startsWith('hold-before-commit:')) {
+      return { kind: 'hold-before-commit' as const, ms: Number(value.split(':')[1]) };
+    }
+    return { kind: value === 'kill-after-commit' ? ('kill-after-commit' as const) : ('none' as const), ms: 0 };
+  });
+
+export const workerEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
+  /** Snapshot jobs one worker process runs at once (analysis is CPU-bound; more overlaps the I/O). */
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /**
+   * How long a job's lock lasts without renewal. Analysis of one big snapshot blocks the event loop (no
+   * renewal meanwhile), so this must exceed the longest analysis, else the job is taken as stalled and
+   * run twice. The 150,000-endpoint snapshot needs a few seconds; the default leaves a wide margin.
+   */
+  WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(120_000),
+  /** How often a worker looks for jobs whose worker died (lock expired) and takes them back. */
+  WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
+  /** Times a job may be recovered from a dead worker before it fails. */
+  WORKER_MAX_STALLED_COUNT: z.coerce.number().int().min(0).default(3),
+  /** Longest a snapshot's write transaction (including the wait for its cluster's lock) may take. */
+  WORKER_TX_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+  /** Sweeper period, and how long a snapshot may wait before the sweeper checks that its job exists. */
+  SWEEP_EVERY_MS: z.coerce.number().int().min(100).default(30_000),
+  SWEEP_GRACE_MS: z.coerce.number().int().min(0).default(120_000),
+  RETENTION_EVERY_MS: z.coerce.number().int().min(1000).default(3600_000),
+  /** Deployment defaults; an organization may override them (organizations.*_retention_days). */
+  PAYLOAD_RETENTION_DAYS: z.coerce.number().min(0).default(7),
+  HISTORY_RETENTION_DAYS: z.coerce.number().min(0).default(90),
+  WORKER_FAULT: faultSchema,
+});
+
+export type WorkerConfig = z.output<typeof workerEnvSchema>;
+
+export function loadWorkerConfig(env: Record<string, unknown> = process.env): WorkerConfig {
+  return parseEnvironment(workerEnvSchema, env);
+}
+
+export function retentionCutoff(now: Date, days: number): Date {
+  return new Date(now.getTime() - days * DAY_MS);
+}

@@ -1,0 +1,21 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { loadWorkerConfig } from './config.js';
+import { WorkerModule } from './worker.module.js';
+
+/** Longest a SIGTERM may wait for in-flight jobs before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 30_000;
+
+async function main(): Promise<void> {
+  const config = loadWorkerConfig();
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config));
+  app.enableShutdownHooks();
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref());
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

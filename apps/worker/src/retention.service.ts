@@ -1,0 +1,89 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PrismaService } from '@zw/db';
+import type { WorkerConfig } from './config.js';
+import { lockCluster } from './history/cluster-lock.js';
+import { WORKER_CONFIG } from './worker-config.token.js';
+
+export interface RetentionResult {
+  payloadsDeleted: number;
+  snapshotsDeleted: number;
+  intervalsDeleted: number;
+  servicesDeleted: number;
+}
+
+const BATCH = 1000;
+
+/**
+ * Keeps storage bounded: raw payloads past their retention, then per-snapshot rows (snapshot and its
+ * aggregates) and closed history intervals past the history retention. Organizations may override
+ * either period. Snapshots still waiting are never touched.
+ */
+@Injectable()
+export class RetentionService {
+  private readonly logger = new Logger('Retention');
+
+  constructor(
+    private readonly prisma: PrismaService,
+    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+  ) {}
+
+  async prune(now = new Date()): Promise<RetentionResult> {
+    const payloadDays = this.config.PAYLOAD_RETENTION_DAYS;
+    const historyDays = this.config.HISTORY_RETENTION_DAYS;
+    const payloadsDeleted = await this.inBatches(
+      () => this.prisma.$executeRaw`
+        DELETE FROM snapshot_payloads WHERE snapshot_id IN (
+          SELECT s.id FROM snapshots s
+            JOIN snapshot_payloads p ON p.snapshot_id = s.id
+            JOIN clusters c ON c.id = s.cluster_id JOIN organizations o ON o.id = c.organization_id
+           WHERE s.status IN ('processed', 'failed')
+             AND s.received_at < ${now}::timestamptz
+                 - COALESCE(o.payload_retention_days, ${payloadDays}::float8) * interval '1 day'
+           LIMIT ${BATCH})`,
+    );
+    const snapshotsDeleted = await this.inBatches(
+      () => this.prisma.$executeRaw`
+        DELETE FROM snapshots WHERE id IN (
+          SELECT s.id FROM snapshots s
+            JOIN clusters c ON c.id = s.cluster_id JOIN organizations o ON o.id = c.organization_id
+           WHERE s.status IN ('processed', 'failed')
+             AND s.captured_at < ${now}::timestamptz
+                 - COALESCE(o.history_retention_days, ${historyDays}::float8) * interval '1 day'
+           LIMIT ${BATCH})`,
+    );
+    const { intervalsDeleted, servicesDeleted } = await this.pruneIntervals(now, historyDays);
+    const result = { payloadsDeleted, snapshotsDeleted, intervalsDeleted, servicesDeleted };
+    if (payloadsDeleted || snapshotsDeleted || intervalsDeleted) this.logger.log(`pruned ${JSON.stringify(result)}`);
+    return result;
+  }
+
+  /** Per cluster, under its lock: a snapshot being recorded meanwhile must not see half-pruned history. */
+  private async pruneIntervals(now: Date, historyDays: number) {
+    const clusters = await this.prisma.$queryRaw<{ id: string; cutoff: Date }[]>`
+      SELECT c.id::text, ${now}::timestamptz
+             - COALESCE(o.history_retention_days, ${historyDays}::float8) * interval '1 day' AS cutoff
+        FROM clusters c JOIN organizations o ON o.id = c.organization_id`;
+    let intervalsDeleted = 0;
+    let servicesDeleted = 0;
+    for (const cluster of clusters) {
+      await this.prisma.$transaction(async (tx) => {
+        await lockCluster(tx, cluster.id);
+        intervalsDeleted += await tx.$executeRaw`
+          DELETE FROM service_intervals WHERE cluster_id = ${cluster.id}::uuid AND valid_to < ${cluster.cutoff}`;
+        servicesDeleted += await tx.$executeRaw`
+          DELETE FROM cluster_services s WHERE s.cluster_id = ${cluster.id}::uuid
+             AND NOT EXISTS (SELECT 1 FROM service_intervals i WHERE i.service_id = s.id)`;
+      });
+    }
+    return { intervalsDeleted, servicesDeleted };
+  }
+
+  private async inBatches(deleteBatch: () => Promise<number>): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await deleteBatch();
+      total += deleted;
+      if (deleted < BATCH) return total;
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger, type Type } from '@nestjs/common';
+import { PrismaService } from '@zw/db';
+import { type AnalyzeSnapshotJobData, SNAPSHOTS_QUEUE } from '@zw/queue';
+import { type Job, UnrecoverableError } from 'bullmq';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { retentionCutoff, type WorkerConfig } from './config.js';
+import { lockCluster } from './history/cluster-lock.js';
+import { recordSnapshot, type RecordOutcome } from './history/history-writer.js';
+import { analyzeDocument, readPayload, UnprocessableSnapshotError } from './snapshot-analysis.js';
+import { claimSnapshot, markSnapshotFailed, markSnapshotProcessed, stillWaiting } from './snapshot-status.js';
+import { WORKER_CONFIG } from './worker-config.token.js';
+
+export type SnapshotJobResult = { recorded: false; reason: string } | ({ recorded: true } & RecordOutcome);
+
+/**
+ * Turns one stored snapshot into history. The analysis runs outside any transaction (it is CPU work and
+ * needs no lock); the writes then happen in one transaction that holds the cluster's lock, re-checks the
+ * snapshot's status and records everything, so a crash at any point leaves either nothing or all of it.
+ */
+@Injectable()
+export class SnapshotProcessor extends WorkerHost {
+  private readonly logger = new Logger('SnapshotProcessor');
+
+  constructor(
+    private readonly prisma: PrismaService,
+    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+  ) {
+    super();
+  }
+
+  async process(job: Job<AnalyzeSnapshotJobData>): Promise<SnapshotJobResult> {
+    const { snapshotId } = job.data;
+    try {
+      return await this.record(snapshotId);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const permanent = error instanceof UnprocessableSnapshotError;
+      if (permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+        await markSnapshotFailed(this.prisma, snapshotId, reason);
+        this.logger.warn(`snapshot ${snapshotId} failed for good: ${reason}`);
+      }
+      if (permanent) throw new UnrecoverableError(reason);
+      throw error;
+    }
+  }
+
+  private async record(snapshotId: string): Promise<SnapshotJobResult> {
+    const claimed = await claimSnapshot(this.prisma, snapshotId);
+    if (!claimed) return { recorded: false, reason: 'already processed, failed or deleted' };
+    const historyDays = claimed.historyRetentionDays ?? this.config.HISTORY_RETENTION_DAYS;
+    if (claimed.capturedAt < retentionCutoff(new Date(), historyDays)) {
+      throw new UnprocessableSnapshotError(
+        `captured at ${claimed.capturedAt.toISOString()}, before the ${historyDays}-day history retention window`,
+      );
+    }
+    const payload = await this.prisma.snapshotPayload.findUnique({ where: { snapshotId } });
+    if (!payload) throw new UnprocessableSnapshotError('raw payload is gone (pruned or never stored)');
+    const analyzed = analyzeDocument(await readPayload(payload.gzip));
+
+    const fault = this.config.WORKER_FAULT;
+    const outcome = await this.prisma.$transaction(
+      async (tx) => {
+        await lockCluster(tx, claimed.clusterId);
+        if (!(await stillWaiting(tx, snapshotId))) return null;
+        const recorded = await recordSnapshot(tx, {
+          clusterId: claimed.clusterId,
+          snapshotId,
+          capturedAt: claimed.capturedAt,
+          ...analyzed,
+        });
+        await markSnapshotProcessed(tx, snapshotId);
+        if (fault.kind === 'hold-before-commit') await sleep(fault.ms);
+        return recorded;
+      },
+      { timeout: this.config.WORKER_TX_TIMEOUT_MS + (fault.kind === 'hold-before-commit' ? fault.ms : 0), maxWait: 30_000 },
+    );
+    if (fault.kind === 'kill-after-commit') process.kill(process.pid, 'SIGKILL');
+    if (!outcome) return { recorded: false, reason: 'recorded meanwhile by another run' };
+    return { recorded: true, ...outcome };
+  }
+}
+
+/**
+ * The processor registered with BullMQ, with worker options from the validated configuration: the
+ * `@Processor` decorator only takes static options, so the class is decorated once the config is known.
+ */
+export function configuredSnapshotProcessor(config: WorkerConfig): Type<SnapshotProcessor> {
+  @Processor(SNAPSHOTS_QUEUE, {
+    concurrency: config.WORKER_CONCURRENCY,
+    lockDuration: config.WORKER_LOCK_DURATION_MS,
+    stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
+    maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
+  })
+  class ConfiguredSnapshotProcessor extends SnapshotProcessor {}
+  return ConfiguredSnapshotProcessor;
+}

@@ -1,0 +1,71 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PrismaService } from '@zw/db';
+import { enqueueSnapshot, SNAPSHOTS_QUEUE } from '@zw/queue';
+import type { Queue } from 'bullmq';
+import type { WorkerConfig } from './config.js';
+import { markSnapshotFailed } from './snapshot-status.js';
+import { WORKER_CONFIG } from './worker-config.token.js';
+
+export interface SweepResult {
+  requeued: number;
+  markedFailed: number;
+}
+
+const PAGE = 500;
+
+/**
+ * Postgres is the record of what still needs processing; Redis only holds the work list. The sweeper
+ * reconciles the two: every snapshot that has waited past the grace period must have a live job, or it
+ * gets one again (Redis lost its data, the API could not enqueue, a job finished without recording).
+ * A job BullMQ gave up on (retries or stall recoveries exhausted) marks its snapshot failed.
+ */
+@Injectable()
+export class SweeperService {
+  private readonly logger = new Logger('Sweeper');
+
+  constructor(
+    private readonly prisma: PrismaService,
+    @InjectQueue(SNAPSHOTS_QUEUE) private readonly queue: Queue,
+    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+  ) {}
+
+  async sweep(now = new Date()): Promise<SweepResult> {
+    const result: SweepResult = { requeued: 0, markedFailed: 0 };
+    const waitedSince = new Date(now.getTime() - this.config.SWEEP_GRACE_MS);
+    const retry = { attempts: this.config.JOB_ATTEMPTS, backoffMs: this.config.JOB_BACKOFF_MS };
+    let after: string | undefined;
+    for (;;) {
+      const waiting = await this.prisma.snapshot.findMany({
+        where: {
+          status: { in: ['queued', 'processing'] },
+          statusChangedAt: { lt: waitedSince },
+          ...(after ? { id: { gt: after } } : {}),
+        },
+        select: { id: true, clusterId: true },
+        orderBy: { id: 'asc' },
+        take: PAGE,
+      });
+      for (const snapshot of waiting) {
+        const job = await this.queue.getJob(snapshot.id);
+        const state = job ? await job.getState() : 'unknown';
+        if (state === 'failed') {
+          if (await markSnapshotFailed(this.prisma, snapshot.id, job!.failedReason || 'job failed')) {
+            result.markedFailed++;
+          }
+          continue;
+        }
+        if (state !== 'completed' && state !== 'unknown') continue; // waiting, delayed or active: in hand
+        if (job) await job.remove();
+        await enqueueSnapshot(this.queue, { snapshotId: snapshot.id, clusterId: snapshot.clusterId }, retry);
+        result.requeued++;
+      }
+      if (waiting.length < PAGE) break;
+      after = waiting[waiting.length - 1].id;
+    }
+    if (result.requeued || result.markedFailed) {
+      this.logger.log(`re-enqueued ${result.requeued} snapshots, marked ${result.markedFailed} failed`);
+    }
+    return result;
+  }
+}

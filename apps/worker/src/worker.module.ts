@@ -1,0 +1,32 @@
+import { BullModule } from '@nestjs/bullmq';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { DbModule } from '@zw/db';
+import { MAINTENANCE_QUEUE, redisConnectionFromUrl, SNAPSHOTS_QUEUE } from '@zw/queue';
+import type { WorkerConfig } from './config.js';
+import { MaintenanceProcessor, MaintenanceSchedules } from './maintenance.processor.js';
+import { RetentionService } from './retention.service.js';
+import { configuredSnapshotProcessor } from './snapshot.processor.js';
+import { SweeperService } from './sweeper.service.js';
+import { WORKER_CONFIG } from './worker-config.token.js';
+
+@Module({})
+export class WorkerModule {
+  static forRoot(config: WorkerConfig): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [
+        DbModule.forRoot({ databaseUrl: config.DATABASE_URL, poolMax: config.DB_POOL_MAX }),
+        BullModule.forRoot({ connection: redisConnectionFromUrl(config.REDIS_URL), prefix: config.QUEUE_PREFIX }),
+        BullModule.registerQueue({ name: SNAPSHOTS_QUEUE }, { name: MAINTENANCE_QUEUE }),
+      ],
+      providers: [
+        { provide: WORKER_CONFIG, useValue: config },
+        configuredSnapshotProcessor(config),
+        MaintenanceProcessor,
+        MaintenanceSchedules,
+        SweeperService,
+        RetentionService,
+      ],
+    };
+  }
+}

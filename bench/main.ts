@@ -1,0 +1,58 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateFleetSnapshot } from '@zw/core';
+
+/**
+ * `npm run bench`. Speeds are reported as ratios to a floor measured in the same run, never as
+ * absolute times to assert on. The last line is the core's ratio.
+ */
+
+const KUBERNETES_SCALE = { nodes: 5000, zones: 3, services: 10_000, endpointsPerService: 15 };
+const TARGET_RATIO = 1.3;
+const MEMORY_LIMIT_BYTES = 1024 ** 3;
+
+interface CoreRun {
+  inputBytes: number;
+  floorMs: number;
+  analyzeMs: number;
+  maxRssBytes: number;
+}
+
+function main(): void {
+  const dir = mkdtempSync(join(tmpdir(), 'zonewise-bench-'));
+  try {
+    const file = join(dir, 'snapshot.json');
+    writeFileSync(file, JSON.stringify(generateFleetSnapshot({ ...KUBERNETES_SCALE, autoShare: 0.5, zoneCpuWeights: [1, 1, 1.5] })));
+    const run = runCore(file);
+    const ratio = run.analyzeMs / run.floorMs;
+    console.log(`core: snapshot at Kubernetes' documented scale limits: ${KUBERNETES_SCALE.nodes} nodes, ${KUBERNETES_SCALE.zones} zones, ${KUBERNETES_SCALE.services} Services, ${KUBERNETES_SCALE.services * KUBERNETES_SCALE.endpointsPerService} endpoints (${(run.inputBytes / 2 ** 20).toFixed(1)} MiB)`);
+    console.log(`core: floor (JSON.parse input + JSON.stringify output) ${run.floorMs.toFixed(0)} ms; analyze ${run.analyzeMs.toFixed(0)} ms`);
+    console.log(`core: peak memory ${(run.maxRssBytes / 2 ** 20).toFixed(0)} MiB (limit ${MEMORY_LIMIT_BYTES / 2 ** 20} MiB): ${run.maxRssBytes < MEMORY_LIMIT_BYTES ? 'ok' : 'OVER'}`);
+    console.log(`core analyze ratio: ${ratio.toFixed(2)}x floor (target <= ${TARGET_RATIO}x): ${ratio <= TARGET_RATIO ? 'ok' : 'OVER'}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs in a child process pinned to one core, so peak memory is the analysis' own. */
+function runCore(file: string): CoreRun {
+  const script = join(__dirname, 'core-run.js');
+  const args = ['--expose-gc', script, file, '5'];
+  const pinned = hasTaskset() ? ['taskset', ['-c', '0', process.execPath, ...args]] as const : [process.execPath, args] as const;
+  const result = spawnSync(pinned[0], pinned[1], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (result.status !== 0) throw new Error(`core benchmark failed: ${result.stderr}`);
+  return JSON.parse(result.stdout) as CoreRun;
+}
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-c', '0', 'true']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+main();

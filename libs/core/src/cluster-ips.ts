@@ -1,0 +1,699 @@
+/**
+ * ClusterIP analysis of a snapshot against its Service CIDRs, and a pure model of the apiserver's
+ * ClusterIP allocator (clusterip-allocation.md sections 4-6) for what-if simulations.
+ *
+ * The model is the current ServiceCIDR/IPAddress allocator (default since 1.33, the only one from 1.34):
+ * one allocator per distinct CIDR, each with its own static/dynamic bands. Counting is bigint arithmetic
+ * over the addresses Services hold; no range is enumerated.
+ */
+import {
+  type Band,
+  type CidrDescription,
+  type ServiceIpRange,
+  allocatorRefusal,
+  bandOf,
+  describeServiceIpRange,
+  jsonCount,
+  runSize,
+  runText,
+  serviceIpRange,
+  unusableRole,
+} from './cidr-bands.js';
+import {
+  type IpAddress,
+  type IpFamily,
+  CidrError,
+  cidrContains,
+  formatCidrAsWritten,
+  formatIp,
+  hasHostBitsSet,
+  parseCidr,
+  parseIp,
+  tryParseIp,
+} from './ip-addresses.js';
+import type { Condition, Service, ServiceCIDR } from './k8s-objects.js';
+
+export const STATIC_CLUSTER_IP_ANNOTATION = 'zonewise.io/static-cluster-ip';
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+const ANNOTATION_SOURCE = 'annotation';
+
+export interface ServiceCidrInput {
+  cidr: string;
+  /** ServiceCIDR object name(s), or 'annotation' for the snapshot's `zonewise.io/service-cidr` List annotation. */
+  source: string;
+  ready: boolean;
+}
+
+export interface BandCounts {
+  static: number;
+  dynamic: number;
+  total: number;
+}
+
+export interface BandFree {
+  static: number | string;
+  dynamic: number | string;
+}
+
+/** Why a ClusterIP counts as statically requested. */
+export type StaticReason = 'last-applied' | 'annotation' | 'cluster-dns' | 'kubernetes-api' | 'requested';
+
+export interface ClusterIpConflict {
+  kind: 'duplicate-cluster-ip' | 'outside-service-cidrs' | 'invalid-cluster-ip';
+  ip: string;
+  /** `namespace/name` of every Service holding the address. */
+  services: string[];
+  message: string;
+}
+
+export interface ClusterIpRisk {
+  kind: 'static-ip-in-dynamic-band';
+  ip: string;
+  /** `namespace/name` of the Service holding it, or null for an address from `requestedStaticIPs`. */
+  service: string | null;
+  staticBecause: StaticReason;
+  message: string;
+}
+
+export interface WellKnownAddress {
+  ip: string;
+  purpose: string;
+  band: Band | null;
+  /** A static request for this address would succeed now. */
+  free: boolean;
+  heldBy: string[];
+  /** The apiserver's error for a static request of this address, when it would fail. */
+  error?: string;
+}
+
+export interface ServiceCidrReport extends CidrDescription {
+  source: string;
+  ready: boolean;
+  allocated: BandCounts;
+  free: BandFree;
+  /** Allocated addresses / usable addresses. */
+  utilization: number;
+  conflicts: ClusterIpConflict[];
+  risks: ClusterIpRisk[];
+  wellKnown: WellKnownAddress[];
+  /** Human explanations of what the numbers mean for this range. */
+  notes: string[];
+}
+
+export interface ClusterIpAnalysisOptions {
+  /** Addresses the user intends to request statically (for example a DNS address for a new cluster). */
+  requestedStaticIPs?: string[];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Service CIDRs of a snapshot
+
+/**
+ * The Service CIDRs a snapshot declares, one entry per distinct CIDR string (as upstream keeps one allocator
+ * per CIDR string), ready when any ServiceCIDR using it is ready.
+ *
+ * Decision: several ServiceCIDR objects sharing one CIDR become one entry whose `source` lists their names,
+ * comma-separated, so the same range is not reported twice.
+ * Decision: the List annotation is used only when the snapshot has no ServiceCIDR objects, as the CLI
+ * contract describes it ("when the cluster has no ServiceCIDR objects"); the objects are the truth otherwise.
+ */
+export function serviceCidrsOf(serviceCIDRs: ServiceCIDR[], annotated: string[]): ServiceCidrInput[] {
+  if (serviceCIDRs.length === 0) return annotatedCidrs(annotated);
+  const byCidr = new Map<string, { sources: string[]; ready: boolean }>();
+  for (const serviceCIDR of serviceCIDRs) {
+    for (const cidr of serviceCIDR.spec?.cidrs ?? []) {
+      const entry = byCidr.get(cidr) ?? { sources: [], ready: false };
+      entry.sources.push(serviceCIDR.metadata.name);
+      entry.ready ||= isServiceCidrReady(serviceCIDR);
+      byCidr.set(cidr, entry);
+    }
+  }
+  return [...byCidr].map(([cidr, { sources, ready }]) => ({ cidr, source: sources.join(', '), ready }));
+}
+
+function annotatedCidrs(annotated: string[]): ServiceCidrInput[] {
+  const cidrs = annotated.map((cidr) => cidr.trim()).filter((cidr) => cidr !== '');
+  return [...new Set(cidrs)].map((cidr) => ({ cidr, source: ANNOTATION_SOURCE, ready: true }));
+}
+
+/** Ready condition True, or no Ready condition at all (upstream assumes ready), and not being deleted. */
+export function isServiceCidrReady(serviceCIDR: ServiceCIDR): boolean {
+  if (serviceCIDR.metadata.deletionTimestamp) return false;
+  const ready = (serviceCIDR.status?.conditions ?? []).find((condition: Condition) => condition.type === 'Ready');
+  return ready === undefined || ready.status === 'True';
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Analysis
+
+/** One address some Service holds, with every Service holding it. */
+interface Holding {
+  ip: IpAddress;
+  text: string;
+  holders: string[];
+  /** Why each holder's claim is static, when the snapshot says so. */
+  staticBecause: Map<string, StaticReason>;
+}
+
+interface InvalidClusterIp {
+  text: string;
+  service: string;
+}
+
+interface ParsedInput {
+  input: ServiceCidrInput;
+  range: ServiceIpRange;
+  hostBitsNote: string | null;
+}
+
+/** Per-range running totals while the holdings are walked. */
+interface RangeTally {
+  allocatedStatic: bigint;
+  allocatedDynamic: bigint;
+  conflicts: ClusterIpConflict[];
+  risks: ClusterIpRisk[];
+  unexplainedStatic: string[];
+}
+
+/**
+ * One report per Service CIDR: band usage by the snapshot's ClusterIPs, conflicts, conflict risks and
+ * well-known addresses.
+ *
+ * A snapshot does not say which ClusterIPs were requested statically. Decision: a Service's ClusterIP counts as
+ * statically requested when (a) its kubectl last-applied configuration names it in `spec.clusterIP(s)`,
+ * (b) the Service is annotated `zonewise.io/static-cluster-ip: "true"`, or (c) the Service is the cluster DNS
+ * Service (`k8s-app: kube-dns` in kube-system) or `default/kubernetes`. Any ClusterIP in the static band
+ * counts as static too, since dynamic allocation only reaches that band when the dynamic band is full; the
+ * report's notes say so when the dynamic band is not full. Malformed last-applied JSON is ignored.
+ *
+ * Decision: each report lists the conflicts, risks and well-known addresses inside its CIDR (overlapping
+ * CIDRs therefore share some); addresses inside no CIDR, and unparsable ClusterIPs, go to the first report of
+ * their family (else the first report), so each is reported once.
+ */
+export function analyzeClusterIPs(
+  cidrs: ServiceCidrInput[],
+  services: Service[],
+  options: ClusterIpAnalysisOptions = {},
+): ServiceCidrReport[] {
+  const inputs = cidrs.map(parseServiceCidrInput);
+  if (inputs.length === 0) return [];
+  const requested = (options.requestedStaticIPs ?? []).map(parseIp);
+  const { holdings, invalid } = collectHoldings(services);
+  const tallies = inputs.map(emptyTally);
+  for (const holding of holdings.values()) tallyHolding(holding, inputs, tallies);
+  tallyInvalid(invalid, tallies[0]);
+  const state = allocationStateOf(inputs, holdings.keys());
+  for (const ip of requested) tallyRequestedRisk(ip, inputs, tallies, holdings);
+  return inputs.map((parsed, index) =>
+    buildReport(parsed, tallies[index], wellKnownOf(parsed, index, inputs, requested, holdings, state)),
+  );
+}
+
+function parseServiceCidrInput(input: ServiceCidrInput): ParsedInput {
+  let cidr;
+  try {
+    cidr = parseCidr(input.cidr);
+  } catch (error) {
+    const origin =
+      input.source === ANNOTATION_SOURCE ? 'the zonewise.io/service-cidr annotation' : `ServiceCIDR ${input.source}`;
+    throw new CidrError(`${origin}: ${(error as Error).message}`);
+  }
+  const range = serviceIpRange(cidr);
+  const hostBitsNote = hasHostBitsSet(cidr)
+    ? `${formatCidrAsWritten(cidr)} has host bits set; using ${range.text}`
+    : null;
+  return { input, range, hostBitsNote };
+}
+
+function emptyTally(): RangeTally {
+  return { allocatedStatic: 0n, allocatedDynamic: 0n, conflicts: [], risks: [], unexplainedStatic: [] };
+}
+
+function collectHoldings(services: Service[]): { holdings: Map<string, Holding>; invalid: InvalidClusterIp[] } {
+  const holdings = new Map<string, Holding>();
+  const invalid: InvalidClusterIp[] = [];
+  for (const service of services) {
+    const name = serviceName(service);
+    const signals = staticSignalsOf(service);
+    for (const raw of clusterIPsOf(service)) {
+      const ip = tryParseIp(raw);
+      if (ip === null) {
+        invalid.push({ text: raw, service: name });
+        continue;
+      }
+      const text = formatIp(ip);
+      const holding: Holding = holdings.get(text) ?? { ip, text, holders: [], staticBecause: new Map() };
+      if (holding.holders.includes(name)) continue;
+      holding.holders.push(name);
+      const reason = signals.everyIp ?? (signals.lastApplied.has(text) ? 'last-applied' : null);
+      if (reason !== null) holding.staticBecause.set(name, reason);
+      holdings.set(text, holding);
+    }
+  }
+  return { holdings, invalid };
+}
+
+/** All of `spec.clusterIPs` (or the single `spec.clusterIP`), minus headless `None` and empty entries. */
+function clusterIPsOf(service: Service): string[] {
+  const spec = service.spec ?? {};
+  const ips = spec.clusterIPs ?? (spec.clusterIP === undefined ? [] : [spec.clusterIP]);
+  return ips.filter((ip) => typeof ip === 'string' && ip !== '' && ip !== 'None');
+}
+
+function serviceName(service: Service): string {
+  return `${service.metadata.namespace ?? 'default'}/${service.metadata.name}`;
+}
+
+function staticSignalsOf(service: Service): { everyIp: StaticReason | null; lastApplied: Set<string> } {
+  const { namespace = 'default', name, labels = {}, annotations = {} } = service.metadata;
+  let everyIp: StaticReason | null = null;
+  if (namespace === 'default' && name === 'kubernetes') everyIp = 'kubernetes-api';
+  else if (namespace === 'kube-system' && labels['k8s-app'] === 'kube-dns') everyIp = 'cluster-dns';
+  else if (annotations[STATIC_CLUSTER_IP_ANNOTATION] === 'true') everyIp = 'annotation';
+  return { everyIp, lastApplied: lastAppliedClusterIPs(annotations[LAST_APPLIED_ANNOTATION]) };
+}
+
+/** Canonical addresses named in the last-applied configuration's `spec.clusterIP(s)`; junk yields none. */
+function lastAppliedClusterIPs(annotation: string | undefined): Set<string> {
+  const found = new Set<string>();
+  if (annotation === undefined) return found;
+  let spec: unknown;
+  try {
+    spec = (JSON.parse(annotation) as { spec?: unknown } | null)?.spec;
+  } catch {
+    return found;
+  }
+  if (typeof spec !== 'object' || spec === null) return found;
+  const { clusterIP, clusterIPs } = spec as { clusterIP?: unknown; clusterIPs?: unknown };
+  const named = [clusterIP, ...(Array.isArray(clusterIPs) ? clusterIPs : [])];
+  for (const value of named) {
+    const ip = typeof value === 'string' ? tryParseIp(value) : null;
+    if (ip !== null) found.add(formatIp(ip));
+  }
+  return found;
+}
+
+function tallyHolding(holding: Holding, inputs: ParsedInput[], tallies: RangeTally[]): void {
+  const containing = containingIndexes(holding.ip, inputs);
+  let usableSomewhere = false;
+  for (const index of containing) {
+    const range = inputs[index].range;
+    const band = bandOf(range, holding.ip.value);
+    if (band !== null && range.refusal === null) usableSomewhere = true;
+    if (band === 'static') {
+      tallies[index].allocatedStatic += 1n;
+      const unexplained = holding.holders.filter((holder) => !holding.staticBecause.has(holder));
+      if (unexplained.length > 0) tallies[index].unexplainedStatic.push(`${holding.text} (${unexplained.join(', ')})`);
+    }
+    if (band === 'dynamic') {
+      tallies[index].allocatedDynamic += 1n;
+      if (range.refusal === null) tallies[index].risks.push(...holderRisks(holding, range));
+    }
+  }
+  const targets = containing.length > 0 ? containing : [fallbackIndex(holding.ip.family, inputs)];
+  const conflicts = holdingConflicts(holding, containing, inputs, usableSomewhere);
+  for (const index of targets) tallies[index].conflicts.push(...conflicts);
+}
+
+function containingIndexes(ip: IpAddress, inputs: ParsedInput[]): number[] {
+  const indexes: number[] = [];
+  inputs.forEach((parsed, index) => {
+    if (cidrContains(parsed.range.cidr, ip)) indexes.push(index);
+  });
+  return indexes;
+}
+
+function fallbackIndex(family: IpFamily, inputs: ParsedInput[]): number {
+  const sameFamily = inputs.findIndex((parsed) => parsed.range.cidr.family === family);
+  return sameFamily >= 0 ? sameFamily : 0;
+}
+
+function holdingConflicts(
+  holding: Holding,
+  containing: number[],
+  inputs: ParsedInput[],
+  usableSomewhere: boolean,
+): ClusterIpConflict[] {
+  const conflicts: ClusterIpConflict[] = [];
+  const services = [...holding.holders];
+  if (services.length > 1) {
+    conflicts.push({
+      kind: 'duplicate-cluster-ip',
+      ip: holding.text,
+      services,
+      message: `${holding.text} is held by ${services.length} Services (${services.join(', ')}); a ClusterIP must be unique in the cluster`,
+    });
+  }
+  if (!usableSomewhere) {
+    conflicts.push({
+      kind: 'outside-service-cidrs',
+      ip: holding.text,
+      services,
+      message: `${holding.text} (held by ${services.join(', ')}) ${whyUnusable(holding.ip, containing, inputs)}`,
+    });
+  }
+  return conflicts;
+}
+
+function whyUnusable(ip: IpAddress, containing: number[], inputs: ParsedInput[]): string {
+  const explanations = containing.map((index) => {
+    const range = inputs[index].range;
+    if (range.refusal !== null) return `lies in ${range.text}, which the allocator does not use (${range.refusal})`;
+    return `is the ${unusableRole(range, ip.value) ?? 'unusable address'} of ${range.text}, which is never allocated`;
+  });
+  if (explanations.length > 0) return explanations.join('; it ');
+  const sameFamily = inputs.filter((parsed) => parsed.range.cidr.family === ip.family).map((p) => p.range.text);
+  const where = sameFamily.length > 0 ? `(${sameFamily.join(', ')})` : `of its family (${ip.family})`;
+  return `is inside no Service CIDR ${where}; requesting it now fails with "the provided network does not match the current range"`;
+}
+
+function holderRisks(holding: Holding, range: ServiceIpRange): ClusterIpRisk[] {
+  return [...holding.staticBecause].map(([service, reason]) => ({
+    kind: 'static-ip-in-dynamic-band',
+    ip: holding.text,
+    service,
+    staticBecause: reason,
+    message:
+      `${service} holds ${holding.text} as a static ClusterIP (${STATIC_REASON_TEXT[reason]}), but it lies in the ` +
+      `dynamic band ${bandsText(range)}: whenever the Service is recreated, or its manifests are applied to a new ` +
+      `cluster, dynamic allocation may give the address to another Service first. ${safeChoiceText(range)}`,
+  }));
+}
+
+function tallyRequestedRisk(
+  ip: IpAddress,
+  inputs: ParsedInput[],
+  tallies: RangeTally[],
+  holdings: Map<string, Holding>,
+): void {
+  const text = formatIp(ip);
+  const heldBy = holdings.get(text)?.holders ?? [];
+  const held = heldBy.length > 0 ? ` It is already held by ${heldBy.join(', ')}.` : '';
+  for (const index of containingIndexes(ip, inputs)) {
+    const range = inputs[index].range;
+    if (bandOf(range, ip.value) !== 'dynamic') continue;
+    tallies[index].risks.push({
+      kind: 'static-ip-in-dynamic-band',
+      ip: text,
+      service: null,
+      staticBecause: 'requested',
+      message:
+        `${text} (a requested static IP) lies in the dynamic band ${bandsText(range)}: dynamic allocation may give ` +
+        `it to another Service before it is requested.${held} ${safeChoiceText(range)}`,
+    });
+  }
+}
+
+const STATIC_REASON_TEXT: Record<StaticReason, string> = {
+  'last-applied': 'its kubectl last-applied configuration names it',
+  annotation: `it is annotated ${STATIC_CLUSTER_IP_ANNOTATION}: "true"`,
+  'cluster-dns': 'it is the cluster DNS Service',
+  'kubernetes-api': 'it is the kubernetes API Service',
+  requested: 'it is a requested static IP',
+};
+
+function bandsText(range: ServiceIpRange): string {
+  return `${runText(range.cidr.family, range.dynamicBand)} of ${range.text}`;
+}
+
+function safeChoiceText(range: ServiceIpRange): string {
+  if (range.staticBand === null) {
+    return `${range.text} has no static band (16 addresses or fewer), so every static address shares the dynamic pool.`;
+  }
+  return `Static addresses in ${runText(range.cidr.family, range.staticBand)} (the static band) avoid this.`;
+}
+
+function tallyInvalid(invalid: InvalidClusterIp[], tally: RangeTally): void {
+  for (const { text, service } of invalid) {
+    tally.conflicts.push({
+      kind: 'invalid-cluster-ip',
+      ip: text,
+      services: [service],
+      message: `${service} has ClusterIP ${JSON.stringify(text)}, which is not an IPv4 or IPv6 address`,
+    });
+  }
+}
+
+/** The first usable address (default/kubernetes), the 10th (cluster DNS convention), and requested addresses. */
+function wellKnownOf(
+  parsed: ParsedInput,
+  index: number,
+  inputs: ParsedInput[],
+  requested: IpAddress[],
+  holdings: Map<string, Holding>,
+  state: AllocationState,
+): WellKnownAddress[] {
+  const { range } = parsed;
+  const family = range.cidr.family;
+  const candidates: { ip: IpAddress; purpose: string }[] = [];
+  const conventional: [bigint, string][] = [
+    [1n, 'first address: the kubernetes API Service (default/kubernetes)'],
+    [10n, 'cluster DNS Service by convention (10th address of the range)'],
+  ];
+  for (const [offset, purpose] of conventional) {
+    if (offset <= range.usable) candidates.push({ ip: { family, value: range.cidr.network + offset }, purpose });
+  }
+  for (const ip of requested) {
+    const containing = containingIndexes(ip, inputs);
+    const belongsHere = containing.length > 0 ? containing.includes(index) : fallbackIndex(ip.family, inputs) === index;
+    if (belongsHere) candidates.push({ ip, purpose: 'requested static IP' });
+  }
+  return mergeByAddress(candidates).map(({ ip, purpose }) => wellKnownEntry(ip, purpose, range, holdings, state));
+}
+
+function mergeByAddress(candidates: { ip: IpAddress; purpose: string }[]): { ip: IpAddress; purpose: string }[] {
+  const merged = new Map<string, { ip: IpAddress; purpose: string }>();
+  for (const candidate of candidates) {
+    const key = formatIp(candidate.ip);
+    const existing = merged.get(key);
+    merged.set(key, existing ? { ip: existing.ip, purpose: `${existing.purpose}; ${candidate.purpose}` } : candidate);
+  }
+  return [...merged.values()];
+}
+
+function wellKnownEntry(
+  ip: IpAddress,
+  purpose: string,
+  range: ServiceIpRange,
+  holdings: Map<string, Holding>,
+  state: AllocationState,
+): WellKnownAddress {
+  const text = formatIp(ip);
+  const outcome = allocateStatic(state, text);
+  const entry: WellKnownAddress = {
+    ip: text,
+    purpose,
+    band: cidrContains(range.cidr, ip) ? bandOf(range, ip.value) : null,
+    free: outcome.ok,
+    heldBy: [...(holdings.get(text)?.holders ?? [])],
+  };
+  if (!outcome.ok) entry.error = outcome.error;
+  return entry;
+}
+
+function buildReport(parsed: ParsedInput, tally: RangeTally, wellKnown: WellKnownAddress[]): ServiceCidrReport {
+  const { range, input } = parsed;
+  const staticSize = runSize(range.staticBand);
+  const dynamicSize = runSize(range.dynamicBand);
+  const total = tally.allocatedStatic + tally.allocatedDynamic;
+  return {
+    ...describeServiceIpRange(range),
+    source: input.source,
+    ready: input.ready,
+    allocated: { static: Number(tally.allocatedStatic), dynamic: Number(tally.allocatedDynamic), total: Number(total) },
+    free: {
+      static: jsonCount(staticSize - tally.allocatedStatic),
+      dynamic: jsonCount(dynamicSize - tally.allocatedDynamic),
+    },
+    utilization: range.usable === 0n ? 0 : Number(total) / Number(range.usable),
+    conflicts: tally.conflicts,
+    risks: tally.risks,
+    wellKnown,
+    notes: notesOf(parsed, tally, dynamicSize),
+  };
+}
+
+function notesOf(parsed: ParsedInput, tally: RangeTally, dynamicSize: bigint): string[] {
+  const { range, input } = parsed;
+  const notes: string[] = [];
+  if (parsed.hostBitsNote !== null) notes.push(parsed.hostBitsNote);
+  if (!input.ready) {
+    notes.push(
+      `${range.text} (${input.source}) is not ready: dynamic allocation skips it, and static requests for its ` +
+        `addresses fail with "the provided network does not match the current range" unless another ready range contains them.`,
+    );
+  }
+  const dynamicFree = dynamicSize - tally.allocatedDynamic;
+  if (tally.unexplainedStatic.length > 0 && dynamicFree > 0n) {
+    const shown = tally.unexplainedStatic.slice(0, 5).join(', ');
+    const more = tally.unexplainedStatic.length > 5 ? `, and ${tally.unexplainedStatic.length - 5} more` : '';
+    notes.push(
+      `${tally.unexplainedStatic.length} ClusterIP(s) in the static band show no sign of a static request ` +
+        `(${shown}${more}); they are counted as static, because dynamic allocation only reaches the static band when ` +
+        `the dynamic band is full, and the dynamic band ${runText(range.cidr.family, range.dynamicBand)} has ` +
+        `${dynamicFree} free address(es) now.`,
+    );
+  }
+  if (range.dynamicBand !== null && dynamicFree === 0n) {
+    const staticFree = runSize(range.staticBand) - tally.allocatedStatic;
+    notes.push(
+      `The dynamic band of ${range.text} is full: new dynamic allocations now take addresses from the static band ` +
+        `(${staticFree} free), competing with static requests.`,
+    );
+  }
+  return notes;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Allocation model (spec sections 4-6)
+
+/** Returns a value in [0, maxExclusive); injected so simulations and tests are reproducible. */
+export type RandomSource = (maxExclusive: bigint) => bigint;
+
+interface AllocatorRange {
+  readonly range: ServiceIpRange;
+  readonly source: string;
+  readonly ready: boolean;
+}
+
+/** Allocators in the order they are tried, and every address taken (by IPAddress object), per family. */
+export interface AllocationState {
+  readonly allocators: readonly AllocatorRange[];
+  readonly taken: Readonly<Record<IpFamily, ReadonlySet<bigint>>>;
+}
+
+export type AllocationOutcome =
+  | { ok: true; ip: string; cidr: string; source: string; band: Band; state: AllocationState }
+  | {
+      ok: false;
+      /** The detail the client sees, e.g. `failed to allocate IP 10.96.0.10: provided IP is already allocated`. */
+      error: string;
+      /** The allocator's own error text, e.g. `provided IP is already allocated`. */
+      reason: string;
+      state: AllocationState;
+    };
+
+const ERR_FULL = 'range is full';
+const ERR_ALLOCATED = 'provided IP is already allocated';
+const ERR_MISMATCHED_NETWORK = 'the provided network does not match the current range';
+
+/**
+ * Decision: of the two upstream texts for an address outside the usable range, this model uses
+ * `provided IP <ip> is not in the valid range`, which appears to be the newer one: upstream dropped the
+ * `The range of valid IPs is <cidr>` sentence so that users allowed only to create Services no longer learn
+ * the Service CIDR from the error; clusters from before that change answer
+ * `the provided IP (<ip>) is not in the valid range. The range of valid IPs is <cidr>`.
+ */
+function notInRangeText(ip: string): string {
+  return `provided IP ${ip} is not in the valid range`;
+}
+
+/**
+ * Allocators for the given CIDRs, with the given addresses already taken.
+ * Decision: allocators are tried in input order. Upstream walks a Go map (unspecified order, no weighting by
+ * size), so with several ranges of one family, or overlapping ranges, the range a real apiserver picks may differ. CIDRs the allocator refuses (IPv6 shorter than /64) get no
+ * allocator; unparsable taken addresses are ignored (they cannot collide with anything).
+ */
+export function allocationState(cidrs: ServiceCidrInput[], takenIPs: Iterable<string>): AllocationState {
+  return allocationStateOf(cidrs.map(parseServiceCidrInput), takenIPs);
+}
+
+function allocationStateOf(inputs: ParsedInput[], takenIPs: Iterable<string>): AllocationState {
+  const allocators = inputs
+    .filter(({ range }) => allocatorRefusal(range.cidr) === null)
+    .map(({ range, input }) => ({ range, source: input.source, ready: input.ready }));
+  const taken: Record<IpFamily, Set<bigint>> = { IPv4: new Set(), IPv6: new Set() };
+  for (const text of takenIPs) {
+    const ip = tryParseIp(text);
+    if (ip !== null) taken[ip.family].add(ip.value);
+  }
+  return { allocators, taken };
+}
+
+/**
+ * A Service that leaves its ClusterIP empty: each ready allocator of the family in turn takes from its upper
+ * (dynamic) band, starting at a random position and moving up with wrap-around; only when that band is full
+ * does it try the lower (static) band the same way. A range with an empty upper band is full at once.
+ */
+export function allocateDynamic(state: AllocationState, family: IpFamily, random: RandomSource): AllocationOutcome {
+  const taken = state.taken[family];
+  for (const allocator of state.allocators) {
+    if (allocator.range.cidr.family !== family || !allocator.ready) continue;
+    const { range } = allocator;
+    if (range.dynamicBand === null) continue;
+    const fromUpper = scanRun(range.dynamicBand, taken, random);
+    const value = fromUpper ?? (range.staticBand === null ? null : scanRun(range.staticBand, taken, random));
+    if (value !== null) return succeeded(state, allocator, { family, value });
+  }
+  return failed(state, ERR_FULL, `failed to allocate a serviceIP: ${ERR_FULL}`);
+}
+
+/**
+ * A Service that names its ClusterIP: the first ready allocator whose CIDR contains it decides; the address
+ * must be usable there and not taken. Either band is accepted. Throws {@link CidrError} for a non-address.
+ */
+export function allocateStatic(state: AllocationState, ipText: string): AllocationOutcome {
+  const ip = parseIp(ipText);
+  const text = formatIp(ip);
+  const fail = (reason: string) => failed(state, reason, `failed to allocate IP ${text}: ${reason}`);
+  const allocator = state.allocators.find(({ range, ready }) => ready && cidrContains(range.cidr, ip));
+  if (allocator === undefined) return fail(ERR_MISMATCHED_NETWORK);
+  if (bandOf(allocator.range, ip.value) === null) return fail(notInRangeText(text));
+  if (state.taken[ip.family].has(ip.value)) return fail(ERR_ALLOCATED);
+  return succeeded(state, allocator, ip);
+}
+
+/** Releasing an address that is free or in no range is a silent no-op, as upstream. */
+export function releaseAddress(state: AllocationState, ipText: string): AllocationState {
+  const ip = parseIp(ipText);
+  if (!state.taken[ip.family].has(ip.value)) return state;
+  const remaining = new Set(state.taken[ip.family]);
+  remaining.delete(ip.value);
+  return { ...state, taken: { ...state.taken, [ip.family]: remaining } };
+}
+
+/**
+ * First free address of the run, starting at a random position and wrapping around. A run already full is
+ * recognised by counting, so the scan never runs longer than the taken addresses inside the run plus one.
+ * Decision: the random source is asked for a start only when the run has a free address, and always for a
+ * uniform position in [0, run size), also for 2^64-sized IPv6 bands (upstream draws a raw 64-bit value there
+ * and falls back to the band's first address on overflow: practically the same uniform start).
+ */
+function scanRun(
+  run: { first: bigint; last: bigint },
+  taken: ReadonlySet<bigint>,
+  random: RandomSource,
+): bigint | null {
+  const size = runSize(run);
+  let takenInRun = 0n;
+  for (const value of taken) if (value >= run.first && value <= run.last) takenInRun += 1n;
+  if (takenInRun >= size) return null;
+  let candidate = run.first + draw(random, size);
+  while (taken.has(candidate)) candidate = candidate === run.last ? run.first : candidate + 1n;
+  return candidate;
+}
+
+function draw(random: RandomSource, maxExclusive: bigint): bigint {
+  const value = random(maxExclusive);
+  if (typeof value !== 'bigint' || value < 0n || value >= maxExclusive) {
+    throw new RangeError(`random source returned ${String(value)}, outside [0, ${maxExclusive})`);
+  }
+  return value;
+}
+
+function succeeded(state: AllocationState, allocator: AllocatorRange, ip: IpAddress): AllocationOutcome {
+  const band = bandOf(allocator.range, ip.value) as Band;
+  const taken = new Set(state.taken[ip.family]).add(ip.value);
+  return {
+    ok: true,
+    ip: formatIp(ip),
+    cidr: allocator.range.text,
+    source: allocator.source,
+    band,
+    state: { ...state, taken: { ...state.taken, [ip.family]: taken } },
+  };
+}
+
+function failed(state: AllocationState, reason: string, error: string): AllocationOutcome {
+  return { ok: false, error, reason, state };
+}

@@ -1,0 +1,276 @@
+import type { AddressType, EndpointSlice } from './k8s-objects.js';
+import {
+  canonicalAddress,
+  decideTopology,
+  hintCoverage,
+  isAvailableForTopology,
+  nodeHintsOf,
+  preferredDuplicate,
+  proxyConditions,
+  slicesInVisitOrder,
+  zoneHintsOf,
+  type HintCoverage,
+  type TopologyCandidate,
+} from './proxy-filter.js';
+
+/**
+ * Where a Service's requests go, zone by zone: the fraction that crosses zones with and without
+ * topology hints, and how much more than its fair share an endpoint is expected to receive.
+ *
+ * Model: requests originate in each zone in proportion to its origin share (the caller derives the
+ * shares from allocatable CPU, the controller's own assumption, unless per-zone weights are given).
+ * A client spreads its requests evenly over its candidate endpoints. Without hints the candidates
+ * are all ready endpoints; with hints they are exactly the cluster endpoints kube-proxy picks for a
+ * node in the client's zone (the mode decision is proxy-filter's, not re-derived here).
+ */
+
+/** One endpoint of the Service, as kube-proxy reads it (`ready` in kube-proxy's meaning). */
+export interface TrafficEndpoint extends TopologyCandidate {
+  address: string;
+  /** The endpoint's own zone, `''` when unknown. */
+  zone: string;
+}
+
+export interface TrafficModelInput {
+  endpoints: readonly TrafficEndpoint[];
+  /** Share of requests originating in each zone; normalised to sum 1 (non-positive shares count as 0). */
+  originShares: ReadonlyMap<string, number>;
+}
+
+export interface CrossZoneFractions {
+  withoutHints: number;
+  withHints: number;
+}
+
+export interface TrafficModel {
+  crossZone: CrossZoneFractions;
+  /** Per origin zone, with hints: how far above an even share the busiest endpoint serving it is. */
+  expectedOverloadByZone: Record<string, number>;
+}
+
+export function crossZoneFractions(input: TrafficModelInput): CrossZoneFractions {
+  return modelTraffic(input).crossZone;
+}
+
+export function expectedOverloadByZone(input: TrafficModelInput): Record<string, number> {
+  return modelTraffic(input).expectedOverloadByZone;
+}
+
+/**
+ * Both results in one pass, for `analyze` (10,000 Services): the hint coverage is computed once per
+ * Service and the mode once per origin zone, instead of categorizing every port for every zone.
+ *
+ * Decision: clients are modelled on a node of their zone that no node hint names. For such a node
+ * kube-proxy's node-level step never selects PreferSameNode, so the decision is the zone-level one
+ * (hence `nodeHintsEnabled: false` below gives the identical mode). A zone-level model cannot place
+ * clients on the particular nodes that host endpoints.
+ *
+ * Decision: an endpoint whose zone is unknown (`''`) is never in the client's zone, not even for
+ * clients in an unlabelled zone `''`: the traffic cannot be shown to stay in a zone.
+ *
+ * Decision: with no ready endpoint there is no steady-state traffic to model: fractions and
+ * overloads are 0 (kube-proxy would use serving-terminating endpoints while they drain).
+ */
+export function modelTraffic(input: TrafficModelInput): TrafficModel {
+  const origins = normalizedOrigins(input.originShares);
+  const ready = input.endpoints.filter((endpoint) => endpoint.ready);
+  const expectedOverload: Record<string, number> = {};
+  for (const origin of origins) expectedOverload[origin.zone] = 0;
+  if (ready.length === 0)
+    return { crossZone: { withoutHints: 0, withHints: 0 }, expectedOverloadByZone: expectedOverload };
+
+  const coverage = hintCoverage(ready);
+  const loads: number[] = new Array<number>(ready.length).fill(0);
+  let loadOnEveryEndpoint = 0;
+  let withoutHints = 0;
+  let withHints = 0;
+  const candidatesByOrigin: (number[] | null)[] = [];
+  for (const origin of origins) {
+    const crossWithoutHints = crossFractionOfAll(ready, origin.zone);
+    withoutHints += origin.share * crossWithoutHints;
+    const candidates = hintedCandidates(ready, coverage, origin.zone);
+    candidatesByOrigin.push(candidates);
+    if (candidates === null) {
+      withHints += origin.share * crossWithoutHints;
+      loadOnEveryEndpoint += origin.share / ready.length;
+      continue;
+    }
+    const perEndpoint = origin.share / candidates.length;
+    let crossing = 0;
+    for (const index of candidates) {
+      loads[index] += perEndpoint;
+      if (!isInZone(ready[index], origin.zone)) crossing += 1;
+    }
+    withHints += origin.share * (crossing / candidates.length);
+  }
+
+  const busiestOverall = loadOnEveryEndpoint + highestLoad(loads, null);
+  origins.forEach((origin, position) => {
+    const candidates = candidatesByOrigin[position];
+    const busiest = candidates === null ? busiestOverall : loadOnEveryEndpoint + highestLoad(loads, candidates);
+    expectedOverload[origin.zone] = overloadOf(busiest, ready.length);
+  });
+  return { crossZone: { withoutHints, withHints }, expectedOverloadByZone: expectedOverload };
+}
+
+/** The highest of `loads` (only at `indexes` when given). A loop: spreading 150,000 values overflows the stack. */
+function highestLoad(loads: readonly number[], indexes: readonly number[] | null): number {
+  let highest = 0;
+  if (indexes === null) for (const load of loads) highest = Math.max(highest, load);
+  else for (const index of indexes) highest = Math.max(highest, loads[index]);
+  return highest;
+}
+
+/**
+ * Decision: the overload of a zone is that of the busiest endpoint its requests can reach:
+ * its load relative to an even share (1 / ready endpoints), minus 1, never below 0. Float noise
+ * below 1e-9 is reported as 0 so balanced allocations read as exactly 0.
+ */
+function overloadOf(load: number, readyCount: number): number {
+  const overload = load * readyCount - 1;
+  return overload < 1e-9 ? 0 : overload;
+}
+
+interface Origin {
+  zone: string;
+  share: number;
+}
+
+/** Decision: zones are visited in byte-wise name order; if no share is positive, no traffic originates. */
+function normalizedOrigins(originShares: ReadonlyMap<string, number>): Origin[] {
+  const zones = [...originShares.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const shareOf = (zone: string) => {
+    const share = originShares.get(zone) ?? 0;
+    return Number.isFinite(share) && share > 0 ? share : 0;
+  };
+  const total = zones.reduce((sum, zone) => sum + shareOf(zone), 0);
+  return zones.map((zone) => ({ zone, share: total > 0 ? shareOf(zone) / total : 0 }));
+}
+
+function crossFractionOfAll(ready: readonly TrafficEndpoint[], zone: string): number {
+  let inZone = 0;
+  for (const endpoint of ready) if (isInZone(endpoint, zone)) inZone += 1;
+  return (ready.length - inZone) / ready.length;
+}
+
+function isInZone(endpoint: TrafficEndpoint, zone: string): boolean {
+  return zone !== '' && endpoint.zone === zone;
+}
+
+/** Indexes (into `ready`) of kube-proxy's cluster endpoints for a client in `zone`; null = all ready. */
+function hintedCandidates(ready: readonly TrafficEndpoint[], coverage: HintCoverage, zone: string): number[] | null {
+  const node = { name: '', zone };
+  const mode = decideTopology(coverage, node, false).topologyMode;
+  if (mode === null) return null;
+  const candidates: number[] = [];
+  ready.forEach((endpoint, index) => {
+    if (isAvailableForTopology(endpoint, mode, node)) candidates.push(index);
+  });
+  return candidates;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs
+// ---------------------------------------------------------------------------------------------
+
+/** A traffic endpoint read from EndpointSlices, with the terminating flag kube-proxy's duplicate rule needs. */
+export interface SliceTrafficEndpoint extends TrafficEndpoint {
+  terminating: boolean;
+}
+
+/**
+ * The Service's endpoints of one address type as kube-proxy holds them, by address: kube-proxy's
+ * readiness, duplicates resolved by its rule, slices visited in name order, FQDN slices ignored.
+ *
+ * Decision: the traffic model works per address, not per port (ports normally share endpoints).
+ */
+export function trafficEndpointsFromSlices(
+  slices: readonly EndpointSlice[],
+  addressType: AddressType,
+): SliceTrafficEndpoint[] {
+  const byAddress = new Map<string, SliceTrafficEndpoint>();
+  for (const slice of slicesInVisitOrder(slices)) {
+    if (slice.addressType !== addressType) continue;
+    for (const endpoint of slice.endpoints ?? []) {
+      const first = endpoint.addresses?.[0];
+      if (first === undefined) continue;
+      const address = canonicalAddress(first);
+      const conditions = proxyConditions(endpoint);
+      const candidate: SliceTrafficEndpoint = {
+        address,
+        zone: endpoint.zone ?? '',
+        ready: conditions.ready,
+        terminating: conditions.terminating,
+        zoneHints: zoneHintsOf(endpoint),
+        nodeHints: nodeHintsOf(endpoint),
+      };
+      byAddress.set(address, preferredDuplicate(byAddress.get(address), candidate));
+    }
+  }
+  return [...byAddress.values()];
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a failed allocation would have cost
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The best proportional integer allocation of `endpointCount` endpoints over the zones of `shares`
+ * (largest remainder), with at least one endpoint per zone when there are enough endpoints. This is
+ * what a Service would get if the controller ignored its overload threshold, so the analysis can say
+ * which overload the controller avoided (4 endpoints over 3 equal zones: 2/1/1, 33%).
+ *
+ * Decision: ties (equal remainders, equal surpluses) go to the zone first in byte-wise name order;
+ * when no share is positive, zones count as equal.
+ */
+export function proportionalAllocation(
+  endpointCount: number,
+  shares: ReadonlyMap<string, number>,
+): Record<string, number> {
+  const origins = normalizedOrigins(shares);
+  if (origins.length === 0) return {};
+  const equal = origins.every((origin) => origin.share === 0);
+  const quotas = origins.map((origin) => ({
+    zone: origin.zone,
+    quota: (equal ? 1 / origins.length : origin.share) * endpointCount,
+  }));
+  const allocation = quotas.map(({ zone, quota }) => ({ zone, quota, count: Math.floor(quota) }));
+  let remaining = endpointCount - allocation.reduce((sum, zone) => sum + zone.count, 0);
+  const byRemainder = [...allocation].sort((a, b) => b.quota - b.count - (a.quota - a.count));
+  for (const zone of byRemainder) {
+    if (remaining <= 0) break;
+    zone.count += 1;
+    remaining -= 1;
+  }
+  if (endpointCount >= allocation.length) {
+    for (const zone of allocation) {
+      if (zone.count > 0) continue;
+      const donor = allocation
+        .filter((other) => other.count > 1)
+        .reduce((best, other) => (other.count - other.quota > best.count - best.quota ? other : best));
+      donor.count -= 1;
+      zone.count = 1;
+    }
+  }
+  return Object.fromEntries(allocation.map(({ zone, count }) => [zone, count]));
+}
+
+/**
+ * Expected overload per zone if each zone's allocated endpoints were hinted for their own zone (the
+ * controller's same-zone assignment), through the same kube-proxy rules as any other Service.
+ */
+export function overloadOfAllocation(
+  allocation: Readonly<Record<string, number>>,
+  originShares: ReadonlyMap<string, number>,
+): Record<string, number> {
+  const endpoints: TrafficEndpoint[] = Object.entries(allocation).flatMap(([zone, count]) =>
+    Array.from({ length: count }, (_, index) => ({
+      address: `${zone}/${index}`,
+      zone,
+      ready: true,
+      zoneHints: [zone],
+      nodeHints: [],
+    })),
+  );
+  return expectedOverloadByZone({ endpoints, originShares });
+}

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { parseSnapshot, SnapshotError } from '../src/snapshots.js';
+import { node, service, slice } from './fixtures.js';
+
+function list(items: unknown[], annotations?: Record<string, string>) {
+  return { apiVersion: 'v1', kind: 'List', metadata: annotations ? { annotations } : {}, items };
+}
+
+function errorOf(input: unknown): SnapshotError {
+  try {
+    parseSnapshot(input);
+  } catch (error) {
+    if (error instanceof SnapshotError) return error;
+    throw error;
+  }
+  throw new Error('expected a SnapshotError');
+}
+
+const aNode = () => node({ name: 'n1', zone: 'zone-a', cpu: '4' });
+
+describe('parseSnapshot: accepted forms', () => {
+  it('reads a kubectl List, keeping the four kinds in input order and ignoring the others', () => {
+    const snapshot = parseSnapshot(
+      list([
+        aNode(),
+        { kind: 'Pod', metadata: { name: 'ignored' } },
+        service(),
+        slice('web-1', ['zone-a']),
+        { kind: 'ServiceCIDR', apiVersion: 'networking.k8s.io/v1', metadata: { name: 'kubernetes' }, spec: { cidrs: ['10.96.0.0/16'] } },
+      ]),
+    );
+    expect(snapshot.nodes.map((n) => n.metadata.name)).toEqual(['n1']);
+    expect(snapshot.services.map((s) => s.metadata.name)).toEqual(['web']);
+    expect(snapshot.endpointSlices.map((s) => s.metadata.name)).toEqual(['web-1']);
+    expect(snapshot.serviceCIDRs[0].spec.cidrs).toEqual(['10.96.0.0/16']);
+  });
+
+  it('reads the wrapped form, with missing lists taken as empty', () => {
+    const snapshot = parseSnapshot({ nodes: [aNode()], services: [service()] });
+    expect(snapshot.nodes).toHaveLength(1);
+    expect(snapshot.endpointSlices).toEqual([]);
+    expect(snapshot.serviceCIDRs).toEqual([]);
+  });
+
+  it('reads the zonewise List annotations', () => {
+    const snapshot = parseSnapshot(
+      list([], {
+        'zonewise.io/service-cidr': '10.96.0.0/16, fd00::/108',
+        'zonewise.io/zone-traffic-weights': 'zone-a=3, zone-b=1',
+      }),
+    );
+    expect(snapshot.annotatedServiceCIDRs).toEqual(['10.96.0.0/16', 'fd00::/108']);
+    expect(snapshot.zoneTrafficWeights).toEqual({ 'zone-a': 3, 'zone-b': 1 });
+  });
+
+  it('an EndpointSlice without endpoints (the API server omits the field) has none', () => {
+    const empty = { ...slice('web-1', []), endpoints: null };
+    expect(parseSnapshot(list([empty])).endpointSlices[0].endpoints).toEqual([]);
+  });
+});
+
+describe('parseSnapshot: bad input names the JSON path and what was expected', () => {
+  it.each([
+    ['not an object', [1, 2], '', 'expected a Kubernetes List'],
+    ['no recognisable shape', { hello: 'world' }, '', 'expected a Kubernetes List'],
+    ['an item that is not an object', list([42]), 'items[0]', 'expected an object, got number 42'],
+    ['an item without kind', list([{ metadata: { name: 'x' } }]), 'items[0].kind', 'expected a string'],
+    ['a Node without a name', list([{ kind: 'Node', metadata: {} }]), 'items[0].metadata.name', 'expected a string'],
+    [
+      'a CPU quantity that is not a quantity',
+      list([{ ...aNode(), status: { allocatable: { cpu: 'four' } } }]),
+      'items[0].status.allocatable.cpu',
+      '"four"',
+    ],
+    [
+      'a label value of the wrong type',
+      list([{ kind: 'Node', metadata: { name: 'n', labels: { 'topology.kubernetes.io/zone': 3 } } }]),
+      'items[0].metadata.labels["topology.kubernetes.io/zone"]',
+      'expected a string, got number 3',
+    ],
+    [
+      'a bogus address type',
+      list([{ ...slice('s', ['zone-a']), addressType: 'IPv5' }]),
+      'items[0].addressType',
+      '"IPv5" is not an address type',
+    ],
+    [
+      'endpoint addresses that are not a list',
+      list([{ ...slice('s', []), endpoints: [{ addresses: '10.0.0.1' }] }]),
+      'items[0].endpoints[0].addresses',
+      'expected an array',
+    ],
+    [
+      'a ready condition that is a string',
+      list([{ ...slice('s', []), endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready: 'yes' } }] }]),
+      'items[0].endpoints[0].conditions.ready',
+      'expected true, false or null',
+    ],
+    [
+      'a zone hint without a name',
+      list([{ ...slice('s', []), endpoints: [{ addresses: ['10.0.0.1'], hints: { forZones: [{}] } }] }]),
+      'items[0].endpoints[0].hints.forZones[0].name',
+      'expected a string',
+    ],
+    [
+      'a port that is not a port',
+      list([{ ...service(), spec: { ports: [{ port: 70000 }] } }]),
+      'items[0].spec.ports[0].port',
+      'expected a port number',
+    ],
+    [
+      'a bogus ServiceCIDR',
+      list([{ kind: 'ServiceCIDR', metadata: { name: 'k' }, spec: { cidrs: ['10.96.0.0/33'] } }]),
+      'items[0].spec.cidrs[0]',
+      '10.96.0.0/33',
+    ],
+    ['a bogus CIDR annotation', list([], { 'zonewise.io/service-cidr': 'banana' }), 'metadata.annotations["zonewise.io/service-cidr"]', 'banana'],
+    [
+      'a bad zone weight',
+      list([], { 'zonewise.io/zone-traffic-weights': 'zone-a=lots' }),
+      'metadata.annotations["zonewise.io/zone-traffic-weights"]',
+      '"zone-a=lots" is not a zone weight',
+    ],
+    ['a wrapped list that is not an array', { nodes: {} }, 'nodes', 'expected an array of Node objects'],
+  ])('%s', (_name, input, path, message) => {
+    const error = errorOf(input);
+    expect(error.path).toBe(path);
+    expect(error.message).toContain(message);
+    expect(error.message.split('\n')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,8 @@
+import { z } from 'zod';
+
+/** Environment every process that talks to Postgres reads. */
+export const dbEnvSchema = z.object({
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\/[^/]/, 'must be a postgresql:// URL'),
+  /** Most Postgres connections one process opens. */
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+});

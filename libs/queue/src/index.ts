@@ -1,0 +1,2 @@
+export * from './jobs.js';
+export { parseEnvironment, queueEnvSchema } from './environment.js';
