@@ -157,7 +157,7 @@ function reportFailure(error: unknown): number {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) {
       return 0;
     }
-    process.stderr.write(`zonewise: ${error.message.replace(/^error: /, '')}\n`);
+    process.stderr.write(`zonewise: ${error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')}\n`);
     return EXIT_BAD_INPUT;
   }
   if (error instanceof InputError || isInputError(error)) {

@@ -10,10 +10,9 @@ import { computeNodeInfo, type NodeInfo, type ZoneCapacity } from './node-info.j
 import type { Routing } from './routing-mode.js';
 import type { Snapshot } from './snapshot-model.js';
 import {
-  modelTraffic,
+  modelSliceTraffic,
   overloadOfAllocation,
   proportionalAllocation,
-  trafficEndpointsFromSlices,
   type CrossZoneFractions,
 } from './traffic-model.js';
 
@@ -147,7 +146,7 @@ function analyzeService(service: Service, slices: readonly EndpointSlice[], cont
   const addressType = primaryAddressType(slices);
   const ofType = result.endpointSlices.filter((slice) => slice.addressType === addressType);
   const readyEndpoints = countReadyEndpoints(ofType);
-  const traffic = modelTraffic({ endpoints: trafficEndpointsFromSlices(ofType, addressType), originShares });
+  const traffic = modelSliceTraffic(ofType, addressType, originShares);
   const kubeProxy = kubeProxyUse(service);
   return {
     namespace: service.metadata.namespace ?? 'default',

@@ -97,61 +97,38 @@ export function forgetAddressType(cache: ServiceHintCache, addressType: AddressT
 }
 
 export function addHints(input: AddHintsInput): AddHintsResult {
-  const { addressType, ratios, slices, cache } = input;
-  const readyEndpoints =
-    countReadyEndpoints(slices.toCreate) + countReadyEndpoints(slices.toUpdate) + countReadyEndpoints(slices.unchanged);
-  const allocation = computeAllocations(ratios, readyEndpoints);
+  const { slices } = input;
+  const readyEndpoints = countReadyEndpoints([...slices.toCreate, ...slices.toUpdate, ...slices.unchanged]);
+  const allocation = computeAllocations(input.ratios, readyEndpoints);
   if (!allocation.ok) return giveUp(slices, allocation.failure, input);
   const allocations = allocation.zones;
 
   const { unchanged, invalid, allocated } = validateUnchangedSlices(slices.unchanged, allocations);
-  const toUpdateSources = [...slices.toUpdate, ...invalid];
-  const afterValidation: SliceSets = { toCreate: slices.toCreate, toUpdate: toUpdateSources, unchanged };
-  const allocatable = [...slices.toCreate, ...toUpdateSources];
-
-  for (const slice of allocatable) {
-    for (const endpoint of endpointsOf(slice)) {
-      if (!isEndpointReady(endpoint)) continue;
-      // Only slices about to be written are checked; zone-less endpoints in unchanged slices pass.
-      if (!endpoint.zone) {
-        return giveUp(
-          afterValidation,
-          { kind: 'EndpointsWithoutZone', message: ENDPOINTS_WITHOUT_ZONE_MESSAGE },
-          input,
-        );
-      }
-      addCount(allocated, endpoint.zone, 1);
-    }
+  const lists = { toCreate: slices.toCreate, toUpdate: [...slices.toUpdate, ...invalid], unchanged };
+  if (!countSameZoneHints([...lists.toCreate, ...lists.toUpdate], allocated)) {
+    return giveUp(lists, { kind: 'EndpointsWithoutZone', message: ENDPOINTS_WITHOUT_ZONE_MESSAGE }, input);
   }
 
   const { giving, receiving } = computeGivingAndReceiving(allocations, allocated);
-  const redistribute = redistributor(giving, receiving, allocated);
-  const rehint = (slice: EndpointSlice): EndpointSlice => ({
-    ...slice,
-    endpoints: endpointsOf(slice).map((endpoint) =>
-      // Ready endpoints all have a zone here (checked above); non-ready ones keep their hints, as
-      // upstream's attempt to clear them writes to a copy.
-      isEndpointReady(endpoint) && endpoint.zone ? withZoneHint(endpoint, redistribute(endpoint.zone)) : endpoint,
-    ),
-  });
+  const rehint = hintWriter(redistributor(giving, receiving, allocated));
   // Visiting order matters: the earliest ready endpoints of a giving zone are the ones that move.
-  const toCreate = slices.toCreate.map(rehint);
-  const toUpdate = toUpdateSources.map(rehint);
+  const toCreate = lists.toCreate.map(rehint);
+  const toUpdate = lists.toUpdate.map(rehint);
 
   if (allocated.size === 0) {
     // Believed unreachable: a successful allocation implies at least one ready endpoint somewhere.
-    return giveUp(afterValidation, { kind: 'NoZonesAllocated', message: NO_ZONES_ALLOCATED_MESSAGE }, input);
+    return giveUp(lists, { kind: 'NoZonesAllocated', message: NO_ZONES_ALLOCATED_MESSAGE }, input);
   }
   const hintedByZone = sortedRecord(allocated);
   return {
     toCreate,
     toUpdate,
-    toUpdateSources,
+    toUpdateSources: lists.toUpdate,
     unchanged,
-    events: cache.populated ? [] : [hintsEnabledEvent(addressType)],
+    events: input.cache.populated ? [] : [hintsEnabledEvent(input.addressType)],
     cache: {
       populated: true,
-      hintedByAddressType: { ...cache.hintedByAddressType, [addressType]: hintedByZone },
+      hintedByAddressType: { ...input.cache.hintedByAddressType, [input.addressType]: hintedByZone },
     },
     allocations,
     hintedByZone,
@@ -218,6 +195,36 @@ export function validHintCounts(
     if (count + (allocated.get(zone) ?? 0) > maximum) return null;
   }
   return counts;
+}
+
+/**
+ * Step E, counting: every ready endpoint of the slices about to be written will be hinted for its own
+ * zone. Returns false when one has no zone (missing or ''), which disables hints. Zone-less endpoints
+ * in valid unchanged slices are not looked at.
+ */
+function countSameZoneHints(allocatable: readonly EndpointSlice[], allocated: Map<string, number>): boolean {
+  for (const slice of allocatable) {
+    for (const endpoint of endpointsOf(slice)) {
+      if (!isEndpointReady(endpoint)) continue;
+      if (!endpoint.zone) return false;
+      addCount(allocated, endpoint.zone, 1);
+    }
+  }
+  return true;
+}
+
+/**
+ * Steps E and G, writing: a copy of the slice whose ready endpoints are hinted for the zone
+ * `zoneFor(own zone)` picks. Non-ready endpoints keep whatever hints they had: upstream's attempt to
+ * clear them writes to a temporary copy.
+ */
+function hintWriter(zoneFor: (ownZone: string) => string): (slice: EndpointSlice) => EndpointSlice {
+  return (slice) => ({
+    ...slice,
+    endpoints: endpointsOf(slice).map((endpoint) =>
+      isEndpointReady(endpoint) && endpoint.zone ? withZoneHint(endpoint, zoneFor(endpoint.zone)) : endpoint,
+    ),
+  });
 }
 
 /**

@@ -81,6 +81,8 @@ export function computeNodeInfo(nodes: readonly Node[]): NodeInfo {
     cpuByZone.set(zone, { cpu: addQuantities(totals.cpu, cpu), readyNodes: totals.readyNodes + 1 });
   }
 
+  // Decision: `zones` reports what the controller gathered. A bad node clears it (upstream clears
+  // cpuByZone), so it is empty; a one-zone cluster still lists its zone, with ratio 1, for the reader.
   if (badNode !== null) return insufficient(badNode, []);
   const zones = zoneCapacities(cpuByZone);
   if (zones.length === 0) return insufficient('no ready worker nodes', zones);
@@ -108,18 +110,20 @@ function allocatableCpu(node: Node): Quantity {
   }
 }
 
+/** What makes a counted node poison the summary: no zone, or no CPU. */
 function nodeProblem(node: Node, cpu: Quantity): string | null {
-  const labels = node.metadata.labels;
-  const zoneProblem =
-    labels?.[ZONE_LABEL] === undefined || labels[ZONE_LABEL] === null
-      ? `has no ${ZONE_LABEL} label`
-      : labels[ZONE_LABEL] === ''
-        ? `has an empty ${ZONE_LABEL} label`
-        : null;
-  const cpuProblem = isZeroQuantity(cpu) ? 'zero allocatable CPU' : null;
-  if (zoneProblem !== null && cpuProblem !== null) return `${zoneProblem} and ${cpuProblem}`;
-  if (zoneProblem !== null) return zoneProblem;
-  if (cpuProblem !== null) return `has ${cpuProblem}`;
+  const zone = zoneProblem(node);
+  const noCpu = isZeroQuantity(cpu);
+  if (zone !== null && noCpu) return `${zone} and zero allocatable CPU`;
+  if (zone !== null) return zone;
+  if (noCpu) return 'has zero allocatable CPU';
+  return null;
+}
+
+function zoneProblem(node: Node): string | null {
+  const zone = node.metadata.labels?.[ZONE_LABEL];
+  if (zone === undefined || zone === null) return `has no ${ZONE_LABEL} label`;
+  if (zone === '') return `has an empty ${ZONE_LABEL} label`;
   return null;
 }
 

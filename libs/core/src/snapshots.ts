@@ -205,7 +205,9 @@ function checkEndpointSlice(item: Json, path: string): EndpointSlice {
     item.endpoints = [];
   }
   const endpoints = expectArray(item.endpoints, `${path}.endpoints`);
-  for (let i = 0; i < endpoints.length; i++) checkEndpoint(endpoints[i], `${path}.endpoints[${i}]`);
+  for (let i = 0; i < endpoints.length; i++) {
+    if (!isPlainEndpoint(endpoints[i])) checkEndpoint(endpoints[i], `${path}.endpoints[${i}]`);
+  }
   if (item.ports !== undefined && item.ports !== null) {
     const ports = expectArray(item.ports, `${path}.ports`);
     for (let i = 0; i < ports.length; i++) {
@@ -215,6 +217,43 @@ function checkEndpointSlice(item: Json, path: string): EndpointSlice {
     }
   }
   return item as unknown as EndpointSlice;
+}
+
+/**
+ * The common endpoint, checked without building a single path string: only when this says no does
+ * {@link checkEndpoint} walk the endpoint again to name what is wrong. At 150,000 endpoints the eager
+ * path strings alone cost more than the checks.
+ */
+function isPlainEndpoint(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const endpoint = value as Json;
+  const addresses = endpoint.addresses;
+  if (!Array.isArray(addresses)) return false;
+  for (let i = 0; i < addresses.length; i++) if (typeof addresses[i] !== 'string') return false;
+  if (!isOptional(endpoint.zone, 'string') || !isOptional(endpoint.nodeName, 'string')) return false;
+  const conditions = endpoint.conditions;
+  if (conditions !== undefined && conditions !== null) {
+    if (typeof conditions !== 'object' || Array.isArray(conditions)) return false;
+    const { ready, serving, terminating } = conditions as Json;
+    if (!isOptional(ready, 'boolean') || !isOptional(serving, 'boolean') || !isOptional(terminating, 'boolean')) return false;
+  }
+  const hints = endpoint.hints;
+  if (hints === undefined || hints === null) return true;
+  if (typeof hints !== 'object' || Array.isArray(hints)) return false;
+  return isNamedList((hints as Json).forZones) && isNamedList((hints as Json).forNodes);
+}
+
+function isOptional(value: unknown, type: 'string' | 'boolean'): boolean {
+  return value === undefined || value === null || typeof value === type;
+}
+
+function isNamedList(value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (!Array.isArray(value)) return false;
+  for (const entry of value) {
+    if (typeof entry !== 'object' || entry === null || typeof (entry as Json).name !== 'string') return false;
+  }
+  return true;
 }
 
 function checkEndpoint(value: unknown, path: string): void {

@@ -113,6 +113,108 @@ export function modelTraffic(input: TrafficModelInput): TrafficModel {
   return { crossZone: { withoutHints, withHints }, expectedOverloadByZone: expectedOverload };
 }
 
+/**
+ * The traffic model straight from one Service's slices of an address type, without building a record
+ * per endpoint when it need not: for a single slice whose ready endpoints carry at most one zone hint
+ * each and no node hint (everything the controller itself writes, and no hints at all), the model
+ * reduces to counts per zone. Anything else (several slices, so kube-proxy's duplicate rule; repeated
+ * addresses; multi-zone or node hints) takes {@link modelTraffic}. Both give the same numbers; a
+ * property test holds them to it.
+ */
+export function modelSliceTraffic(
+  slices: readonly EndpointSlice[],
+  addressType: AddressType,
+  originShares: ReadonlyMap<string, number>,
+): TrafficModel {
+  const counts = zoneCounts(slices, addressType);
+  if (counts === null) return modelTraffic({ endpoints: trafficEndpointsFromSlices(slices, addressType), originShares });
+  return modelFromCounts(counts, normalizedOrigins(originShares));
+}
+
+interface ZoneCounts {
+  ready: number;
+  /** Ready endpoints whose own zone is the key. */
+  readyInZone: Map<string, number>;
+  /** Ready endpoints hinted for the key zone, and those of them that are also in it. */
+  hintedFor: Map<string, number>;
+  hintedForOwnZone: Map<string, number>;
+  /** Every ready endpoint carries a zone hint (kube-proxy's precondition for filtering). */
+  allHinted: boolean;
+}
+
+function zoneCounts(slices: readonly EndpointSlice[], addressType: AddressType): ZoneCounts | null {
+  let only: EndpointSlice | null = null;
+  for (const slice of slices) {
+    if (slice.addressType !== addressType) continue;
+    if (only !== null) return null;
+    only = slice;
+  }
+  const counts: ZoneCounts = {
+    ready: 0,
+    readyInZone: new Map(),
+    hintedFor: new Map(),
+    hintedForOwnZone: new Map(),
+    allHinted: true,
+  };
+  const addresses = new Set<string>();
+  for (const endpoint of only?.endpoints ?? []) {
+    const address = endpoint.addresses[0];
+    if (address === undefined) continue;
+    if (addresses.size === addresses.add(address).size) return null;
+    if (endpoint.conditions?.ready === false) continue;
+    const forZones = endpoint.hints?.forZones;
+    if ((endpoint.hints?.forNodes?.length ?? 0) > 0 || (forZones?.length ?? 0) > 1) return null;
+    const zone = endpoint.zone ?? '';
+    counts.ready++;
+    increment(counts.readyInZone, zone);
+    const hinted = forZones?.[0]?.name;
+    if (hinted === undefined) {
+      counts.allHinted = false;
+      continue;
+    }
+    increment(counts.hintedFor, hinted);
+    if (hinted === zone && zone !== '') increment(counts.hintedForOwnZone, hinted);
+  }
+  return counts;
+}
+
+function increment(map: Map<string, number>, key: string): void {
+  map.set(key, (map.get(key) ?? 0) + 1);
+}
+
+/** {@link modelTraffic}'s rules over counts: a zone filters when every ready endpoint is hinted and one is hinted for it. */
+function modelFromCounts(counts: ZoneCounts, origins: readonly Origin[]): TrafficModel {
+  const expectedOverload: Record<string, number> = {};
+  let withoutHints = 0;
+  let withHints = 0;
+  let loadOnEveryEndpoint = 0;
+  let busiestHintedLoad = 0;
+  const filtering = (zone: string) => counts.allHinted && (counts.hintedFor.get(zone) ?? 0) > 0;
+  for (const origin of origins) {
+    expectedOverload[origin.zone] = 0;
+    if (counts.ready === 0) continue;
+    const inZone = origin.zone === '' ? 0 : (counts.readyInZone.get(origin.zone) ?? 0);
+    const crossWithoutHints = (counts.ready - inZone) / counts.ready;
+    withoutHints += origin.share * crossWithoutHints;
+    if (!filtering(origin.zone)) {
+      withHints += origin.share * crossWithoutHints;
+      loadOnEveryEndpoint += origin.share / counts.ready;
+      continue;
+    }
+    const hinted = counts.hintedFor.get(origin.zone)!;
+    withHints += (origin.share * (hinted - (counts.hintedForOwnZone.get(origin.zone) ?? 0))) / hinted;
+    busiestHintedLoad = Math.max(busiestHintedLoad, origin.share / hinted);
+  }
+  if (counts.ready === 0) return { crossZone: { withoutHints: 0, withHints: 0 }, expectedOverloadByZone: expectedOverload };
+  for (const origin of origins) {
+    const busiest = filtering(origin.zone)
+      ? loadOnEveryEndpoint + origin.share / counts.hintedFor.get(origin.zone)!
+      : loadOnEveryEndpoint + busiestHintedLoad;
+    expectedOverload[origin.zone] = overloadOf(busiest, counts.ready);
+  }
+  return { crossZone: { withoutHints, withHints }, expectedOverloadByZone: expectedOverload };
+}
+
 /** The highest of `loads` (only at `indexes` when given). A loop: spreading 150,000 values overflows the stack. */
 function highestLoad(loads: readonly number[], indexes: readonly number[] | null): number {
   let highest = 0;
@@ -138,6 +240,18 @@ interface Origin {
 
 /** Decision: zones are visited in byte-wise name order; if no share is positive, no traffic originates. */
 function normalizedOrigins(originShares: ReadonlyMap<string, number>): Origin[] {
+  // One analysis hands the same shares to every Service: normalise them once.
+  let origins = normalizedOriginsCache.get(originShares);
+  if (origins === undefined) {
+    origins = computeNormalizedOrigins(originShares);
+    normalizedOriginsCache.set(originShares, origins);
+  }
+  return origins;
+}
+
+const normalizedOriginsCache = new WeakMap<ReadonlyMap<string, number>, Origin[]>();
+
+function computeNormalizedOrigins(originShares: ReadonlyMap<string, number>): Origin[] {
   const zones = [...originShares.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const shareOf = (zone: string) => {
     const share = originShares.get(zone) ?? 0;

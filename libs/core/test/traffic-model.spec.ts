@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { EndpointSlice } from '../src/k8s-objects.js';
 import { kubeProxyView } from '../src/proxy-filter.js';
 import {
   crossZoneFractions,
   expectedOverloadByZone,
+  modelSliceTraffic,
   modelTraffic,
   overloadOfAllocation,
   proportionalAllocation,
@@ -325,6 +327,50 @@ describe('traffic model: properties', () => {
           expect(withHints).toBeCloseTo(expectedCross, 12);
         },
       ),
+    );
+  });
+});
+
+describe('modelSliceTraffic: the counting path equals the full model', () => {
+  const zone = fc.constantFrom('zone-a', 'zone-b', 'zone-c', '');
+  const endpointArb = fc.record({
+    address: fc.integer({ min: 1, max: 12 }),
+    zone: fc.option(zone, { nil: undefined }),
+    ready: fc.constantFrom<boolean | null | undefined>(true, true, true, false, null, undefined),
+    hints: fc.oneof(
+      fc.constant(undefined),
+      fc.array(zone, { minLength: 1, maxLength: 1 }).map((zones) => ({ forZones: zones.map((name) => ({ name })) })),
+      fc.array(zone, { minLength: 0, maxLength: 3 }).map((zones) => ({ forZones: zones.map((name) => ({ name })) })),
+      fc.constant({ forZones: [{ name: 'zone-a' }], forNodes: [{ name: 'n1' }] }),
+    ),
+  });
+  const slicesArb = fc.array(fc.array(endpointArb, { maxLength: 10 }), { minLength: 1, maxLength: 2 });
+  const sharesArb = fc.array(fc.tuple(zone, fc.double({ min: 0, max: 5, noNaN: true })), { maxLength: 4 });
+
+  it('for any slices and origin shares', () => {
+    fc.assert(
+      fc.property(slicesArb, sharesArb, (sliceSpecs, shares) => {
+        const slices: EndpointSlice[] = sliceSpecs.map((endpoints, index) => ({
+          metadata: { name: `web-${index}`, namespace: 'default' },
+          addressType: 'IPv4',
+          endpoints: endpoints.map((spec) => ({
+            addresses: [`10.0.0.${spec.address}`],
+            ...(spec.zone === undefined ? {} : { zone: spec.zone }),
+            conditions: spec.ready === undefined ? {} : { ready: spec.ready },
+            ...(spec.hints === undefined ? {} : { hints: spec.hints }),
+          })),
+        }));
+        const originShares = new Map(shares);
+        const full = modelTraffic({ endpoints: trafficEndpointsFromSlices(slices, 'IPv4'), originShares });
+        const counted = modelSliceTraffic(slices, 'IPv4', originShares);
+        expect(counted.crossZone.withoutHints).toBeCloseTo(full.crossZone.withoutHints, 12);
+        expect(counted.crossZone.withHints).toBeCloseTo(full.crossZone.withHints, 12);
+        expect(Object.keys(counted.expectedOverloadByZone)).toEqual(Object.keys(full.expectedOverloadByZone));
+        for (const [zoneName, overload] of Object.entries(full.expectedOverloadByZone)) {
+          expect(counted.expectedOverloadByZone[zoneName]).toBeCloseTo(overload, 9);
+        }
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -1,0 +1,239 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyzeSnapshot, parseSnapshot } from '@zw/core';
+
+/**
+ * The `zonewise` command as users run it: the built binary, real files and pipes, exit codes and
+ * stderr. The build is refreshed first (a no-op when nothing changed).
+ */
+
+const root = resolve(__dirname, '../../..');
+const bin = join(root, 'bin/zonewise.js');
+const eksSnapshot = join(__dirname, 'fixtures/eks-snapshot.json');
+let scratch: string;
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function zonewise(args: string[], input?: string): Run {
+  const result = spawnSync(process.execPath, [bin, ...args], { input, encoding: 'utf8', maxBuffer: 256 << 20 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- contract JSON, checked field by field below
+function json(run: Run): any {
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  return JSON.parse(run.stdout);
+}
+
+function expectBadInput(run: Run, ...fragments: string[]): void {
+  expect(run.status).toBe(2);
+  expect(run.stdout).toBe('');
+  const lines = run.stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^zonewise: /);
+  for (const fragment of fragments) expect(lines[0]).toContain(fragment);
+}
+
+function writeScratch(name: string, content: string): string {
+  const file = join(scratch, name);
+  writeFileSync(file, content);
+  return file;
+}
+
+beforeAll(() => {
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'apps/cli'], { cwd: root });
+  scratch = mkdtempSync(join(tmpdir(), 'zonewise-cli-'));
+});
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('zonewise cidr', () => {
+  it('prints the contract JSON for the seed examples', () => {
+    expect(json(zonewise(['cidr', '10.96.0.0/16']))).toEqual({
+      cidr: '10.96.0.0/16',
+      family: 'IPv4',
+      size: 65534,
+      bandOffset: 256,
+      staticBand: { first: '10.96.0.1', last: '10.96.1.0' },
+      dynamicBand: { first: '10.96.1.1', last: '10.96.255.254' },
+    });
+    expect(json(zonewise(['cidr', '10.96.0.0/24']))).toMatchObject({
+      size: 254,
+      bandOffset: 16,
+      staticBand: { first: '10.96.0.1', last: '10.96.0.16' },
+      dynamicBand: { first: '10.96.0.17', last: '10.96.0.254' },
+    });
+    expect(json(zonewise(['cidr', '10.96.0.0/20']))).toMatchObject({
+      size: 4094,
+      bandOffset: 256,
+      staticBand: { first: '10.96.0.1', last: '10.96.1.0' },
+      dynamicBand: { first: '10.96.1.1', last: '10.96.15.254' },
+    });
+  });
+
+  it('reads a CIDR with host bits set as its network, with a warning on stderr', () => {
+    const run = zonewise(['cidr', '10.96.0.5/16']);
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout).cidr).toBe('10.96.0.0/16');
+    expect(run.stderr).toMatch(/^zonewise: warning: .*host bits/);
+  });
+
+  it('gives IPv6 bands, a decimal-string size past 2^53, and allocatable false below /64', () => {
+    const wide = json(zonewise(['cidr', 'fd00::/64']));
+    expect(wide.size).toBe('18446744073709551615');
+    expect(wide.staticBand).toEqual({ first: 'fd00::1', last: 'fd00::100' });
+    const refused = json(zonewise(['cidr', 'fd00::/48']));
+    expect(refused.allocatable).toBe(false);
+    expect(refused.reason).toContain('shortest allowed prefix length for service CIDR is 64, got 48');
+  });
+
+  it.each([['banana'], ['10.96.0.0/33'], ['10.96.0.300/16']])('rejects %s with exit code 2', (cidr) => {
+    expectBadInput(zonewise(['cidr', cidr]), cidr);
+  });
+});
+
+describe('zonewise analyze', () => {
+  it('analyzes real kubectl JSON exactly as the core does, with the contract fields', () => {
+    const report = json(zonewise(['analyze', eksSnapshot]));
+    const expected = analyzeSnapshot(parseSnapshot(JSON.parse(readFileSync(eksSnapshot, 'utf8'))));
+    expect(report).toEqual(JSON.parse(JSON.stringify(expected)));
+    expect(report.schemaVersion).toBe(1);
+    expect(report.nodeInfo.sufficient).toBe(true);
+    expect(report.nodeInfo.zones.map((zone: { name: string }) => zone.name)).toEqual(['us-east-1a', 'us-east-1b', 'us-east-1c']);
+    const byName = Object.fromEntries(report.services.map((service: { name: string }) => [service.name, service]));
+    expect(byName.checkout).toMatchObject({ routing: 'Auto', hints: { state: 'populated', reason: null } });
+    expect(byName.cart).toMatchObject({
+      routing: 'Auto',
+      hints: { state: 'removed', reason: 'Insufficient number of endpoints (2 endpoints, 3 zones)' },
+      events: [
+        {
+          type: 'Warning',
+          reason: 'TopologyAwareHintsDisabled',
+          message: 'Insufficient number of endpoints (2 endpoints, 3 zones), addressType: IPv4',
+        },
+      ],
+    });
+    expect(byName.search).toMatchObject({ routing: 'PreferClose', hints: { state: 'populated' } });
+    expect(byName.ledger).toMatchObject({ routing: 'None', hints: { state: 'none', reason: null }, events: [] });
+    for (const service of report.services) {
+      expect(Object.keys(service)).toEqual(
+        expect.arrayContaining(['namespace', 'name', 'routing', 'hints', 'events', 'endpointSlices', 'zones', 'crossZone']),
+      );
+    }
+    const [cidr] = report.serviceCIDRs;
+    expect(cidr).toMatchObject({ cidr: '172.20.0.0/16', source: 'kubernetes', ready: true, bandOffset: 256 });
+    expect(cidr.risks.map((risk: { ip: string }) => risk.ip)).toEqual(['172.20.45.3']);
+    expect(cidr.wellKnown.find((entry: { ip: string }) => entry.ip === '172.20.0.10')).toMatchObject({
+      free: false,
+      heldBy: ['kube-system/kube-dns'],
+    });
+  });
+
+  it('reads the snapshot from stdin with -', () => {
+    const fromStdin = json(zonewise(['analyze', '-'], readFileSync(eksSnapshot, 'utf8')));
+    expect(fromStdin).toEqual(json(zonewise(['analyze', eksSnapshot])));
+  });
+
+  it('malformed JSON: exit 2 naming the file', () => {
+    expectBadInput(zonewise(['analyze', writeScratch('broken.json', '{"kind":"List","items":[')]), 'broken.json', 'not valid JSON');
+  });
+
+  it('a CPU quantity that is not a quantity: exit 2 naming the file and JSON path', () => {
+    const snapshot = JSON.parse(readFileSync(eksSnapshot, 'utf8'));
+    snapshot.items[1].status.allocatable.cpu = '4 cores';
+    expectBadInput(
+      zonewise(['analyze', writeScratch('bad-cpu.json', JSON.stringify(snapshot))]),
+      'bad-cpu.json',
+      'items[1].status.allocatable.cpu',
+      '"4 cores"',
+    );
+  });
+
+  it('a wrong type deep inside: exit 2 with the path', () => {
+    const snapshot = JSON.parse(readFileSync(eksSnapshot, 'utf8'));
+    const sliceIndex = snapshot.items.findIndex((item: { kind: string }) => item.kind === 'EndpointSlice');
+    snapshot.items[sliceIndex].endpoints[2].conditions.ready = 'true';
+    expectBadInput(zonewise(['analyze', '-'], JSON.stringify(snapshot)), 'stdin', `items[${sliceIndex}].endpoints[2].conditions.ready`);
+  });
+
+  it('a missing file, a directory, and no argument: exit 2', () => {
+    expectBadInput(zonewise(['analyze', join(scratch, 'nope.json')]), 'nope.json', 'ENOENT');
+    expectBadInput(zonewise(['analyze', scratch]), 'is a directory');
+    expectBadInput(zonewise(['analyze']), "missing required argument 'file'");
+  });
+
+  it('an unknown command or option: exit 2', () => {
+    expectBadInput(zonewise(['analyse', eksSnapshot]), "unknown command 'analyse'");
+    expectBadInput(zonewise(['analyze', eksSnapshot, '--fast']), "unknown option '--fast'");
+  });
+});
+
+describe('zonewise endpoints', () => {
+  it('shows what kube-proxy on a node uses, from the hints in the snapshot', () => {
+    const report = json(zonewise(['endpoints', eksSnapshot, '--node', 'ip-10-0-48-12.ec2.internal']));
+    expect(report).toMatchObject({ node: 'ip-10-0-48-12.ec2.internal', zone: 'us-east-1b' });
+    const search = report.services.find((service: { name: string }) => service.name === 'search');
+    // search (PreferClose) has own-zone hints: two of its four endpoints are in us-east-1b.
+    expect(search).toMatchObject({ topologyFiltered: true, reason: null, localEndpoints: null });
+    expect(search.clusterEndpoints).toHaveLength(2);
+    const ledger = report.services.find((service: { name: string }) => service.name === 'ledger');
+    expect(ledger.topologyFiltered).toBe(false);
+    expect(ledger.clusterEndpoints).toHaveLength(2);
+    for (const service of report.services) {
+      expect([...(service.clusterEndpoints ?? [])]).toEqual([...(service.clusterEndpoints ?? [])].sort());
+    }
+  });
+
+  it('--computed uses the hints analyze computes (cart loses its stale hints)', () => {
+    const node = ['--node', 'ip-10-0-16-10.ec2.internal'];
+    const observed = json(zonewise(['endpoints', eksSnapshot, ...node]));
+    const computed = json(zonewise(['endpoints', eksSnapshot, ...node, '--computed']));
+    const cart = (report: { services: { name: string; topologyFiltered: boolean }[] }) =>
+      report.services.find((service) => service.name === 'cart')!;
+    expect(cart(observed).topologyFiltered).toBe(true);
+    expect(cart(computed).topologyFiltered).toBe(false);
+  });
+
+  it('an unknown node or a missing --node: exit 2', () => {
+    expectBadInput(zonewise(['endpoints', eksSnapshot, '--node', 'ghost']), 'node "ghost" is not in the snapshot');
+    expectBadInput(zonewise(['endpoints', eksSnapshot]), "required option '--node <name>' not specified");
+  });
+});
+
+describe('zonewise generate', () => {
+  it('writes a synthetic snapshot that analyze accepts', () => {
+    const generated = zonewise(['generate', '--nodes', '12', '--zones', '3', '--services', '5', '--endpoints-per-service', '6']);
+    expect(generated.status).toBe(0);
+    const list = JSON.parse(generated.stdout);
+    expect(list.items.filter((item: { kind: string }) => item.kind === 'Node')).toHaveLength(12);
+    const report = json(zonewise(['analyze', '-'], generated.stdout));
+    expect(report.services).toHaveLength(7);
+  });
+
+  it.each([
+    [['--nodes', '-3'], '--nodes'],
+    [['--nodes', 'many'], 'expected a whole number, got "many"'],
+    [['--auto-share', '1.5'], 'expected a fraction between 0 and 1'],
+    [['--zone-cpu-weights', '1,x'], 'expected positive numbers'],
+    [['--zones', '0'], 'zones must be between 1 and 26'],
+  ])('rejects %j with exit code 2', (args, fragment) => {
+    expectBadInput(zonewise(['generate', ...args]), fragment);
+  });
+});
+
+describe('zonewise --help and --version', () => {
+  it('exit 0', () => {
+    expect(zonewise(['--version']).status).toBe(0);
+    const help = zonewise(['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('analyze');
+  });
+});
