@@ -14,10 +14,21 @@ export default tseslint.config(
     },
   },
   {
-    // libs never import apps: the core stays a pure library.
+    // Imports run one way: apps -> libs; libs never import apps.
     files: ['libs/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/apps/**'] }] },
+  },
+  {
+    // The analysis core is a pure library: no framework, no storage, no queue, no I/O.
+    files: ['libs/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['**/apps/**', '@nestjs/*', '@prisma/*', 'bullmq', 'ioredis', 'node:fs', 'fs', 'node:http', 'http'] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: ['**/apps/**', '@nestjs/*', '@prisma/*', '@zw/db', '@zw/queue', 'bullmq', 'ioredis', 'pg'],
+          paths: ['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'http', 'node:http', 'net', 'node:net', 'child_process', 'node:child_process'],
+        },
+      ],
     },
   },
   {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateFleetSnapshot } from '@zw/core';
+import { runPipelineBench } from './pipeline.js';
 
 /**
  * `npm run bench`. Speeds are reported as ratios to a floor measured in the same run, never as
@@ -20,7 +21,9 @@ interface CoreRun {
   maxRssBytes: number;
 }
 
-function main(): void {
+async function main(): Promise<void> {
+  // The pipeline first: the core's ratio is the last line.
+  for (const line of await runPipelineBench()) console.log(line);
   const dir = mkdtempSync(join(tmpdir(), 'zonewise-bench-'));
   try {
     const file = join(dir, 'snapshot.json');
@@ -55,4 +58,7 @@ function hasTaskset(): boolean {
   }
 }
 
-main();
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

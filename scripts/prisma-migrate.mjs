@@ -99,7 +99,10 @@ async function patchAdapter(cfg) {
 }
 
 async function loadEngine(adapterFactory) {
-  const wasmPath = join(dirname(fileURLToPath(import.meta.resolve('@prisma/schema-engine-wasm'))), 'schema_engine_bg.wasm');
+  const wasmPath = join(
+    dirname(fileURLToPath(import.meta.resolve('@prisma/schema-engine-wasm'))),
+    'schema_engine_bg.wasm',
+  );
   const { instance } = await WebAssembly.instantiate(readFileSync(wasmPath), { './schema_engine_bg.js': bg });
   bg.__wbg_set_wasm(instance.exports);
   instance.exports.__wbindgen_start();
@@ -212,9 +215,11 @@ const commands = {
     });
     const problems = [];
     if (result.failedMigrationNames.length) problems.push(`failed: ${result.failedMigrationNames.join(', ')}`);
-    if (result.editedMigrationNames.length) problems.push(`edited after apply: ${result.editedMigrationNames.join(', ')}`);
+    if (result.editedMigrationNames.length)
+      problems.push(`edited after apply: ${result.editedMigrationNames.join(', ')}`);
     const history = result.history;
-    if (history?.diagnostic === 'databaseIsBehind') problems.push(`not applied: ${history.unappliedMigrationNames.join(', ')}`);
+    if (history?.diagnostic === 'databaseIsBehind')
+      problems.push(`not applied: ${history.unappliedMigrationNames.join(', ')}`);
     if (history?.diagnostic === 'migrationsDirectoryIsBehind')
       problems.push(`in the database only: ${history.unpersistedMigrationNames.join(', ')}`);
     if (history?.diagnostic === 'historiesDiverge')
@@ -237,7 +242,7 @@ async function main() {
   await patchAdapter(cfg);
   const pool = new pg.Pool(cfg);
   let engine;
-  let code = 1;
+  let code;
   try {
     engine = await loadEngine(bindMigrationAwareSqlAdapterFactory(new PgWithShadow(pool)));
     code = await commands[command](engine, ...args);

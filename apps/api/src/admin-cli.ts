@@ -9,7 +9,8 @@ import { Cloud, createPrismaClient, Prisma, dbEnvSchema, findCluster, issueAgent
 import { parseEnvironment } from '@zw/queue';
 import { parseArgs } from 'node:util';
 
-const USAGE = 'usage: admin-cli create-cluster|rotate-token --org SLUG --name NAME [--cloud aws|gcp|azure|other] [--region R] [--kubernetes-version V] [--price-per-gb P]';
+const USAGE =
+  'usage: admin-cli create-cluster|rotate-token --org SLUG --name NAME [--cloud aws|gcp|azure|other] [--region R] [--kubernetes-version V] [--price-per-gb P]';
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -28,7 +29,8 @@ async function main(argv: string[]): Promise<void> {
   if (!values.org || !values.name || (command !== 'create-cluster' && command !== 'rotate-token')) {
     throw new Error(USAGE);
   }
-  if (values.cloud !== undefined && !(values.cloud in Cloud)) throw new Error(`--cloud must be one of ${Object.keys(Cloud).join(', ')}`);
+  if (values.cloud !== undefined && !(values.cloud in Cloud))
+    throw new Error(`--cloud must be one of ${Object.keys(Cloud).join(', ')}`);
   const env = parseEnvironment(dbEnvSchema, process.env);
   const prisma = createPrismaClient({ databaseUrl: env.DATABASE_URL, poolMax: 1 });
   try {
@@ -54,6 +56,12 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   const duplicate = error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
-  console.error(duplicate ? 'that organization already has a cluster with this name' : error instanceof Error ? error.message : error);
+  console.error(
+    duplicate
+      ? 'that organization already has a cluster with this name'
+      : error instanceof Error
+        ? error.message
+        : error,
+  );
   process.exit(2);
 });

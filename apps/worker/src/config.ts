@@ -16,30 +16,46 @@ const faultSchema = z
     return { kind: value === 'kill-after-commit' ? ('kill-after-commit' as const) : ('none' as const), ms: 0 };
   });
 
-export const workerEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
-  /** Snapshot jobs one worker process runs at once (analysis is CPU-bound; more overlaps the I/O). */
-  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
-  /**
-   * How long a job's lock lasts without renewal. Analysis of one big snapshot blocks the event loop (no
-   * renewal meanwhile), so this must exceed the longest analysis, else the job is taken as stalled and
-   * run twice. The 150,000-endpoint snapshot needs a few seconds; the default leaves a wide margin.
-   */
-  WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(120_000),
-  /** How often a worker looks for jobs whose worker died (lock expired) and takes them back. */
-  WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
-  /** Times a job may be recovered from a dead worker before it fails. */
-  WORKER_MAX_STALLED_COUNT: z.coerce.number().int().min(0).default(3),
-  /** Longest a snapshot's write transaction (including the wait for its cluster's lock) may take. */
-  WORKER_TX_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
-  /** Sweeper period, and how long a snapshot may wait before the sweeper checks that its job exists. */
-  SWEEP_EVERY_MS: z.coerce.number().int().min(100).default(30_000),
-  SWEEP_GRACE_MS: z.coerce.number().int().min(0).default(120_000),
-  RETENTION_EVERY_MS: z.coerce.number().int().min(1000).default(3600_000),
-  /** Deployment defaults; an organization may override them (organizations.*_retention_days). */
-  PAYLOAD_RETENTION_DAYS: z.coerce.number().min(0).default(7),
-  HISTORY_RETENTION_DAYS: z.coerce.number().min(0).default(90),
-  WORKER_FAULT: faultSchema,
-});
+export const workerEnvSchema = dbEnvSchema
+  .extend(queueEnvSchema.shape)
+  .extend({
+    /** Snapshot jobs one worker process runs at once (analysis is CPU-bound; more overlaps the I/O). */
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    /**
+     * How long a job's lock lasts without renewal. Analysis of one big snapshot blocks the event loop (no
+     * renewal meanwhile), so this must exceed the longest analysis, else the job is taken as stalled and
+     * run twice. The 150,000-endpoint snapshot needs a few seconds; the default leaves a wide margin.
+     */
+    WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(120_000),
+    /** How often a worker looks for jobs whose worker died (lock expired) and takes them back. */
+    WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
+    /** Times a job may be recovered from a dead worker before it fails. */
+    WORKER_MAX_STALLED_COUNT: z.coerce.number().int().min(0).default(3),
+    /**
+     * Longest a snapshot waits for its cluster's lock (another snapshot of the same cluster being written)
+     * before the attempt fails and is retried with backoff.
+     */
+    WORKER_LOCK_WAIT_MS: z.coerce.number().int().min(1).default(60_000),
+    /** Longest a snapshot's write transaction (including the wait for its cluster's lock) may take. */
+    WORKER_TX_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+    /** Sweeper period, and how long a snapshot may wait before the sweeper checks that its job exists. */
+    SWEEP_EVERY_MS: z.coerce.number().int().min(100).default(30_000),
+    SWEEP_GRACE_MS: z.coerce.number().int().min(0).default(120_000),
+    RETENTION_EVERY_MS: z.coerce.number().int().min(1000).default(3600_000),
+    /** Deployment defaults; an organization may override them (organizations.*_retention_days). */
+    PAYLOAD_RETENTION_DAYS: z.coerce.number().min(0).default(7),
+    HISTORY_RETENTION_DAYS: z.coerce.number().min(0).default(90),
+    /**
+     * When set, the worker rewrites this file each SWEEP_EVERY_MS after talking to Redis successfully:
+     * a container healthcheck can test its age (docker-compose.yml does).
+     */
+    WORKER_HEARTBEAT_FILE: z.string().min(1).optional(),
+    WORKER_FAULT: faultSchema,
+  })
+  .refine((config) => config.WORKER_TX_TIMEOUT_MS > config.WORKER_LOCK_WAIT_MS, {
+    path: ['WORKER_TX_TIMEOUT_MS'],
+    message: 'must be longer than WORKER_LOCK_WAIT_MS (the wait for the cluster lock happens inside the transaction)',
+  });
 
 export type WorkerConfig = z.output<typeof workerEnvSchema>;
 

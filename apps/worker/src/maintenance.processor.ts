@@ -2,6 +2,7 @@ import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { MAINTENANCE_QUEUE, RETENTION_JOB, SWEEP_JOB } from '@zw/queue';
 import type { Job, Queue } from 'bullmq';
+import { writeFile } from 'node:fs/promises';
 import type { WorkerConfig } from './config.js';
 import { RetentionService } from './retention.service.js';
 import { SweeperService } from './sweeper.service.js';
@@ -11,8 +12,8 @@ import { WORKER_CONFIG } from './worker-config.token.js';
 @Processor(MAINTENANCE_QUEUE)
 export class MaintenanceProcessor extends WorkerHost {
   constructor(
-    private readonly sweeper: SweeperService,
-    private readonly retention: RetentionService,
+    @Inject(SweeperService) private readonly sweeper: SweeperService,
+    @Inject(RetentionService) private readonly retention: RetentionService,
   ) {
     super();
   }
@@ -36,13 +37,14 @@ export class MaintenanceSchedules implements OnApplicationBootstrap, OnModuleDes
 
   constructor(
     @InjectQueue(MAINTENANCE_QUEUE) private readonly queue: Queue,
-    private readonly sweeper: SweeperService,
+    @Inject(SweeperService) private readonly sweeper: SweeperService,
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.ensureSchedules();
     await this.sweepNow('boot');
+    await this.checkSchedules();
     this.watchdog = setInterval(() => void this.checkSchedules(), this.config.SWEEP_EVERY_MS);
     this.watchdog.unref();
   }
@@ -53,7 +55,10 @@ export class MaintenanceSchedules implements OnApplicationBootstrap, OnModuleDes
 
   private async checkSchedules(): Promise<void> {
     try {
-      if (await this.queue.getJobScheduler(SWEEP_JOB)) return;
+      const present = await this.queue.getJobScheduler(SWEEP_JOB);
+      if (this.config.WORKER_HEARTBEAT_FILE)
+        await writeFile(this.config.WORKER_HEARTBEAT_FILE, new Date().toISOString());
+      if (present) return;
       this.logger.warn('job schedulers missing from Redis (data lost?): re-creating them and sweeping');
       await this.ensureSchedules();
       await this.sweepNow('schedulers lost');

@@ -23,7 +23,7 @@ export class RetentionService {
   private readonly logger = new Logger('Retention');
 
   constructor(
-    private readonly prisma: PrismaService,
+    @Inject(PrismaService) private readonly prisma: PrismaService,
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
   ) {}
 
@@ -67,7 +67,7 @@ export class RetentionService {
     let servicesDeleted = 0;
     for (const cluster of clusters) {
       await this.prisma.$transaction(async (tx) => {
-        await lockCluster(tx, cluster.id);
+        await lockCluster(tx, cluster.id, this.config.WORKER_LOCK_WAIT_MS);
         intervalsDeleted += await tx.$executeRaw`
           DELETE FROM service_intervals WHERE cluster_id = ${cluster.id}::uuid AND valid_to < ${cluster.cutoff}`;
         servicesDeleted += await tx.$executeRaw`

@@ -43,6 +43,12 @@ export function analyzeDocument(document: unknown): AnalyzedSnapshot {
   return { services: serviceStates(report), aggregates: aggregatesOf(report) };
 }
 
+/**
+ * Decision: a Service's state is what the issue lists (routing, hint state and reason, per-zone
+ * allocation, cross-zone fractions). Events, slices, ready-endpoint counts and drift are left out: they
+ * follow from these or churn with every pod restart (which would split intervals for nothing), and the
+ * raw payload keeps them for PAYLOAD_RETENTION_DAYS.
+ */
 function serviceStates(report: AnalysisReport): ServiceState[] {
   return report.services.map((service) =>
     withStateHash({
@@ -58,6 +64,7 @@ function serviceStates(report: AnalysisReport): ServiceState[] {
   );
 }
 
+/** Decision: the estimated cross-zone fraction is the core's own summary (weighted by ready endpoints). */
 function aggregatesOf(report: AnalysisReport): SnapshotAggregates {
   return {
     services: report.services.length,

@@ -8,7 +8,7 @@ import { retentionCutoff, type WorkerConfig } from './config.js';
 import { lockCluster } from './history/cluster-lock.js';
 import { recordSnapshot, type RecordOutcome } from './history/history-writer.js';
 import { analyzeDocument, readPayload, UnprocessableSnapshotError } from './snapshot-analysis.js';
-import { claimSnapshot, markSnapshotFailed, markSnapshotProcessed, stillWaiting } from './snapshot-status.js';
+import { claimSnapshot, markSnapshotFailed } from './snapshot-status.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
 
 export type SnapshotJobResult = { recorded: false; reason: string } | ({ recorded: true } & RecordOutcome);
@@ -23,7 +23,7 @@ export class SnapshotProcessor extends WorkerHost {
   private readonly logger = new Logger('SnapshotProcessor');
 
   constructor(
-    private readonly prisma: PrismaService,
+    @Inject(PrismaService) private readonly prisma: PrismaService,
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
   ) {
     super();
@@ -48,32 +48,34 @@ export class SnapshotProcessor extends WorkerHost {
   private async record(snapshotId: string): Promise<SnapshotJobResult> {
     const claimed = await claimSnapshot(this.prisma, snapshotId);
     if (!claimed) return { recorded: false, reason: 'already processed, failed or deleted' };
+    // Decision: a snapshot captured before the history retention window fails: its neighbours in the
+    // history may already be pruned, so it cannot be placed correctly.
     const historyDays = claimed.historyRetentionDays ?? this.config.HISTORY_RETENTION_DAYS;
     if (claimed.capturedAt < retentionCutoff(new Date(), historyDays)) {
       throw new UnprocessableSnapshotError(
         `captured at ${claimed.capturedAt.toISOString()}, before the ${historyDays}-day history retention window`,
       );
     }
-    const payload = await this.prisma.snapshotPayload.findUnique({ where: { snapshotId } });
-    if (!payload) throw new UnprocessableSnapshotError('raw payload is gone (pruned or never stored)');
-    const analyzed = analyzeDocument(await readPayload(payload.gzip));
+    if (!claimed.gzip) throw new UnprocessableSnapshotError('raw payload is gone (pruned or never stored)');
+    const analyzed = analyzeDocument(await readPayload(claimed.gzip));
 
     const fault = this.config.WORKER_FAULT;
     const outcome = await this.prisma.$transaction(
       async (tx) => {
-        await lockCluster(tx, claimed.clusterId);
-        if (!(await stillWaiting(tx, snapshotId))) return null;
+        await lockCluster(tx, claimed.clusterId, this.config.WORKER_LOCK_WAIT_MS);
         const recorded = await recordSnapshot(tx, {
           clusterId: claimed.clusterId,
           snapshotId,
           capturedAt: claimed.capturedAt,
           ...analyzed,
         });
-        await markSnapshotProcessed(tx, snapshotId);
         if (fault.kind === 'hold-before-commit') await sleep(fault.ms);
         return recorded;
       },
-      { timeout: this.config.WORKER_TX_TIMEOUT_MS + (fault.kind === 'hold-before-commit' ? fault.ms : 0), maxWait: 30_000 },
+      {
+        timeout: this.config.WORKER_TX_TIMEOUT_MS + (fault.kind === 'hold-before-commit' ? fault.ms : 0),
+        maxWait: 30_000,
+      },
     );
     if (fault.kind === 'kill-after-commit') process.kill(process.pid, 'SIGKILL');
     if (!outcome) return { recorded: false, reason: 'recorded meanwhile by another run' };

@@ -25,7 +25,7 @@ export class SweeperService {
   private readonly logger = new Logger('Sweeper');
 
   constructor(
-    private readonly prisma: PrismaService,
+    @Inject(PrismaService) private readonly prisma: PrismaService,
     @InjectQueue(SNAPSHOTS_QUEUE) private readonly queue: Queue,
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
   ) {}

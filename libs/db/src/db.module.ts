@@ -1,4 +1,3 @@
-/* eslint-disable no-restricted-imports -- @zw/db is the Prisma/Nest adapter library; the purity rule is for @zw/core. */
 import { type DynamicModule, Global, Module, type ModuleMetadata } from '@nestjs/common';
 import type { DbOptions } from './prisma-client.js';
 import { DB_OPTIONS, PrismaService } from './prisma.service.js';
@@ -28,10 +27,7 @@ export class DbModule {
     return {
       module: DbModule,
       imports: options.imports ?? [],
-      providers: [
-        { provide: DB_OPTIONS, useFactory: options.useFactory, inject: options.inject ?? [] },
-        PrismaService,
-      ],
+      providers: [{ provide: DB_OPTIONS, useFactory: options.useFactory, inject: options.inject ?? [] }, PrismaService],
       exports: [PrismaService],
     };
   }

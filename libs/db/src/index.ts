@@ -1,4 +1,3 @@
-/* eslint-disable no-restricted-imports -- @zw/db is the Prisma/Nest adapter library; the purity rule is for @zw/core. */
 export * from './generated/prisma/client.js';
 export type { Db } from './db-client.js';
 export { createPrismaClient, prismaClientOptions, type DbOptions } from './prisma-client.js';

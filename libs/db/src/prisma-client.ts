@@ -1,4 +1,3 @@
-/* eslint-disable no-restricted-imports -- @zw/db is the Prisma adapter library; the purity rule is for @zw/core. */
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/prisma/client.js';
 

@@ -1,4 +1,3 @@
-/* eslint-disable no-restricted-imports -- @zw/db is the Prisma/Nest adapter library; the purity rule is for @zw/core. */
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { PrismaClient } from './generated/prisma/client.js';
 import { type DbOptions, prismaClientOptions } from './prisma-client.js';

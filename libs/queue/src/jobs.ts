@@ -1,4 +1,3 @@
-/* eslint-disable no-restricted-imports -- @zw/queue is the BullMQ adapter library; the purity rule is for @zw/core. */
 import type { DefaultJobOptions, Queue } from 'bullmq';
 
 /**

@@ -1,9 +1,13 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { type AgentIdentity, findClusterByAgentToken, PrismaService } from '@zw/db';
 import type { IncomingMessage } from 'node:http';
 import { ProblemException } from '../problem.js';
 
-/** Optional header by which an agent says which cluster it believes it pushes for (id or name). */
+/**
+ * Optional header by which an agent says which cluster it believes it pushes for (id or name).
+ * Decision: the token alone identifies the cluster (no cluster in the URL); this header only guards
+ * against a token copied into the wrong cluster's agent.
+ */
 export const CLUSTER_HEADER = 'x-zonewise-cluster';
 
 export type AgentRequest = IncomingMessage & { agent?: AgentIdentity };
@@ -19,7 +23,7 @@ function unauthorized(detail: string): ProblemException {
  */
 @Injectable()
 export class AgentAuthGuard implements CanActivate {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AgentRequest>();

@@ -2,8 +2,11 @@ import { ProblemException } from '../problem.js';
 
 /**
  * When the agent took the snapshot. History is ordered by this time, not by arrival, so agents state it:
- * on a List as the annotation below, on the wrapped form as a top-level `capturedAt`. A snapshot without
- * it is taken to be captured when it arrived.
+ * on a List as the annotation below, on the wrapped form as a top-level `capturedAt`.
+ *
+ * Decision: in the body rather than a header, so it is covered by the content hash (a re-push of the
+ * same capture is a duplicate; a new capture of an unchanged cluster is not). A snapshot without it is
+ * taken to be captured when it arrived.
  */
 export const CAPTURED_AT_ANNOTATION = 'zonewise.io/captured-at';
 
@@ -24,7 +27,10 @@ export function capturedAtOf(document: Record<string, unknown>, receivedAt: Date
 function statedCapturedAt(document: Record<string, unknown>): { value: unknown; path: string } {
   if (Array.isArray(document.items)) {
     const metadata = document.metadata as { annotations?: Record<string, unknown> } | undefined;
-    return { value: metadata?.annotations?.[CAPTURED_AT_ANNOTATION], path: `metadata.annotations["${CAPTURED_AT_ANNOTATION}"]` };
+    return {
+      value: metadata?.annotations?.[CAPTURED_AT_ANNOTATION],
+      path: `metadata.annotations["${CAPTURED_AT_ANNOTATION}"]`,
+    };
   }
   return { value: document.capturedAt, path: 'capturedAt' };
 }

@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post, Req, UseFilters, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Post, Req, UseFilters, UseGuards } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { ApiConfig } from '../config.js';
 import { ProblemFilter } from '../problem.js';
@@ -12,8 +12,8 @@ export const INGEST_PATH = '/v1/ingest/snapshots';
 @UseFilters(ProblemFilter)
 export class IngestController {
   constructor(
-    private readonly ingest: IngestService,
-    private readonly config: ConfigService<ApiConfig, true>,
+    @Inject(IngestService) private readonly ingest: IngestService,
+    @Inject(ConfigService) private readonly config: ConfigService<ApiConfig, true>,
   ) {}
 
   /**

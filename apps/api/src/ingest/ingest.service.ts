@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { parseSnapshot, SnapshotError } from '@zw/core';
 import { type AgentIdentity, Prisma, PrismaService } from '@zw/db';
@@ -38,9 +38,9 @@ export class IngestService {
   private readonly logger = new Logger(IngestService.name);
 
   constructor(
-    private readonly prisma: PrismaService,
+    @Inject(PrismaService) private readonly prisma: PrismaService,
     @InjectQueue(SNAPSHOTS_QUEUE) private readonly queue: Queue,
-    private readonly config: ConfigService<ApiConfig, true>,
+    @Inject(ConfigService) private readonly config: ConfigService<ApiConfig, true>,
   ) {}
 
   /**
@@ -65,13 +65,16 @@ export class IngestService {
           receivedAt,
           contentHash,
           sizeBytes: body.json.length,
-          payload: { create: { gzip: new Uint8Array(payload) } },
+          // A view, not a copy: zlib and Buffer.concat results are backed by a plain ArrayBuffer.
+          payload: { create: { gzip: payload as Uint8Array<ArrayBuffer> } },
         },
         select: { id: true },
       }));
     } catch (error) {
       if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')) throw error;
       // Lost a race with the same snapshot pushed concurrently, or another snapshot claims this instant.
+      // Decision: one snapshot per instant per cluster (history intervals are bounded by captured-at
+      // times), so a different snapshot with a captured-at already taken is refused with 409.
       const raced = await this.findByContent(agent.clusterId, contentHash);
       if (raced) return { snapshotId: raced, duplicate: true };
       throw new ProblemException(
@@ -105,7 +108,9 @@ export class IngestService {
         }),
       ]);
     } catch (error) {
-      this.logger.warn(`snapshot ${data.snapshotId} stored but not queued (${String(error)}); the sweeper will queue it`);
+      this.logger.warn(
+        `snapshot ${data.snapshotId} stored but not queued (${String(error)}); the sweeper will queue it`,
+      );
     } finally {
       timeout.abort();
     }

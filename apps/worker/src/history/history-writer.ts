@@ -1,6 +1,6 @@
 import type { Prisma } from '@zw/db';
 import { type IntervalRef, planIntervals } from './interval-plan.js';
-import { canonicalJson, type ServiceState, serviceKey } from './service-state.js';
+import { canonicalZones, type ServiceState, serviceKey } from './service-state.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -34,19 +34,23 @@ export interface RecordOutcome {
 }
 
 /**
- * Writes one analysed snapshot into the history: its aggregates row and the interval changes it implies.
- * The caller holds the cluster's lock (one writer per cluster) inside the transaction this runs in.
+ * Records one analysed snapshot in the history, exactly once: its aggregates row, the interval changes
+ * it implies, and its status. Returns null, writing nothing, when the snapshot is no longer waiting
+ * (another run recorded it, or it was marked failed). The caller holds the cluster's lock (one writer
+ * per cluster) inside the transaction this runs in.
  */
-export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<RecordOutcome> {
+export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<RecordOutcome | null> {
   const { clusterId, capturedAt: at } = record;
-  const { previous, next } = await neighbours(tx, clusterId, at);
-  const observed = new Map(record.services.map((state) => [serviceKey(state.namespace, state.name), state]));
+  const position = await lockedPosition(tx, record);
+  if (!position) return null;
+  const { previous, next } = position;
+  const { observed, atPrevious } = await changesSince(tx, record, previous);
   const plan = planIntervals({
     at,
     next,
     observed,
-    atPrevious: previous ? await intervalsCovering(tx, clusterId, previous) : new Map(),
-    atNext: next ? await intervalsCovering(tx, clusterId, next) : new Map(),
+    atPrevious,
+    atNext: next ? await intervalsCovering(tx, clusterId, next, [...observed.keys(), ...atPrevious.keys()]) : new Map(),
   });
 
   const copies = plan.inserts.filter((insert) => insert.copyOf !== null).map((insert) => insert.copyOf!);
@@ -67,82 +71,125 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
     await tx.$executeRaw`
       UPDATE service_intervals SET valid_from = ${at}::timestamptz WHERE id = ANY(${plan.startAtSnapshot}::bigint[])`;
   }
-  const fresh = plan.inserts.filter((insert) => insert.state !== null);
-  if (fresh.length > 0) {
-    const ids = await serviceIds(
-      tx,
-      clusterId,
-      fresh.map((insert) => insert.state!),
-    );
-    const states = fresh.map((insert) => insert.state!);
-    await tx.$executeRaw`
-      INSERT INTO service_intervals (cluster_id, service_id, valid_from, valid_to, state_hash, routing, hint_state,
-                                     hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints)
-      SELECT ${clusterId}::uuid, service_id, ${at}::timestamptz, ${next}::timestamptz, state_hash,
-             routing::routing_mode, hint_state::hint_state, hint_reason, zones::jsonb, without_hints, with_hints
-      FROM unnest(${states.map((s) => ids.get(serviceKey(s.namespace, s.name))!)}::bigint[],
+  const fresh = plan.inserts.filter((insert) => insert.state !== null).map((insert) => insert.state!);
+  if (fresh.length > 0) await insertIntervals(tx, clusterId, at, next, fresh);
+  await finish(tx, record);
+  return { intervalsOpened: plan.inserts.length, intervalsClosed: plan.endAtSnapshot.length, inOrder: next === null };
+}
+
+/**
+ * Locks the snapshot's row and, if it still waits to be recorded, finds where it goes: the captured-at
+ * of the recorded snapshots just before and just after it. One round trip.
+ */
+async function lockedPosition(tx: Tx, record: SnapshotRecord) {
+  const [row] = await tx.$queryRaw<{ status: string; previous: Date | null; next: Date | null }[]>`
+    SELECT s.status::text,
+           (SELECT max(captured_at) FROM snapshot_summaries
+             WHERE cluster_id = s.cluster_id AND captured_at < s.captured_at) AS previous,
+           (SELECT min(captured_at) FROM snapshot_summaries
+             WHERE cluster_id = s.cluster_id AND captured_at > s.captured_at) AS next
+      FROM snapshots s WHERE s.id = ${record.snapshotId}::uuid
+       FOR UPDATE OF s`;
+  if (row?.status !== 'queued' && row?.status !== 'processing') return null;
+  return { previous: row.previous, next: row.next };
+}
+
+/**
+ * Only what differs from the previous recorded snapshot: the observed Services whose state is new or
+ * changed, and the intervals at `previous` whose Service changed or vanished. Postgres compares the
+ * state hashes, so an unchanged 10,000-Service snapshot moves a few hundred KiB of parameters to the
+ * database and nothing back. (A Service equal to its previous state needs no change whatever comes
+ * after it, which is why dropping those is safe for late snapshots too.)
+ */
+async function changesSince(tx: Tx, record: SnapshotRecord, previous: Date | null) {
+  const byKey = new Map(record.services.map((state) => [serviceKey(state.namespace, state.name), state]));
+  const services = [...byKey.values()];
+  const rows = await tx.$queryRaw<
+    { side: 'previous' | 'observed'; id: bigint | null; state_hash: bigint; valid_to: Date | null; key: string }[]
+  >`
+    WITH observed(key, state_hash) AS (
+      SELECT * FROM unnest(${services.map((s) => serviceKey(s.namespace, s.name))}::text[],
+                           ${services.map((s) => s.stateHash)}::bigint[])
+    ), at_previous AS (
+      SELECT i.id, i.state_hash, i.valid_to, s.namespace || '/' || s.name AS key
+        FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id
+       WHERE i.cluster_id = ${record.clusterId}::uuid AND i.valid_from <= ${previous}::timestamptz
+         AND (i.valid_to IS NULL OR i.valid_to > ${previous}::timestamptz)
+    )
+    SELECT 'previous' AS side, p.id, p.state_hash, p.valid_to, p.key
+      FROM at_previous p LEFT JOIN observed o USING (key)
+     WHERE o.state_hash IS DISTINCT FROM p.state_hash
+    UNION ALL
+    SELECT 'observed', NULL, o.state_hash, NULL, o.key
+      FROM observed o LEFT JOIN at_previous p USING (key)
+     WHERE p.state_hash IS DISTINCT FROM o.state_hash`;
+  const observed = new Map<string, ServiceState>();
+  const atPrevious = new Map<string, IntervalRef>();
+  for (const row of rows) {
+    if (row.side === 'observed') observed.set(row.key, byKey.get(row.key)!);
+    else atPrevious.set(row.key, { id: row.id!, key: row.key, stateHash: row.state_hash, validTo: row.valid_to });
+  }
+  return { observed, atPrevious };
+}
+
+/** The intervals of these Services (by key) holding at instant `t`. */
+async function intervalsCovering(
+  tx: Tx,
+  clusterId: string,
+  t: Date,
+  keys: string[],
+): Promise<Map<string, IntervalRef>> {
+  if (keys.length === 0) return new Map();
+  const rows = await tx.$queryRaw<{ id: bigint; state_hash: bigint; valid_to: Date | null; key: string }[]>`
+    SELECT i.id, i.state_hash, i.valid_to, s.namespace || '/' || s.name AS key
+      FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id
+     WHERE i.cluster_id = ${clusterId}::uuid AND i.valid_from <= ${t}::timestamptz
+       AND (i.valid_to IS NULL OR i.valid_to > ${t}::timestamptz)
+       AND s.namespace || '/' || s.name = ANY(${keys}::text[])`;
+  return new Map(
+    rows.map((row) => [row.key, { id: row.id, key: row.key, stateHash: row.state_hash, validTo: row.valid_to }]),
+  );
+}
+
+/** New intervals from `at` to `next` (open-ended when null), registering Services never seen before. */
+async function insertIntervals(tx: Tx, clusterId: string, at: Date, next: Date | null, states: ServiceState[]) {
+  const namespaces = states.map((s) => s.namespace);
+  const names = states.map((s) => s.name);
+  await tx.$executeRaw`
+    INSERT INTO cluster_services (cluster_id, namespace, name)
+    SELECT ${clusterId}::uuid, namespace, name FROM unnest(${namespaces}::text[], ${names}::text[]) AS t(namespace, name)
+    ON CONFLICT (cluster_id, namespace, name) DO NOTHING`;
+  await tx.$executeRaw`
+    INSERT INTO service_intervals (cluster_id, service_id, valid_from, valid_to, state_hash, routing, hint_state,
+                                   hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints)
+    SELECT ${clusterId}::uuid, s.id, ${at}::timestamptz, ${next}::timestamptz, t.state_hash, t.routing::routing_mode,
+           t.hint_state::hint_state, t.hint_reason, t.zones::jsonb, t.without_hints, t.with_hints
+      FROM unnest(${namespaces}::text[], ${names}::text[],
                   ${states.map((s) => s.stateHash)}::bigint[],
                   ${states.map((s) => s.routing)}::text[],
                   ${states.map((s) => s.hintState)}::text[],
                   ${states.map((s) => s.hintReason)}::text[],
-                  ${states.map((s) => canonicalJson(s.zones))}::text[],
+                  ${states.map((s) => JSON.stringify(canonicalZones(s.zones)))}::text[],
                   ${states.map((s) => s.crossZoneWithoutHints)}::float8[],
                   ${states.map((s) => s.crossZoneWithHints)}::float8[])
-        AS t(service_id, state_hash, routing, hint_state, hint_reason, zones, without_hints, with_hints)`;
-  }
-  await tx.snapshotSummary.create({
-    data: {
-      snapshotId: record.snapshotId,
-      clusterId,
-      capturedAt: at,
-      ...record.aggregates,
-      zones: record.aggregates.zones as Prisma.InputJsonValue,
-    },
-  });
-  return { intervalsOpened: plan.inserts.length, intervalsClosed: plan.endAtSnapshot.length, inOrder: next === null };
+        AS t(namespace, name, state_hash, routing, hint_state, hint_reason, zones, without_hints, with_hints)
+      JOIN cluster_services s
+        ON s.cluster_id = ${clusterId}::uuid AND s.namespace = t.namespace AND s.name = t.name`;
 }
 
-/** Captured-at of the recorded snapshots just before and just after `at`. */
-async function neighbours(tx: Tx, clusterId: string, at: Date): Promise<{ previous: Date | null; next: Date | null }> {
-  const [row] = await tx.$queryRaw<{ previous: Date | null; next: Date | null }[]>`
-    SELECT (SELECT max(captured_at) FROM snapshot_summaries
-             WHERE cluster_id = ${clusterId}::uuid AND captured_at < ${at}::timestamptz) AS previous,
-           (SELECT min(captured_at) FROM snapshot_summaries
-             WHERE cluster_id = ${clusterId}::uuid AND captured_at > ${at}::timestamptz) AS next`;
-  return row;
-}
-
-/** Every interval of the cluster holding at instant `t`, by Service. */
-async function intervalsCovering(tx: Tx, clusterId: string, t: Date): Promise<Map<string, IntervalRef>> {
-  const rows = await tx.$queryRaw<
-    { id: bigint; state_hash: bigint; valid_to: Date | null; namespace: string; name: string }[]
-  >`
-    SELECT i.id, i.state_hash, i.valid_to, s.namespace, s.name
-    FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id
-    WHERE i.cluster_id = ${clusterId}::uuid AND i.valid_from <= ${t}::timestamptz
-      AND (i.valid_to IS NULL OR i.valid_to > ${t}::timestamptz)`;
-  return new Map(
-    rows.map((row) => [
-      serviceKey(row.namespace, row.name),
-      { id: row.id, key: serviceKey(row.namespace, row.name), stateHash: row.state_hash, validTo: row.valid_to },
-    ]),
-  );
-}
-
-/** Ids of the given Services in the cluster, creating rows for the ones never seen before. */
-async function serviceIds(tx: Tx, clusterId: string, services: ServiceState[]): Promise<Map<string, bigint>> {
-  const rows = await tx.$queryRaw<{ id: bigint; namespace: string; name: string }[]>`
-    WITH wanted(namespace, name) AS (
-      SELECT * FROM unnest(${services.map((s) => s.namespace)}::text[], ${services.map((s) => s.name)}::text[])
-    ), created AS (
-      INSERT INTO cluster_services (cluster_id, namespace, name)
-      SELECT ${clusterId}::uuid, namespace, name FROM wanted
-      ON CONFLICT (cluster_id, namespace, name) DO NOTHING
-      RETURNING id, namespace, name
+/** The aggregates row and the snapshot's status, in one statement. */
+async function finish(tx: Tx, record: SnapshotRecord): Promise<void> {
+  const a = record.aggregates;
+  await tx.$executeRaw`
+    WITH done AS (
+      UPDATE snapshots SET status = 'processed', error = NULL, processed_at = now(), status_changed_at = now()
+       WHERE id = ${record.snapshotId}::uuid
     )
-    SELECT id, namespace, name FROM created
-    UNION ALL
-    SELECT s.id, s.namespace, s.name FROM cluster_services s JOIN wanted w USING (namespace, name)
-    WHERE s.cluster_id = ${clusterId}::uuid`;
-  return new Map(rows.map((row) => [serviceKey(row.namespace, row.name), row.id]));
+    INSERT INTO snapshot_summaries (snapshot_id, cluster_id, captured_at, services, services_populated, services_removed,
+                                    services_none, node_info_sufficient, node_info_reason, zones, services_with_drift,
+                                    cross_zone_without_hints, cross_zone_with_hints)
+    VALUES (${record.snapshotId}::uuid, ${record.clusterId}::uuid, ${record.capturedAt}::timestamptz, ${a.services},
+            ${a.servicesPopulated}, ${a.servicesRemoved}, ${a.servicesNone}, ${a.nodeInfoSufficient},
+            ${a.nodeInfoReason}, ${JSON.stringify(a.zones)}::jsonb, ${a.servicesWithDrift},
+            ${a.crossZoneWithoutHints}::float8, ${a.crossZoneWithHints}::float8)`;
 }

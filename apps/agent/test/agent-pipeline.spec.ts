@@ -1,0 +1,308 @@
+import type { INestApplication, INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { SERVICE_CIDR_ANNOTATION } from '@zw/core';
+import { createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
+import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from '../../../test/support/redis.js';
+import { waitFor } from '../../../test/support/wait.js';
+import { createApiApp } from '../../api/src/http-app.js';
+import { loadWorkerConfig } from '../../worker/src/config.js';
+import { WorkerModule } from '../../worker/src/worker.module.js';
+import { Agent } from '../src/agent.js';
+import { parseAgentConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { realisticCluster } from './support/cluster.js';
+import { FakeApiServer } from './support/fake-apiserver.js';
+import { buildAgentAndCli, expectedAnalysis, storedAnalysis, zonewiseAnalyze } from './support/pipeline.js';
+
+/**
+ * The agent end to end: the real @kubernetes/client-node against the fake API server, pushing to the
+ * real API, whose snapshots the real worker turns into history in the real Postgres through the real
+ * Redis. The stored history must say what `zonewise analyze` says about the same objects.
+ */
+
+const SERVICE_CIDR = '10.96.0.0/16';
+const quiet = { logger: ['error' as const] };
+
+let db: TestDatabase;
+let prisma: PrismaClient;
+let prefix: string;
+let api: INestApplication | null = null;
+let apiPort = 0;
+let worker: INestApplicationContext;
+let dir: string;
+const agents: Agent[] = [];
+const servers: FakeApiServer[] = [];
+
+async function startApi(port = 0): Promise<void> {
+  api = await createApiApp(quiet);
+  await api.listen(port, '127.0.0.1');
+  apiPort = Number(new URL(await api.getUrl()).port);
+}
+
+async function stopApi(): Promise<void> {
+  await api?.close();
+  api = null;
+}
+
+async function fakeCluster(seed: number): Promise<FakeApiServer> {
+  const server = new FakeApiServer();
+  await server.start();
+  server.unserve('ServiceCIDR'); // a cluster before 1.33: the CIDR comes from --service-cidr
+  for (const item of realisticCluster({ services: 30, seed })) server.apply(item);
+  servers.push(server);
+  return server;
+}
+
+async function startAgent(
+  server: FakeApiServer,
+  token: string,
+  flags: string[] = [],
+): Promise<{ agent: Agent; spoolDir: string }> {
+  const spoolDir = mkdtempSync(join(dir, 'spool-'));
+  const config = parseAgentConfig(
+    [
+      '--api-url',
+      `http://127.0.0.1:${apiPort}`,
+      '--kubeconfig',
+      server.writeKubeconfig(join(spoolDir, '..', `kubeconfig-${servers.length}-${agents.length}`)),
+      '--service-cidr',
+      SERVICE_CIDR,
+      '--spool-dir',
+      spoolDir,
+      '--settle',
+      '100ms',
+      '--push-min-interval',
+      '300ms',
+      '--push-max-interval',
+      '1h',
+      '--retry-initial',
+      '100ms',
+      '--retry-max',
+      '400ms',
+      '--health-host',
+      '127.0.0.1',
+      '--health-port',
+      '0',
+      '--log-level',
+      'silent',
+      ...flags,
+    ],
+    { ZONEWISE_AGENT_TOKEN: token },
+  )!;
+  const agent = await Agent.create(config, createLogger(config.logLevel));
+  await agent.start();
+  agents.push(agent);
+  return { agent, spoolDir };
+}
+
+async function newCluster(name: string) {
+  const { cluster, agentToken } = await registerCluster(prisma, { organizationSlug: 'agent-tests', name });
+  return { id: cluster.id, token: agentToken };
+}
+
+/** Waits until the newest recorded snapshot of the cluster says what `zonewise analyze` says of the fake cluster now. */
+async function expectHistoryToMatchCli(server: FakeApiServer, clusterId: string) {
+  const expected = expectedAnalysis(zonewiseAnalyze(server.list(), { [SERVICE_CIDR_ANNOTATION]: SERVICE_CIDR }));
+  const seen: { stored: Awaited<ReturnType<typeof storedAnalysis>>; pending: number } = { stored: null, pending: 0 };
+  const view = () => seen.stored && { summary: seen.stored.summary, services: seen.stored.services };
+  const matches = () => {
+    try {
+      expect(view()).toEqual(expected);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    await waitFor(
+      'the history to catch up with the cluster',
+      async () => {
+        seen.stored = await storedAnalysis(prisma, clusterId);
+        seen.pending = await prisma.snapshot.count({ where: { clusterId, status: { in: ['queued', 'processing'] } } });
+        return seen.pending === 0 && matches();
+      },
+      30_000,
+      200,
+    );
+  } finally {
+    // On a timeout, show the difference rather than only "timed out".
+    expect(view()).toEqual(expected);
+    expect(seen.pending).toBe(0);
+  }
+  return seen.stored!;
+}
+
+async function spooledCapturedAts(spoolDir: string): Promise<Date[]> {
+  return readdirSync(spoolDir)
+    .filter((name) => name.endsWith('.json.gz'))
+    .sort()
+    .map((name) => new Date(Number(name.slice(0, 15))));
+}
+
+function toggleTopology(server: FakeApiServer, name: string): void {
+  const service = server
+    .list()
+    .find((item) => item.kind === 'Service' && (item.metadata as { name: string }).name === name)!;
+  const metadata = service.metadata as { annotations?: Record<string, string> };
+  const annotations = { ...(metadata.annotations ?? {}) };
+  if (annotations['service.kubernetes.io/topology-mode']) delete annotations['service.kubernetes.io/topology-mode'];
+  else annotations['service.kubernetes.io/topology-mode'] = 'Auto';
+  server.apply({ ...service, metadata: { ...metadata, annotations } });
+}
+
+beforeAll(async () => {
+  buildAgentAndCli();
+  dir = mkdtempSync(join(tmpdir(), 'zw-agent-e2e-'));
+  db = await createTestDatabase('agent');
+  prefix = uniquePrefix('agent');
+  prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 3 });
+  const env = {
+    DATABASE_URL: db.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    JOB_BACKOFF_MS: '100',
+    SWEEP_GRACE_MS: '1000',
+    SWEEP_EVERY_MS: '500',
+  };
+  Object.assign(process.env, env);
+  await startApi();
+  worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(loadWorkerConfig(env)), quiet);
+}, 120_000);
+
+afterEach(async () => {
+  await Promise.all(agents.splice(0).map((agent) => agent.shutdown()));
+  await Promise.all(servers.splice(0).map((server) => server.stop()));
+  if (!api) await startApi(apiPort);
+});
+
+afterAll(async () => {
+  await worker?.close();
+  await stopApi();
+  await prisma?.$disconnect();
+  await deletePrefixKeys(prefix);
+  await db?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('agent → API → worker', () => {
+  it('records what `zonewise analyze` says about the same objects, and follows the cluster as it changes', async () => {
+    const server = await fakeCluster(11);
+    const cluster = await newCluster('analysis');
+    const { agent } = await startAgent(server, cluster.token);
+
+    const first = await expectHistoryToMatchCli(server, cluster.id);
+    expect(first.services.length).toBe(33); // 30 generated + kubernetes, kube-dns, legacy-ldap
+
+    // Health and metrics, as the Helm chart's probes and Prometheus see them.
+    const health = `http://127.0.0.1:${agent.healthPort}`;
+    expect((await fetch(`${health}/livez`)).status).toBe(200);
+    expect((await fetch(`${health}/readyz`)).status).toBe(200);
+    expect(await (await fetch(`${health}/healthz`)).json()).toMatchObject({
+      live: true,
+      ready: true,
+      details: {
+        resources: { nodes: 'synced', services: 'synced', endpointslices: 'synced', servicecidrs: 'unavailable' },
+      },
+    });
+    const exposition = await (await fetch(`${health}/metrics`)).text();
+    for (const name of [
+      'pushes_total',
+      'push_failures_total',
+      'spool_snapshots',
+      'watch_restarts_total',
+      'process_cpu_seconds_total',
+    ]) {
+      expect(exposition).toContain(`zonewise_agent_${name}`);
+    }
+
+    // The stored payload is the compact List with the agent's annotations.
+    const snapshot = await prisma.snapshot.findFirstOrThrow({
+      where: { clusterId: cluster.id },
+      include: { payload: true },
+    });
+    const payload = JSON.parse(gunzipSync(snapshot.payload!.gzip).toString()) as {
+      metadata: { annotations: Record<string, string> };
+    };
+    expect(payload.metadata.annotations[SERVICE_CIDR_ANNOTATION]).toBe(SERVICE_CIDR);
+    expect(new Date(payload.metadata.annotations['zonewise.io/captured-at'])).toEqual(snapshot.capturedAt);
+    expect(gunzipSync(snapshot.payload!.gzip).toString()).not.toContain('managedFields');
+
+    // The cluster changes: topology routing switched on and off, a node leaves, a Service goes away.
+    toggleTopology(server, 'svc-00003');
+    toggleTopology(server, 'svc-00001');
+    server.remove('Node', 'node-00009');
+    server.remove('Service', 'svc-00030', 'team-30');
+    server.remove('EndpointSlice', 'svc-00030-xxxx0', 'team-30');
+    const second = await expectHistoryToMatchCli(server, cluster.id);
+    expect(second.services.length).toBe(32);
+    expect(second.capturedAt.getTime()).toBeGreaterThan(first.capturedAt.getTime());
+
+    // A dropped watch and a 410 Gone in the middle of changes lose nothing.
+    server.dropWatches('Service');
+    toggleTopology(server, 'svc-00005');
+    server.compact('EndpointSlice');
+    server.remove('EndpointSlice', 'svc-00006-xxxx0', 'team-06');
+    await expectHistoryToMatchCli(server, cluster.id);
+
+    const metrics = await agent.metrics.registry.getMetricsAsJSON();
+    const pushes = metrics.find((metric) => metric.name === 'zonewise_agent_pushes_total')!;
+    expect(pushes.values.find((value) => value.labels.result === 'accepted')?.value).toBeGreaterThanOrEqual(3);
+  }, 90_000);
+
+  it('delivers what it spooled while the API was down, keeping the newest when the spool is full', async () => {
+    const server = await fakeCluster(12);
+    const cluster = await newCluster('outage');
+    const { agent, spoolDir } = await startAgent(server, cluster.token, ['--spool-max-snapshots', '3']);
+    await expectHistoryToMatchCli(server, cluster.id);
+    const before = await prisma.snapshot.count({ where: { clusterId: cluster.id } });
+
+    await stopApi();
+    // Five distinct states, each snapshotted (one per push interval) while nothing can be delivered.
+    const states = ['svc-00002', 'svc-00004', 'svc-00007', 'svc-00008', 'svc-00010'];
+    for (const [i, name] of states.entries()) {
+      toggleTopology(server, name);
+      await waitFor(`snapshot ${i + 1} taken`, async () => {
+        const taken = (await agent.metrics.snapshots.get()).values.reduce((sum, value) => sum + value.value, 0);
+        return taken >= 2 + i;
+      });
+    }
+    await waitFor('the spool to hold the newest three', async () => (await spooledCapturedAts(spoolDir)).length === 3);
+    const spooled = await spooledCapturedAts(spoolDir);
+    const dropped = (await agent.metrics.spoolDropped.get()).values[0].value;
+    expect(dropped).toBe(2);
+    const failures = (await agent.metrics.pushFailures.get()).values.reduce((sum, value) => sum + value.value, 0);
+    expect(failures).toBeGreaterThan(0);
+
+    await startApi(apiPort); // the API is back on the same address
+    await waitFor('the spool to drain', async () => (await spooledCapturedAts(spoolDir)).length === 0, 20_000);
+    await expectHistoryToMatchCli(server, cluster.id);
+    const arrived = await prisma.snapshot.findMany({
+      where: { clusterId: cluster.id },
+      orderBy: { capturedAt: 'asc' },
+      select: { capturedAt: true },
+    });
+    expect(arrived).toHaveLength(before + 3);
+    expect(arrived.slice(-3).map((row) => row.capturedAt)).toEqual(spooled);
+  }, 90_000);
+
+  it('sends heartbeat snapshots of an unchanged cluster, which add no history', async () => {
+    const server = await fakeCluster(13);
+    const cluster = await newCluster('heartbeat');
+    await startAgent(server, cluster.token, ['--push-max-interval', '1500ms', '--push-min-interval', '200ms']);
+    await waitFor(
+      'three snapshots of the same state',
+      async () => (await prisma.snapshot.count({ where: { clusterId: cluster.id } })) >= 3,
+      15_000,
+    );
+    const stored = await storedAnalysis(prisma, cluster.id);
+    expect(stored).not.toBeNull();
+    // One interval per Service: the heartbeats recorded no change.
+    expect(await prisma.serviceInterval.count({ where: { clusterId: cluster.id } })).toBe(stored!.services.length);
+  }, 60_000);
+});

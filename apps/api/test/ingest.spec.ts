@@ -1,0 +1,306 @@
+import type { INestApplication, INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { KubernetesList } from '@zw/core';
+import { createPrismaClient, issueAgentToken, type PrismaClient, registerCluster, serviceStateAt } from '@zw/db';
+import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
+import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from '../../../test/support/redis.js';
+import { CAPTURED_AT, capturedAt, fleet } from '../../../test/support/snapshots.js';
+import { waitFor } from '../../../test/support/wait.js';
+import { loadWorkerConfig } from '../../worker/src/config.js';
+import { WorkerModule } from '../../worker/src/worker.module.js';
+import { createApiApp } from '../src/http-app.js';
+
+const LIMIT = 2 * 1024 * 1024;
+const quiet = { logger: ['error' as const] };
+
+let db: TestDatabase;
+let prisma: PrismaClient;
+let prefix: string;
+let api: INestApplication;
+let url: string;
+let worker: INestApplicationContext | undefined;
+let a: { id: string; token: string };
+let b: { id: string; token: string };
+
+function env(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: db.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    INGEST_MAX_BODY_BYTES: String(LIMIT),
+    JOB_BACKOFF_MS: '100',
+    SWEEP_GRACE_MS: '0',
+    ...overrides,
+  };
+}
+
+async function startApi(overrides: Record<string, string> = {}): Promise<{ app: INestApplication; url: string }> {
+  Object.assign(process.env, env(overrides));
+  const app = await createApiApp(quiet);
+  await app.listen(0, '127.0.0.1');
+  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
+}
+
+async function startWorker(): Promise<INestApplicationContext> {
+  return NestFactory.createApplicationContext(WorkerModule.forRoot(loadWorkerConfig(env())), quiet);
+}
+
+function push(body: string | Buffer, token: string | null, headers: Record<string, string> = {}, base = url) {
+  return fetch(`${base}/v1/ingest/snapshots`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
+    },
+    body,
+  });
+}
+
+const start = Date.now() - 24 * 3600_000;
+let minute = 0;
+/** A valid small snapshot with its own recent captured-at (so each call is a distinct snapshot). */
+function snapshot(services = 5): KubernetesList {
+  minute++;
+  return capturedAt(fleet(services, 3), new Date(start + minute * 60_000));
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase('ingest');
+  prefix = uniquePrefix('ingest');
+  prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 2 });
+  const ra = await registerCluster(prisma, { organizationSlug: 'acme', name: 'alpha', cloud: 'aws' });
+  const rb = await registerCluster(prisma, { organizationSlug: 'acme', name: 'beta', cloud: 'gcp' });
+  a = { id: ra.cluster.id, token: ra.agentToken };
+  b = { id: rb.cluster.id, token: rb.agentToken };
+  ({ app: api, url } = await startApi());
+});
+
+afterAll(async () => {
+  await worker?.close();
+  await api?.close();
+  await prisma?.$disconnect();
+  await deletePrefixKeys(prefix);
+  await db?.drop();
+});
+
+describe('POST /v1/ingest/snapshots', () => {
+  it('stores the snapshot, queues it by id, and the worker turns it into history', async () => {
+    const list = snapshot(8);
+    const text = JSON.stringify(list);
+    const response = await push(text, a.token);
+    expect(response.status).toBe(202);
+    const { snapshotId, duplicate } = (await response.json()) as { snapshotId: string; duplicate: boolean };
+    expect(duplicate).toBe(false);
+
+    const stored = await prisma.snapshot.findUniqueOrThrow({ where: { id: snapshotId }, include: { payload: true } });
+    expect(stored.clusterId).toBe(a.id);
+    expect(stored.capturedAt.toISOString()).toBe(list.metadata.annotations[CAPTURED_AT]);
+    expect(Buffer.from(stored.contentHash).toString('hex')).toBe(createHash('sha256').update(text).digest('hex'));
+    expect(gunzipSync(stored.payload!.gzip).toString()).toBe(text);
+
+    worker = await startWorker();
+    const processed = await waitFor('snapshot processed', async () => {
+      const row = await prisma.snapshot.findUniqueOrThrow({ where: { id: snapshotId } });
+      return row.status === 'processed' ? row : null;
+    });
+    expect(processed.attempts).toBe(1);
+    const summary = await prisma.snapshotSummary.findUniqueOrThrow({ where: { snapshotId } });
+    const services = list.items.filter((item) => item.kind === 'Service');
+    expect(summary.services).toBe(services.length);
+    expect(summary.servicesPopulated + summary.servicesRemoved + summary.servicesNone).toBe(services.length);
+    expect(summary.zones).toHaveLength(3);
+    const intervals = await prisma.serviceInterval.findMany({ where: { clusterId: a.id } });
+    expect(intervals).toHaveLength(services.length);
+    expect(intervals.every((i) => i.validTo === null && i.validFrom.getTime() === stored.capturedAt.getTime())).toBe(
+      true,
+    );
+    const first = services[0];
+    const state = await serviceStateAt(
+      prisma,
+      { clusterId: a.id, namespace: first.metadata.namespace!, name: first.metadata.name },
+      new Date(stored.capturedAt.getTime() + 1000),
+    );
+    expect(state).not.toBeNull();
+  });
+
+  it('accepts a gzip body and stores the compressed bytes as received', async () => {
+    const text = JSON.stringify(snapshot());
+    const gz = gzipSync(text);
+    const response = await push(gz, a.token, { 'content-encoding': 'gzip' });
+    expect(response.status).toBe(202);
+    const { snapshotId } = (await response.json()) as { snapshotId: string };
+    const payload = await prisma.snapshotPayload.findUniqueOrThrow({ where: { snapshotId } });
+    expect(Buffer.from(payload.gzip).equals(gz)).toBe(true);
+    const stored = await prisma.snapshot.findUniqueOrThrow({ where: { id: snapshotId } });
+    expect(stored.sizeBytes).toBe(Buffer.byteLength(text));
+  });
+
+  it('accepts the same snapshot pushed twice only once', async () => {
+    const text = JSON.stringify(snapshot());
+    const first = (await (await push(text, a.token)).json()) as { snapshotId: string; duplicate: boolean };
+    const again = await push(gzipSync(text), a.token, { 'content-encoding': 'gzip' });
+    expect(again.status).toBe(202);
+    expect(await again.json()).toEqual({ snapshotId: first.snapshotId, duplicate: true });
+    const hash = new Uint8Array(createHash('sha256').update(text).digest());
+    expect(await prisma.snapshot.count({ where: { contentHash: hash } })).toBe(1);
+  });
+
+  it('treats the same content from another cluster as a different snapshot', async () => {
+    const text = JSON.stringify(snapshot());
+    const fromA = (await (await push(text, a.token)).json()) as { snapshotId: string };
+    const fromB = (await (await push(text, b.token)).json()) as { snapshotId: string; duplicate: boolean };
+    expect(fromB.duplicate).toBe(false);
+    expect(fromB.snapshotId).not.toBe(fromA.snapshotId);
+  });
+
+  it('refuses a different snapshot claiming an instant already taken (409)', async () => {
+    const list = snapshot();
+    expect((await push(JSON.stringify(list), a.token)).status).toBe(202);
+    const changed = { ...list, items: list.items.slice(0, -1) };
+    const response = await push(JSON.stringify(changed), a.token);
+    expect(response.status).toBe(409);
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+  });
+
+  describe('malformed snapshots (400 naming the JSON path)', () => {
+    async function problem(response: Response) {
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toContain('application/problem+json');
+      return (await response.json()) as { status: number; detail: string; path: string };
+    }
+
+    it('not JSON at all', async () => {
+      const body = await problem(await push('{"kind":"List","items":[', a.token));
+      expect(body.path).toBe('');
+      expect(body.detail).toMatch(/not valid JSON/);
+    });
+
+    it('a field of the wrong type deep inside', async () => {
+      const list = snapshot();
+      const index = list.items.findIndex((item) => item.kind === 'EndpointSlice');
+      const broken = structuredClone(list) as unknown as { items: Record<string, unknown>[] };
+      broken.items[index].endpoints = 'none';
+      const body = await problem(await push(JSON.stringify(broken), a.token));
+      expect(body.path).toBe(`items[${index}].endpoints`);
+      expect(body.detail).toContain(`items[${index}].endpoints`);
+    });
+
+    it('a document that is no snapshot', async () => {
+      const body = await problem(await push('[1,2,3]', a.token));
+      expect(body.path).toBe('');
+    });
+
+    it('an unreadable captured-at', async () => {
+      const list = snapshot();
+      list.metadata.annotations[CAPTURED_AT] = 'yesterday';
+      const body = await problem(await push(JSON.stringify(list), a.token));
+      expect(body.path).toBe(`metadata.annotations["${CAPTURED_AT}"]`);
+    });
+
+    it('a body that claims gzip but is not', async () => {
+      await problem(await push('plain text', a.token, { 'content-encoding': 'gzip' }));
+    });
+
+    it('an empty body', async () => {
+      await problem(await push('', a.token));
+    });
+
+    it('stores nothing for any of them', async () => {
+      const perCluster = await prisma.snapshot.groupBy({ by: ['clusterId'], _count: true });
+      const total = perCluster.reduce((sum, row) => sum + row._count, 0);
+      expect((await push('{', a.token)).status).toBe(400);
+      expect(await prisma.snapshot.count()).toBe(total);
+    });
+  });
+
+  describe('oversized snapshots (413)', () => {
+    it('a plain body past the limit', async () => {
+      const list = snapshot();
+      const padded = { ...list, padding: 'x'.repeat(LIMIT) };
+      const response = await push(JSON.stringify(padded), a.token);
+      expect(response.status).toBe(413);
+      expect(((await response.json()) as { limitBytes: number }).limitBytes).toBe(LIMIT);
+    });
+
+    it('a small gzip body that inflates past the limit', async () => {
+      const bomb = gzipSync(Buffer.alloc(LIMIT * 4, 0x20));
+      expect(bomb.length).toBeLessThan(LIMIT / 10);
+      const response = await push(bomb, a.token, { 'content-encoding': 'gzip' });
+      expect(response.status).toBe(413);
+    });
+
+    it('accepts a body just under the limit', async () => {
+      const list = snapshot();
+      const base = JSON.stringify({ ...list, padding: '' });
+      const padded = JSON.stringify({ ...list, padding: 'x'.repeat(LIMIT - Buffer.byteLength(base)) });
+      expect(Buffer.byteLength(padded)).toBe(LIMIT);
+      expect((await push(padded, a.token)).status).toBe(202);
+    });
+  });
+
+  describe('authentication', () => {
+    it('401 without a token, with a Bearer challenge', async () => {
+      const response = await push(JSON.stringify(snapshot()), null);
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(response.headers.get('content-type')).toContain('application/problem+json');
+    });
+
+    it('401 with a wrong token or another scheme', async () => {
+      expect((await push(JSON.stringify(snapshot()), 'zwa_not-a-real-token')).status).toBe(401);
+      const basic = await push(JSON.stringify(snapshot()), null, { authorization: `Basic ${a.token}` });
+      expect(basic.status).toBe(401);
+    });
+
+    it("403 when an agent names a cluster that is not its token's", async () => {
+      const before = await prisma.snapshot.count({ where: { clusterId: a.id } });
+      const byId = await push(JSON.stringify(snapshot()), b.token, { 'x-zonewise-cluster': a.id });
+      expect(byId.status).toBe(403);
+      const byName = await push(JSON.stringify(snapshot()), b.token, { 'x-zonewise-cluster': 'alpha' });
+      expect(byName.status).toBe(403);
+      expect(await prisma.snapshot.count({ where: { clusterId: a.id } })).toBe(before);
+      const own = await push(JSON.stringify(snapshot()), b.token, { 'x-zonewise-cluster': 'beta' });
+      expect(own.status).toBe(202);
+    });
+
+    it('a token only ever writes into its own cluster', async () => {
+      const response = await push(JSON.stringify(snapshot()), b.token);
+      const { snapshotId } = (await response.json()) as { snapshotId: string };
+      expect((await prisma.snapshot.findUniqueOrThrow({ where: { id: snapshotId } })).clusterId).toBe(b.id);
+    });
+
+    it('a rotated token stops working at once; the new one works', async () => {
+      const rotated = await issueAgentToken(prisma, b.id);
+      expect((await push(JSON.stringify(snapshot()), b.token)).status).toBe(401);
+      expect((await push(JSON.stringify(snapshot()), rotated)).status).toBe(202);
+      const row = await prisma.agentToken.findUniqueOrThrow({ where: { clusterId: b.id } });
+      expect(row.rotatedAt).not.toBeNull();
+      expect(Buffer.from(row.tokenHash).toString('hex')).not.toContain(rotated.slice(4));
+      b.token = rotated;
+    });
+  });
+
+  it('keeps a snapshot accepted while Redis is unreachable, and the sweeper queues it later', async () => {
+    const offline = await startApi({ REDIS_URL: 'redis://127.0.0.1:1' });
+    try {
+      const started = Date.now();
+      const response = await push(JSON.stringify(snapshot()), a.token, {}, offline.url);
+      expect(response.status).toBe(202);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      const { snapshotId } = (await response.json()) as { snapshotId: string };
+      expect((await prisma.snapshot.findUniqueOrThrow({ where: { id: snapshotId } })).status).toBe('queued');
+      await worker?.close();
+      worker = await startWorker(); // sweeps at boot: SWEEP_GRACE_MS is 0 here
+      await waitFor('late snapshot processed', async () => {
+        const row = await prisma.snapshot.findUniqueOrThrow({ where: { id: snapshotId } });
+        return row.status === 'processed';
+      });
+    } finally {
+      await offline.app.close();
+    }
+  });
+});
