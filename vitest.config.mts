@@ -10,6 +10,7 @@ export default defineConfig({
   test: {
     globals: false,
     include: ['libs/*/test/**/*.spec.ts', 'apps/*/test/**/*.spec.ts'],
+    reporters: ['default', './test/summary-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

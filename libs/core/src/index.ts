@@ -19,3 +19,7 @@ export * from './drift.js';
 export * from './analyze.js';
 export * from './node-endpoints.js';
 export * from './fleet-generator.js';
+export * from './savings.js';
+export * from './what-if.js';
+export * from './opportunity.js';
+export * from './snapshot-savings.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { EndpointSlice } from '../src/k8s-objects.js';
+import type { EndpointHints, EndpointSlice } from '../src/k8s-objects.js';
 import { kubeProxyView } from '../src/proxy-filter.js';
 import {
   crossZoneFractions,
@@ -341,7 +341,7 @@ describe('modelSliceTraffic: the counting path equals the full model', () => {
       fc.constant(undefined),
       fc.array(zone, { minLength: 1, maxLength: 1 }).map((zones) => ({ forZones: zones.map((name) => ({ name })) })),
       fc.array(zone, { minLength: 0, maxLength: 3 }).map((zones) => ({ forZones: zones.map((name) => ({ name })) })),
-      fc.constant({ forZones: [{ name: 'zone-a' }], forNodes: [{ name: 'n1' }] }),
+      fc.constant<EndpointHints>({ forZones: [{ name: 'zone-a' }], forNodes: [{ name: 'n1' }] }),
     ),
   });
   const slicesArb = fc.array(fc.array(endpointArb, { maxLength: 10 }), { minLength: 1, maxLength: 2 });
