@@ -15,3 +15,50 @@ export {
 export { findCluster, registerCluster, type RegisterClusterInput, type RegisteredCluster } from './clusters.js';
 export { clusterStateAt, serviceStateAt, serviceTimeline, type ServiceRef } from './history.js';
 export { dbEnvSchema } from './environment.js';
+export {
+  API_KEY_PREFIX,
+  MIN_CHOSEN_KEY_LENGTH,
+  createApiKey,
+  findApiKey,
+  hashApiKey,
+  type ApiKeyIdentity,
+  type CreateApiKeyInput,
+  type CreatedApiKey,
+} from './api-keys.js';
+export {
+  createOrganization,
+  findOrganizationBySlug,
+  type CreateOrganizationInput,
+} from './organizations.js';
+export { ReadDb, type ExecutedQuery, type ReadDbOptions } from './read-db.js';
+export { fleetRows, type FleetRow } from './read-model/fleet.js';
+export { pruneAnalysisDocuments, storeAnalysisDocument } from './analysis-documents.js';
+export {
+  EFFECTIVE_TRAFFIC_SQL,
+  MISSED_FRACTION_SQL,
+  OPPORTUNITY_SQL,
+  refreshLatestRollup,
+  refreshSummaryRollup,
+} from './read-model/rollup.js';
+export {
+  clusterHead,
+  findClusterService,
+  latestServiceInterval,
+  listServiceStates,
+  serviceIntervals,
+  type ClusterHeadRow,
+  type ServiceFilters,
+  type ServiceListQuery,
+  type ServiceSort,
+  type ServiceStateRow,
+} from './read-model/services.js';
+export { summaryDocuments, type SummaryDocumentsRow } from './read-model/documents.js';
+export {
+  HOURS_PER_MONTH,
+  opportunityRows,
+  savingsRows,
+  type OpportunityRow,
+  type SavingsGroupBy,
+  type SavingsQuery,
+  type SavingsRow,
+} from './read-model/savings.js';

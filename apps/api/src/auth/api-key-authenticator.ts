@@ -1,0 +1,110 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { AGENT_TOKEN_PREFIX, hashApiKey, MIN_CHOSEN_KEY_LENGTH, ReadDb, type ApiKeyScope } from '@zw/db';
+import type { ApiConfig } from '../config.js';
+import { ProblemException } from '../problem.js';
+import type { Caller } from './caller.js';
+
+interface KeyRow {
+  id: string;
+  organization_id: string;
+  scopes: string;
+  revoked: boolean;
+  stale_use: boolean;
+}
+
+interface CachedKey {
+  caller: Caller | null;
+  revoked: boolean;
+  expiresAt: number;
+}
+
+const CACHE_LIMIT = 10_000;
+/** last_used_at is refreshed at most this often per key, so authentication does not write per request. */
+const LAST_USED_RESOLUTION_S = 60;
+
+export function unauthorized(detail: string): ProblemException {
+  return new ProblemException(401, detail, {}, { 'WWW-Authenticate': 'Bearer realm="zonewise"' });
+}
+
+/**
+ * Turns a presented bearer secret into a Caller. Verified keys are remembered for API_KEY_CACHE_MS so a
+ * busy dashboard does not cost a key lookup per request; unknown secrets are remembered too (briefly),
+ * so a client hammering with a bad key does not reach Postgres each time.
+ */
+@Injectable()
+export class ApiKeyAuthenticator {
+  private readonly logger = new Logger('ApiKeys');
+  private readonly cache = new Map<string, CachedKey>();
+  private readonly ttlMs: number;
+
+  constructor(
+    @Inject(ReadDb) private readonly db: ReadDb,
+    @Inject(ConfigService) config: ConfigService<ApiConfig, true>,
+  ) {
+    this.ttlMs = config.get('API_KEY_CACHE_MS', { infer: true });
+  }
+
+  async authenticate(authorization: string | undefined): Promise<Caller> {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    if (!match) throw unauthorized('missing API key: send Authorization: Bearer <API key>');
+    const secret = match[1];
+    if (secret.startsWith(AGENT_TOKEN_PREFIX)) {
+      throw new ProblemException(
+        403,
+        'this is a cluster agent token, which can only push snapshots (POST /v1/ingest/snapshots); the query API needs an API key (zwk_…)',
+      );
+    }
+    // Generated keys start with zwk_; operators may also choose a key of their own (the demo's
+    // ZONEWISE_DEMO_API_KEY), so only the length is a quick reject.
+    if (secret.length < MIN_CHOSEN_KEY_LENGTH) throw unauthorized('invalid API key');
+    const key = await this.lookUp(secret);
+    if (key.revoked) throw unauthorized('this API key has been revoked');
+    if (!key.caller) throw unauthorized('invalid API key');
+    return key.caller;
+  }
+
+  /** Forgets a key at once in this process (after it was revoked here). */
+  forget(keyId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.caller?.keyId === keyId) this.cache.delete(hash);
+  }
+
+  private async lookUp(secret: string): Promise<CachedKey> {
+    const hash = hashApiKey(secret);
+    const cacheKey = Buffer.from(hash).toString('base64');
+    const cached = this.cache.get(cacheKey);
+    const now = Date.now();
+    if (cached && cached.expiresAt > now) return cached;
+    const [row] = await this.db.query<KeyRow>(
+      `SELECT id::text, organization_id::text, scopes::text, revoked_at IS NOT NULL AS revoked,
+              (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => $2)) AS stale_use
+         FROM api_keys WHERE key_hash = $1`,
+      [hash, LAST_USED_RESOLUTION_S],
+    );
+    const entry: CachedKey = row
+      ? {
+          caller: { keyId: row.id, organizationId: row.organization_id, scopes: parseScopes(row.scopes) },
+          revoked: row.revoked,
+          expiresAt: now + this.ttlMs,
+        }
+      : { caller: null, revoked: false, expiresAt: now + Math.min(this.ttlMs, 5000) };
+    if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(cacheKey, entry);
+    if (row && !row.revoked && row.stale_use) this.touch(row.id);
+    return entry;
+  }
+
+  private touch(keyId: string): void {
+    this.db
+      .query(`UPDATE api_keys SET last_used_at = now() WHERE id = $1`, [keyId])
+      .catch((error: unknown) => this.logger.warn(`could not record use of key ${keyId}: ${String(error)}`));
+  }
+}
+
+/** A Postgres enum array as text: `{read,admin}`. */
+function parseScopes(text: string): ApiKeyScope[] {
+  return text
+    .replace(/^\{|\}$/g, '')
+    .split(',')
+    .filter((scope): scope is ApiKeyScope => scope === 'read' || scope === 'admin');
+}

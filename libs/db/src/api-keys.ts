@@ -1,0 +1,75 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from './db-client.js';
+import type { ApiKey, ApiKeyScope } from './generated/prisma/client.js';
+
+/** API keys look like `zwk_<43 base64url chars>`: 256 random bits, told apart from agent tokens (`zwa_`) at a glance. */
+export const API_KEY_PREFIX = 'zwk_';
+const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
+
+export function hashApiKey(key: string): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(createHash('sha256').update(key, 'utf8').digest());
+}
+
+export interface CreateApiKeyInput {
+  organizationId: string;
+  name: string;
+  scopes: ApiKeyScope[];
+  /**
+   * A key chosen by the operator (at least {@link MIN_CHOSEN_KEY_LENGTH} characters), e.g. the demo's
+   * ZONEWISE_DEMO_API_KEY, so scripts can rely on it; otherwise one is generated.
+   */
+  key?: string;
+}
+
+export const MIN_CHOSEN_KEY_LENGTH = 16;
+
+export interface CreatedApiKey {
+  apiKey: ApiKey;
+  /** The plaintext, shown once to whoever created it; never stored. */
+  key: string;
+}
+
+/** Creates a key; `admin` always includes `read`, so scopes are stored normalised. */
+export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<CreatedApiKey> {
+  if (input.key !== undefined && input.key.length < MIN_CHOSEN_KEY_LENGTH) {
+    throw new RangeError(`an API key must be at least ${MIN_CHOSEN_KEY_LENGTH} characters`);
+  }
+  const key = input.key ?? API_KEY_PREFIX + randomBytes(32).toString('base64url');
+  const scopes: ApiKeyScope[] = input.scopes.includes('admin') ? ['read', 'admin'] : ['read'];
+  const apiKey = await db.apiKey.create({
+    data: {
+      organizationId: input.organizationId,
+      name: input.name,
+      scopes,
+      keyHash: hashApiKey(key),
+      keyPrefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+    },
+  });
+  return { apiKey, key };
+}
+
+export interface ApiKeyIdentity {
+  keyId: string;
+  organizationId: string;
+  scopes: ApiKeyScope[];
+  revoked: boolean;
+  lastUsedAt: Date | null;
+}
+
+/** The key a presented secret belongs to (revoked ones included, so callers can say so), or null. */
+export async function findApiKey(db: Db, key: string): Promise<ApiKeyIdentity | null> {
+  if (key.length < MIN_CHOSEN_KEY_LENGTH) return null;
+  const row = await db.apiKey.findUnique({
+    where: { keyHash: hashApiKey(key) },
+    select: { id: true, organizationId: true, scopes: true, revokedAt: true, lastUsedAt: true },
+  });
+  return row
+    ? {
+        keyId: row.id,
+        organizationId: row.organizationId,
+        scopes: row.scopes,
+        revoked: row.revokedAt !== null,
+        lastUsedAt: row.lastUsedAt,
+      }
+    : null;
+}
