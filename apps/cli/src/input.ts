@@ -25,7 +25,8 @@ async function readInputFile(path: string, maxBytes: number): Promise<string> {
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw new InputError(`${path}: is a directory, expected a JSON file`);
-    if (info.size > maxBytes) throw new InputError(`${path}: ${info.size} bytes is larger than the ${maxBytes}-byte limit`);
+    if (info.size > maxBytes)
+      throw new InputError(`${path}: ${info.size} bytes is larger than the ${maxBytes}-byte limit`);
     return await readFile(path, 'utf8');
   } catch (error) {
     if (error instanceof InputError) throw error;

@@ -30,7 +30,10 @@ export function buildProgram(): Command {
   program
     .command('analyze')
     .description('what the EndpointSlice controller would do to every Service, and what it means for traffic')
-    .argument('<file>', 'snapshot JSON (kubectl get nodes,services,endpointslices,servicecidrs -A -o json), or - for stdin')
+    .argument(
+      '<file>',
+      'snapshot JSON (kubectl get nodes,services,endpointslices,servicecidrs -A -o json), or - for stdin',
+    )
     .action(async (file: string) => {
       const snapshot = await readSnapshot(file);
       await writeJson(analyzeSnapshot(snapshot));
@@ -38,7 +41,7 @@ export function buildProgram(): Command {
 
   program
     .command('endpoints')
-    .description("what kube-proxy on one node uses for each Service")
+    .description('what kube-proxy on one node uses for each Service')
     .argument('<file>', 'snapshot JSON, or - for stdin')
     .requiredOption('--node <name>', 'the node kube-proxy runs on')
     .option('--computed', 'use the hints analyze computes instead of the hints in the snapshot', false)
@@ -66,7 +69,9 @@ export function buildProgram(): Command {
     .addOption(countOption('--endpoints-per-service <n>', 'endpoints per Service', 9))
     .option('--zone-cpu-weights <list>', 'relative allocatable CPU per zone, e.g. 1,1,2', parseWeights)
     .addOption(shareOption('--auto-share <fraction>', 'share of Services with topology-mode Auto', 0.5))
-    .addOption(shareOption('--prefer-close-share <fraction>', 'share of the others with trafficDistribution PreferClose', 0.1))
+    .addOption(
+      shareOption('--prefer-close-share <fraction>', 'share of the others with trafficDistribution PreferClose', 0.1),
+    )
     .addOption(shareOption('--not-ready-share <fraction>', 'share of endpoints not ready', 0))
     .addOption(countOption('--seed <n>', 'random seed', 1))
     .action(async (options: GenerateOptions) => {

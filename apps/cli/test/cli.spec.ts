@@ -107,7 +107,11 @@ describe('zonewise analyze', () => {
     expect(report).toEqual(JSON.parse(JSON.stringify(expected)));
     expect(report.schemaVersion).toBe(1);
     expect(report.nodeInfo.sufficient).toBe(true);
-    expect(report.nodeInfo.zones.map((zone: { name: string }) => zone.name)).toEqual(['us-east-1a', 'us-east-1b', 'us-east-1c']);
+    expect(report.nodeInfo.zones.map((zone: { name: string }) => zone.name)).toEqual([
+      'us-east-1a',
+      'us-east-1b',
+      'us-east-1c',
+    ]);
     const byName = Object.fromEntries(report.services.map((service: { name: string }) => [service.name, service]));
     expect(byName.checkout).toMatchObject({ routing: 'Auto', hints: { state: 'populated', reason: null } });
     expect(byName.cart).toMatchObject({
@@ -125,7 +129,16 @@ describe('zonewise analyze', () => {
     expect(byName.ledger).toMatchObject({ routing: 'None', hints: { state: 'none', reason: null }, events: [] });
     for (const service of report.services) {
       expect(Object.keys(service)).toEqual(
-        expect.arrayContaining(['namespace', 'name', 'routing', 'hints', 'events', 'endpointSlices', 'zones', 'crossZone']),
+        expect.arrayContaining([
+          'namespace',
+          'name',
+          'routing',
+          'hints',
+          'events',
+          'endpointSlices',
+          'zones',
+          'crossZone',
+        ]),
       );
     }
     const [cidr] = report.serviceCIDRs;
@@ -143,7 +156,11 @@ describe('zonewise analyze', () => {
   });
 
   it('malformed JSON: exit 2 naming the file', () => {
-    expectBadInput(zonewise(['analyze', writeScratch('broken.json', '{"kind":"List","items":[')]), 'broken.json', 'not valid JSON');
+    expectBadInput(
+      zonewise(['analyze', writeScratch('broken.json', '{"kind":"List","items":[')]),
+      'broken.json',
+      'not valid JSON',
+    );
   });
 
   it('a CPU quantity that is not a quantity: exit 2 naming the file and JSON path', () => {
@@ -161,7 +178,11 @@ describe('zonewise analyze', () => {
     const snapshot = JSON.parse(readFileSync(eksSnapshot, 'utf8'));
     const sliceIndex = snapshot.items.findIndex((item: { kind: string }) => item.kind === 'EndpointSlice');
     snapshot.items[sliceIndex].endpoints[2].conditions.ready = 'true';
-    expectBadInput(zonewise(['analyze', '-'], JSON.stringify(snapshot)), 'stdin', `items[${sliceIndex}].endpoints[2].conditions.ready`);
+    expectBadInput(
+      zonewise(['analyze', '-'], JSON.stringify(snapshot)),
+      'stdin',
+      `items[${sliceIndex}].endpoints[2].conditions.ready`,
+    );
   });
 
   it('a missing file, a directory, and no argument: exit 2', () => {
@@ -210,7 +231,17 @@ describe('zonewise endpoints', () => {
 
 describe('zonewise generate', () => {
   it('writes a synthetic snapshot that analyze accepts', () => {
-    const generated = zonewise(['generate', '--nodes', '12', '--zones', '3', '--services', '5', '--endpoints-per-service', '6']);
+    const generated = zonewise([
+      'generate',
+      '--nodes',
+      '12',
+      '--zones',
+      '3',
+      '--services',
+      '5',
+      '--endpoints-per-service',
+      '6',
+    ]);
     expect(generated.status).toBe(0);
     const list = JSON.parse(generated.stdout);
     expect(list.items.filter((item: { kind: string }) => item.kind === 'Node')).toHaveLength(12);

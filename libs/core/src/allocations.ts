@@ -50,26 +50,46 @@ export function computeAllocations(
 ): AllocationResult {
   if (ratios === null) return failed('InsufficientNodeInfo', INSUFFICIENT_NODE_INFO_MESSAGE);
   if (ratios.size < 2) return failed('NodesReadyInOneZoneOnly', NODES_READY_IN_ONE_ZONE_ONLY_MESSAGE);
-  const counts = endpointAndZoneCounts(readyEndpoints, ratios.size);
   if (ratios.size > readyEndpoints) {
-    return failed('InsufficientNumberOfEndpoints', INSUFFICIENT_NUMBER_OF_ENDPOINTS_MESSAGE + counts);
+    return failed(
+      'InsufficientNumberOfEndpoints',
+      INSUFFICIENT_NUMBER_OF_ENDPOINTS_MESSAGE + endpointAndZoneCounts(readyEndpoints, ratios.size),
+    );
   }
 
-  const targets = [...ratios.keys()].sort().map((zone) => {
-    const desiredRaw = (ratios.get(zone) ?? 0) * readyEndpoints;
-    const minimum = Math.ceil(desiredRaw * MINIMUM_SHARE_FACTOR);
-    return { zone, minimum, desired: Math.max(desiredRaw, minimum) };
-  });
-  const minimumSum = targets.reduce((sum, target) => sum + target.minimum, 0);
+  const zones = zonesInOrder(ratios);
+  const minimumOf = (zone: string) => Math.ceil(desiredShare(ratios, zone, readyEndpoints) * MINIMUM_SHARE_FACTOR);
+  let minimumSum = 0;
+  for (const zone of zones) minimumSum += minimumOf(zone);
   if (minimumSum > readyEndpoints) {
-    return failed('MinAllocationExceedsOverloadThreshold', MIN_ALLOCATION_EXCEEDS_OVERLOAD_THRESHOLD_MESSAGE + counts);
+    return failed(
+      'MinAllocationExceedsOverloadThreshold',
+      MIN_ALLOCATION_EXCEEDS_OVERLOAD_THRESHOLD_MESSAGE + endpointAndZoneCounts(readyEndpoints, ratios.size),
+    );
   }
 
   const slack = readyEndpoints - minimumSum;
-  const zones = new Map<string, ZoneAllocation>();
-  for (const { zone, minimum, desired } of targets) zones.set(zone, { minimum, maximum: minimum + slack, desired });
-  return { ok: true, zones };
+  const allocations = new Map<string, ZoneAllocation>();
+  for (const zone of zones) {
+    const minimum = minimumOf(zone);
+    const desired = Math.max(desiredShare(ratios, zone, readyEndpoints), minimum);
+    allocations.set(zone, { minimum, maximum: minimum + slack, desired });
+  }
+  return { ok: true, zones: allocations };
 }
+
+function desiredShare(ratios: ReadonlyMap<string, number>, zone: string, readyEndpoints: number): number {
+  return (ratios.get(zone) ?? 0) * readyEndpoints;
+}
+
+/** The zones of the ratios in ascending name order, sorted once per ratio map (every Service shares it). */
+function zonesInOrder(ratios: ReadonlyMap<string, number>): readonly string[] {
+  let zones = sortedZonesCache.get(ratios);
+  if (zones === undefined) sortedZonesCache.set(ratios, (zones = [...ratios.keys()].sort()));
+  return zones;
+}
+
+const sortedZonesCache = new WeakMap<ReadonlyMap<string, number>, readonly string[]>();
 
 /**
  * Whether hints stored at a Service's last successful allocation (zone -> hinted endpoints) would now

@@ -1,18 +1,28 @@
 import { MINIMUM_SHARE_FACTOR, type ZoneAllocation } from './allocations.js';
 import { analyzeClusterIPs, serviceCidrsOf, type ServiceCidrReport } from './cluster-ips.js';
 import { compareHints, type HintDrift } from './drift.js';
-import { reconcileServiceHints, type HintState, type ServiceHintsResult } from './endpointslice-controller.js';
+import {
+  serviceHintsResult,
+  serviceRoutingOf,
+  syncServiceHints,
+  type HintState,
+  type ServiceHintsResult,
+  type ServiceHintsSync,
+  type ServiceRouting,
+} from './endpointslice-controller.js';
 import type { ControllerEvent } from './events.js';
 import { countReadyEndpoints } from './hints.js';
 import type { AddressType, EndpointSlice, Service } from './k8s-objects.js';
 import { SERVICE_NAME_LABEL } from './k8s-objects.js';
+import { emptyObjectList, mapList } from './lists.js';
 import { computeNodeInfo, type NodeInfo, type ZoneCapacity } from './node-info.js';
 import type { Routing } from './routing-mode.js';
 import type { Snapshot } from './snapshot-model.js';
 import {
-  modelSliceTraffic,
+  originZonesOf,
   overloadOfAllocation,
   proportionalAllocation,
+  sliceTrafficByOrigin,
   type CrossZoneFractions,
 } from './traffic-model.js';
 
@@ -90,19 +100,16 @@ export interface AnalysisSummary {
 export function analyzeSnapshot(snapshot: Snapshot, options: AnalyzeOptions = {}): AnalysisReport {
   const nodeInfo = computeNodeInfo(snapshot.nodes);
   const origin = trafficOrigin(nodeInfo, options.zoneTrafficWeights ?? snapshot.zoneTrafficWeights);
-  const slicesByService = groupSlicesByService(snapshot.endpointSlices);
-  const context: AnalysisContext = {
-    nodeInfo,
-    originShares: origin.shareMap,
-    proportionalOverload: memoizedByCount((n) => overloadOfAllocation(proportionalAllocation(n, origin.shareMap), origin.shareMap)),
-  };
-  const services = sortedServices(snapshot.services).map(({ key, service }) =>
-    analyzeService(service, slicesByService.get(key) ?? [], context),
-  );
+  const services = analyzeServices(snapshot, nodeInfo.ratios, origin.shareMap);
   const cidrs = serviceCidrsOf(snapshot.serviceCIDRs, snapshot.annotatedServiceCIDRs);
   return {
     schemaVersion: ANALYSIS_SCHEMA_VERSION,
-    nodeInfo: { sufficient: nodeInfo.sufficient, reason: nodeInfo.reason, detail: nodeInfo.detail, zones: nodeInfo.zones },
+    nodeInfo: {
+      sufficient: nodeInfo.sufficient,
+      reason: nodeInfo.reason,
+      detail: nodeInfo.detail,
+      zones: nodeInfo.zones,
+    },
     trafficOrigin: { source: origin.source, shares: Object.fromEntries(origin.shareMap) },
     summary: summarize(services),
     services,
@@ -116,54 +123,112 @@ export function reconcileSnapshotService(
   slices: readonly EndpointSlice[],
   nodeInfo: Pick<NodeInfo, 'ratios'>,
 ): ServiceHintsResult {
-  const managed = slices.filter(isControllerManaged);
-  const result = reconcileServiceHints(service, managed, nodeInfo);
-  if (managed.length === slices.length) return result;
-  const computed = new Map(managed.map((slice, index) => [slice, result.endpointSlices[index]]));
-  return { ...result, endpointSlices: slices.map((slice) => computed.get(slice) ?? slice) };
+  return serviceHintsResult(syncSnapshotService(serviceRoutingOf(service), slices, nodeInfo.ratios, false));
 }
 
-/** What every Service's analysis shares within one snapshot. */
-interface AnalysisContext {
-  nodeInfo: NodeInfo;
-  originShares: ReadonlyMap<string, number>;
-  /** Overload per zone of the best proportional allocation of n endpoints; depends only on n. */
-  proportionalOverload: (readyEndpoints: number) => Record<string, number>;
+function syncSnapshotService(
+  service: ServiceRouting,
+  slices: readonly EndpointSlice[],
+  ratios: ReadonlyMap<string, number> | null,
+  reuseUnwrittenSlices: boolean,
+): ServiceHintsSync {
+  const managed = slices.every(isControllerManaged) ? slices : slices.filter(isControllerManaged);
+  const sync = syncServiceHints(service, managed, ratios, reuseUnwrittenSlices);
+  if (managed.length === slices.length) return sync;
+  const computed = new Map(managed.map((slice, index) => [slice, sync.endpointSlices[index]]));
+  return { ...sync, endpointSlices: mapList(slices, (slice) => computed.get(slice) ?? slice) };
 }
 
-function memoizedByCount<T>(compute: (count: number) => T): (count: number) => T {
-  const cache = new Map<number, T>();
-  return (count) => {
-    let value = cache.get(count);
-    if (value === undefined) cache.set(count, (value = compute(count)));
-    return value;
-  };
+/** Every Service's report, in `namespace/name` byte order. */
+function analyzeServices(
+  snapshot: Snapshot,
+  ratios: ReadonlyMap<string, number> | null,
+  originShares: ReadonlyMap<string, number>,
+): ServiceAnalysis[] {
+  const slicesByService = groupSlicesByService(snapshot.endpointSlices);
+  const proportionalOverloads = new Map<number, number[]>();
+  const services: ServiceAnalysis[] = [];
+  for (const entry of sortedServices(snapshot.services)) {
+    // A list of its own per Service without slices: the report hands it out.
+    const slices = slicesByService.get(entry.key) ?? emptyObjectList<EndpointSlice>();
+    services.push(analyzeService(entry, slices, ratios, originShares, proportionalOverloads));
+  }
+  return services;
 }
 
-function analyzeService(service: Service, slices: readonly EndpointSlice[], context: AnalysisContext): ServiceAnalysis {
-  const { nodeInfo, originShares } = context;
-  const result = reconcileSnapshotService(service, slices, nodeInfo);
+/** A Service as the analysis reads it: its fields are read once, in {@link sortedServices}. */
+interface ServiceEntry {
+  key: string;
+  namespace: string;
+  name: string;
+  routing: ServiceRouting;
+  kubeProxy: KubeProxyUse;
+}
+
+/**
+ * One Service's report. What every Service shares (the CPU ratios, the origin shares, the proportional
+ * overloads computed so far) comes as separate arguments, not as one context object: the optimized code
+ * depends on the hidden class of the objects it reads, and an object made once per analysis has a new
+ * one every time, so that code would be thrown away and recompiled in every analysis.
+ */
+function analyzeService(
+  service: ServiceEntry,
+  slices: readonly EndpointSlice[],
+  ratios: ReadonlyMap<string, number> | null,
+  originShares: ReadonlyMap<string, number>,
+  proportionalOverloads: Map<number, number[]>,
+): ServiceAnalysis {
+  // The report only reads the slices the controller leaves alone, so they need no copies.
+  const sync = syncSnapshotService(service.routing, slices, ratios, true);
   const addressType = primaryAddressType(slices);
-  const ofType = result.endpointSlices.filter((slice) => slice.addressType === addressType);
+  const ofType = slicesOfType(sync.endpointSlices, addressType);
   const readyEndpoints = countReadyEndpoints(ofType);
-  const traffic = modelSliceTraffic(ofType, addressType, originShares);
-  const kubeProxy = kubeProxyUse(service);
+  const traffic = sliceTrafficByOrigin(ofType, addressType, originShares);
+  const overloads =
+    sync.hints.state === 'populated' || readyEndpoints === 0
+      ? traffic.overloads
+      : proportionalOverload(readyEndpoints, originShares, proportionalOverloads);
+  const written = sync.written.find((hints) => hints.addressType === addressType) ?? null;
+  const hinted = written?.hinted ?? (sync.hints.state === 'populated' ? hintedByZone(ofType) : null);
+  const originZones = originZonesOf(originShares);
   return {
-    namespace: service.metadata.namespace ?? 'default',
-    name: service.metadata.name,
-    routing: result.routing,
-    hints: result.hints,
-    events: result.events,
-    endpointSlices: result.endpointSlices,
-    zones: zoneAnalysis(result, addressType, readyEndpoints, context, traffic.expectedOverloadByZone),
+    namespace: service.namespace,
+    name: service.name,
+    routing: sync.routing,
+    hints: sync.hints,
+    events: sync.events,
+    endpointSlices: sync.endpointSlices,
+    zones: zoneTable({
+      ratios,
+      originZones,
+      allocations: written?.allocations ?? null,
+      hinted,
+      overloads,
+      readyEndpoints,
+    }),
     // Decision: with internalTrafficPolicy Local in-cluster clients only reach endpoints on their own node,
     // so no in-cluster request crosses a zone, hints or not (requests to nodes without one are dropped).
-    crossZone: kubeProxy.usesHints ? traffic.crossZone : { withoutHints: 0, withHints: 0 },
+    crossZone: service.kubeProxy.usesHints ? traffic.crossZone : { withoutHints: 0, withHints: 0 },
     readyEndpoints,
-    rewrittenSlices: result.rewrittenSlices,
-    drift: compareHints(slices, result.endpointSlices),
-    kubeProxy,
+    rewrittenSlices: sync.rewrittenSlices,
+    drift: compareHints(slices, sync.endpointSlices),
+    kubeProxy: service.kubeProxy,
   };
+}
+
+/** Overload per origin zone of the best proportional allocation of n endpoints; depends only on n. */
+function proportionalOverload(
+  readyEndpoints: number,
+  originShares: ReadonlyMap<string, number>,
+  computed: Map<number, number[]>,
+): number[] {
+  let overloads = computed.get(readyEndpoints);
+  if (overloads === undefined) {
+    const byZone = overloadOfAllocation(proportionalAllocation(readyEndpoints, originShares), originShares);
+    overloads = mapList(originZonesOf(originShares), (zone) => byZone[zone] ?? 0);
+    computed.set(readyEndpoints, overloads);
+  }
+  return overloads;
 }
 
 /**
@@ -180,69 +245,69 @@ function kubeProxyUse(service: Service): KubeProxyUse {
   };
 }
 
-function zoneAnalysis(
-  result: ServiceHintsResult,
-  addressType: AddressType,
-  readyEndpoints: number,
-  context: AnalysisContext,
-  overloadWithHints: Record<string, number>,
-): Record<string, ZoneAnalysis> {
-  const ratios = context.nodeInfo.ratios;
-  const allocations = result.allocations[addressType];
-  const hintCounts = result.hintCounts[addressType] ?? (result.hints.state === 'populated' ? hintedByZone(result, addressType) : null);
-  const overload =
-    result.hints.state === 'populated' || readyEndpoints === 0
-      ? overloadWithHints
-      : context.proportionalOverload(readyEndpoints);
-  const zones: Record<string, ZoneAnalysis> = {};
-  for (const zone of zoneNamesOf(ratios, context.originShares, hintCounts)) {
-    const targets = controllerTargets(allocations?.[zone], ratios?.get(zone), readyEndpoints);
-    zones[zone] = {
-      minimum: targets.minimum,
-      maximum: targets.maximum,
-      desired: targets.desired,
-      allocated: hintCounts === null ? null : (hintCounts[zone] ?? 0),
-      expectedOverload: overload[zone] ?? 0,
-    };
-  }
-  return zones;
+/** What one Service's zone table is made of; per-zone numbers in Maps, overloads in origin-zone order. */
+interface ZoneTableInput {
+  ratios: ReadonlyMap<string, number> | null;
+  originZones: readonly string[];
+  /** The CPU heuristic's targets, when it wrote hints. */
+  allocations: ReadonlyMap<string, ZoneAllocation> | null;
+  /** Endpoints hinted per zone; null when the Service has no hints. */
+  hinted: ReadonlyMap<string, number> | null;
+  overloads: readonly number[];
+  readyEndpoints: number;
 }
 
-/** The CPU heuristic's per-zone targets; computed from the ratios when the controller stopped before them. */
-function controllerTargets(
-  allocation: ZoneAllocation | undefined,
-  ratio: number | undefined,
-  readyEndpoints: number,
-): Pick<ZoneAnalysis, 'minimum' | 'maximum' | 'desired'> {
-  if (allocation) return { minimum: allocation.minimum, maximum: allocation.maximum, desired: allocation.desired };
-  if (ratio === undefined || readyEndpoints === 0) return { minimum: null, maximum: null, desired: null };
+/** The record is made by `Object.fromEntries`, so no optimized code depends on its zone-named hidden class. */
+function zoneTable(input: ZoneTableInput): Record<string, ZoneAnalysis> {
+  const entries: [string, ZoneAnalysis][] = [];
+  for (const zone of zoneNamesOf(input)) entries.push([zone, zoneAnalysis(zone, input)]);
+  return Object.fromEntries(entries);
+}
+
+/** One zone's row; the CPU heuristic's targets are computed from the ratios when the controller stopped before them. */
+function zoneAnalysis(zone: string, input: ZoneTableInput): ZoneAnalysis {
+  const { hinted, readyEndpoints } = input;
+  const position = input.originZones.indexOf(zone);
+  const allocated = hinted === null ? null : (hinted.get(zone) ?? 0);
+  const expectedOverload = position < 0 ? 0 : input.overloads[position];
+  const allocation = input.allocations?.get(zone);
+  if (allocation) {
+    const { minimum, maximum, desired } = allocation;
+    return { minimum, maximum, desired, allocated, expectedOverload };
+  }
+  const ratio = input.ratios?.get(zone);
+  if (ratio === undefined || readyEndpoints === 0) {
+    return { minimum: null, maximum: null, desired: null, allocated, expectedOverload };
+  }
   const desiredRaw = ratio * readyEndpoints;
   const minimum = Math.ceil(desiredRaw * MINIMUM_SHARE_FACTOR);
-  return { minimum, maximum: null, desired: Math.max(desiredRaw, minimum) };
+  return { minimum, maximum: null, desired: Math.max(desiredRaw, minimum), allocated, expectedOverload };
 }
 
 /** Hint counts for the trafficDistribution path, which keeps no allocation: every ready endpoint's zone hints. */
-function hintedByZone(result: ServiceHintsResult, addressType: AddressType): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const slice of result.endpointSlices) {
-    if (slice.addressType !== addressType) continue;
+function hintedByZone(slices: readonly EndpointSlice[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const slice of slices) {
     for (const endpoint of slice.endpoints) {
       if (endpoint.conditions?.ready !== true) continue;
-      for (const zone of endpoint.hints?.forZones ?? []) counts[zone.name] = (counts[zone.name] ?? 0) + 1;
+      for (const zone of endpoint.hints?.forZones ?? []) counts.set(zone.name, (counts.get(zone.name) ?? 0) + 1);
     }
   }
   return counts;
 }
 
-function zoneNamesOf(
-  ratios: ReadonlyMap<string, number> | null,
-  originShares: ReadonlyMap<string, number>,
-  hintCounts: Record<string, number> | null,
-): string[] {
-  const names = [...originShares.keys()];
-  const extra = [...(ratios?.keys() ?? []), ...Object.keys(hintCounts ?? {})].filter((zone) => !originShares.has(zone));
-  if (extra.length === 0) return names;
-  return [...new Set([...names, ...extra])].sort(byteOrder);
+/** The origin zones, then (sorted together with them) any zone only the ratios or the hints name. */
+function zoneNamesOf({ ratios, originZones, hinted }: ZoneTableInput): readonly string[] {
+  if (!namesOtherZone(ratios, originZones) && !namesOtherZone(hinted, originZones)) return originZones;
+  const isExtra = (zone: string) => !originZones.includes(zone);
+  const extra = [...(ratios?.keys() ?? []), ...(hinted?.keys() ?? [])].filter(isExtra);
+  return [...new Set([...originZones, ...extra])].sort(byteOrder);
+}
+
+function namesOtherZone(byZone: ReadonlyMap<string, number> | null, zones: readonly string[]): boolean {
+  if (byZone === null) return false;
+  for (const zone of byZone.keys()) if (!zones.includes(zone)) return true;
+  return false;
 }
 
 interface TrafficOrigin {
@@ -256,7 +321,8 @@ interface TrafficOrigin {
  */
 function trafficOrigin(nodeInfo: NodeInfo, weights: Record<string, number> | null | undefined): TrafficOrigin {
   if (weights) return { source: 'zone-traffic-weights', shareMap: normalized(new Map(Object.entries(weights))) };
-  if (nodeInfo.ratios) return { source: 'allocatable-cpu', shareMap: new Map([...nodeInfo.ratios].sort(([a], [b]) => byteOrder(a, b))) };
+  if (nodeInfo.ratios)
+    return { source: 'allocatable-cpu', shareMap: new Map([...nodeInfo.ratios].sort(([a], [b]) => byteOrder(a, b))) };
   return { source: 'even', shareMap: normalized(new Map(nodeInfo.zones.map((zone) => [zone.name, 1]))) };
 }
 
@@ -312,6 +378,11 @@ export function serviceKey(service: Service): string {
   return `${service.metadata.namespace ?? 'default'}/${service.metadata.name}`;
 }
 
+function slicesOfType(slices: readonly EndpointSlice[], addressType: AddressType): readonly EndpointSlice[] {
+  const ofType = (slice: EndpointSlice) => slice.addressType === addressType;
+  return slices.every(ofType) ? slices : slices.filter(ofType);
+}
+
 /** Decision: a dual-stack Service is described by its IPv4 slices (the contract has one zone table per Service). */
 function primaryAddressType(slices: readonly EndpointSlice[]): AddressType {
   return slices.some((slice) => slice.addressType === 'IPv4') || !slices.some((slice) => slice.addressType === 'IPv6')
@@ -319,8 +390,26 @@ function primaryAddressType(slices: readonly EndpointSlice[]): AddressType {
     : 'IPv6';
 }
 
-function sortedServices(services: readonly Service[]): { key: string; service: Service }[] {
-  return services.map((service) => ({ key: serviceKey(service), service })).sort((a, b) => byteOrder(a.key, b.key));
+/**
+ * The Services in `namespace/name` byte order, each read once into a {@link ServiceEntry}. Module-level
+ * callbacks: a closure made here would start without type feedback in every analysis.
+ */
+function sortedServices(services: readonly Service[]): ServiceEntry[] {
+  return mapList(services, serviceEntry).sort(byKey);
+}
+
+function serviceEntry(service: Service): ServiceEntry {
+  return {
+    key: serviceKey(service),
+    namespace: service.metadata.namespace ?? 'default',
+    name: service.metadata.name,
+    routing: serviceRoutingOf(service),
+    kubeProxy: kubeProxyUse(service),
+  };
+}
+
+function byKey(a: ServiceEntry, b: ServiceEntry): number {
+  return byteOrder(a.key, b.key);
 }
 
 function byteOrder(a: string, b: string): number {

@@ -9,17 +9,18 @@
 import type { ZoneAllocation } from './allocations.js';
 import { type ControllerEvent, HINTS_DISABLED_MESSAGE, hintsDisabledEvent } from './events.js';
 import {
-  type HintedSlices,
+  type CpuHintsRun,
   type HintsFailure,
-  type ServiceHintCache,
   type SliceSets,
-  EMPTY_SERVICE_HINT_CACHE,
-  addHints,
   endpointsOf,
-  forgetAddressType,
+  hasAnyHints,
+  hintByCpu,
+  hintsLeft,
   removeAllHints,
+  sortedRecord,
 } from './hints.js';
 import type { AddressType, EndpointSlice, Service } from './k8s-objects.js';
+import { mapList } from './lists.js';
 import type { NodeInfo } from './node-info.js';
 import { type Routing, routingOf, usableTrafficDistribution } from './routing-mode.js';
 import { type TrafficDistribution, applyTrafficDistribution } from './traffic-distribution.js';
@@ -44,64 +45,159 @@ export interface ServiceHintsResult {
 
 /** Decision (spec 0.3 / 4.6): the two families of a dual-stack Service are processed IPv4 first. */
 const ADDRESS_TYPES: readonly AddressType[] = ['IPv4', 'IPv6'];
-
-interface AddressTypeOutcome {
-  slices: HintedSlices;
-  events: ControllerEvent[];
-  cache: ServiceHintCache;
-  failure: HintsFailure | null;
-  allocations: ReadonlyMap<string, ZoneAllocation> | null;
-  hintedByZone: Record<string, number> | null;
-}
+const ONLY_IPV4: readonly AddressType[] = ['IPv4'];
+const ONLY_IPV6: readonly AddressType[] = ['IPv6'];
+const NO_ADDRESS_TYPES: readonly AddressType[] = [];
 
 export function reconcileServiceHints(
   service: Service,
   slices: readonly EndpointSlice[],
   nodeInfo: Pick<NodeInfo, 'ratios'>,
 ): ServiceHintsResult {
-  const routing = routingOf(service);
-  const hintsEnabled = routing === 'Auto';
-  const trafficDistribution = hintsEnabled ? null : usableTrafficDistribution(service);
-  let cache = observedCache(slices, trafficDistribution);
+  return serviceHintsResult(syncServiceHints(serviceRoutingOf(service), slices, nodeInfo.ratios, false));
+}
 
-  const rewrittenFrom = new Map<EndpointSlice, EndpointSlice>();
-  const result: ServiceHintsResult = {
+/** What the controller reads from a Service: what decides its hints, and the IP families it declares. */
+export interface ServiceRouting {
+  routing: Routing;
+  trafficDistribution: TrafficDistribution | null;
+  /** `spec.ipFamilies`, else the family of `spec.clusterIP`; IPv4/IPv6 only, IPv4 first. */
+  declaredAddressTypes: readonly AddressType[];
+}
+
+export function serviceRoutingOf(service: Service): ServiceRouting {
+  const routing = routingOf(service);
+  return {
+    routing,
+    trafficDistribution: routing === 'Auto' ? null : usableTrafficDistribution(service),
+    declaredAddressTypes: declaredAddressTypesOf(service),
+  };
+}
+
+/** {@link reconcileServiceHints}'s result with the per-zone numbers in Maps, for callers that only read it. */
+export interface ServiceHintsSync {
+  routing: Routing;
+  hints: ServiceHintsResult['hints'];
+  events: ControllerEvent[];
+  /** As in {@link ServiceHintsResult}, but the slices the controller leaves alone may be the input objects. */
+  endpointSlices: EndpointSlice[];
+  rewrittenSlices: string[];
+  /** One entry per address type the CPU heuristic wrote hints for, IPv4 first. */
+  written: WrittenHints[];
+}
+
+export interface WrittenHints {
+  addressType: AddressType;
+  /** The CPU heuristic targets per zone. */
+  allocations: ReadonlyMap<string, ZoneAllocation>;
+  /** The stored `allocated` map: zone -> hinted endpoints. */
+  hinted: ReadonlyMap<string, number>;
+}
+
+/**
+ * The controller's sync of one Service. Zone-keyed numbers stay in Maps: a plain object keyed by zone
+ * names gets a hidden class that dies with each analysis, and optimized code built around it dies too.
+ * With `reuseUnwrittenSlices`, the slices the controller does not write come back as the input objects.
+ */
+export function syncServiceHints(
+  service: ServiceRouting,
+  slices: readonly EndpointSlice[],
+  ratios: ReadonlyMap<string, number> | null,
+  reuseUnwrittenSlices: boolean,
+): ServiceHintsSync {
+  const { routing, trafficDistribution } = service;
+  const copy = reuseUnwrittenSlices ? null : shallowCopy;
+  // Without routing, the controller only removes hints: when no slice carries any, it writes nothing.
+  if (routing === 'None' && !slices.some(hasIpSliceHints)) return unroutedSync(slicesAfterSync(slices, null, copy));
+
+  const sync: ServiceHintsSync = {
     routing,
     hints: { state: 'none', reason: null },
     events: [],
     endpointSlices: [],
     rewrittenSlices: [],
-    allocations: {},
-    hintCounts: {},
+    written: [],
   };
+  const rewrittenFrom = new Map<EndpointSlice, EndpointSlice>();
+  let populated = observedPopulated(slices, trafficDistribution);
   let failure: HintsFailure | null = null;
-
   for (const addressType of addressTypesOf(service, slices)) {
-    const existing: SliceSets = {
-      toCreate: [],
-      toUpdate: [],
-      unchanged: slices.filter((slice) => slice.addressType === addressType),
-    };
-    const outcome = hintsEnabled
-      ? addHintsOutcome(addressType, existing, nodeInfo, cache)
-      : withoutCpuHeuristic(addressType, existing, cache, trafficDistribution);
-    cache = outcome.cache;
-    failure ??= outcome.failure;
-    result.events.push(...outcome.events);
-    outcome.slices.toUpdate.forEach((rewritten, index) => {
-      const source = outcome.slices.toUpdateSources[index];
-      if (source !== undefined) rewrittenFrom.set(source, rewritten);
-      result.rewrittenSlices.push(rewritten.metadata.name);
-    });
-    if (outcome.allocations !== null) result.allocations[addressType] = Object.fromEntries(outcome.allocations);
-    if (outcome.hintedByZone !== null) result.hintCounts[addressType] = outcome.hintedByZone;
+    const existing: SliceSets = { toCreate: [], toUpdate: [], unchanged: slicesOfType(slices, addressType) };
+    const run =
+      routing === 'Auto'
+        ? hintByCpu(addressType, ratios, existing, populated)
+        : withoutCpuHeuristic(addressType, existing, populated, trafficDistribution);
+    populated = run.hinted !== null;
+    failure ??= run.failure;
+    addRun(sync, addressType, run, rewrittenFrom);
   }
+  // Decision: slices the controller does not write come back as shallow copies (or, on request, as the
+  // input objects); their endpoint objects are shared with the input (read-only by contract) to keep a
+  // 10,000-Service fleet cheap.
+  sync.endpointSlices = slicesAfterSync(slices, rewrittenFrom.size > 0 ? rewrittenFrom : null, copy);
+  sync.hints = hintState(routing, trafficDistribution, failure);
+  return sync;
+}
 
-  // Decision: slices the controller does not write come back as shallow copies; their endpoint objects
-  // are shared with the input (read-only by contract) to keep a 10,000-Service fleet cheap.
-  result.endpointSlices = slices.map((slice) => rewrittenFrom.get(slice) ?? { ...slice });
-  result.hints = hintState(routing, trafficDistribution, failure);
-  return result;
+/** One address type's events, writes and stored counts, added to the Service's sync. */
+function addRun(
+  sync: ServiceHintsSync,
+  addressType: AddressType,
+  run: CpuHintsRun,
+  rewrittenFrom: Map<EndpointSlice, EndpointSlice>,
+): void {
+  sync.events.push(...run.events);
+  for (let index = 0; index < run.toUpdate.length; index++) {
+    const source = run.toUpdateSources[index];
+    if (source !== undefined) rewrittenFrom.set(source, run.toUpdate[index]);
+    sync.rewrittenSlices.push(run.toUpdate[index].metadata.name);
+  }
+  if (run.allocations !== null && run.hinted !== null) {
+    sync.written.push({ addressType, allocations: run.allocations, hinted: run.hinted });
+  }
+}
+
+/** The public result: per-zone numbers as records, zones ascending in `hintCounts`. */
+export function serviceHintsResult(sync: ServiceHintsSync): ServiceHintsResult {
+  const { written, ...result } = sync;
+  return {
+    ...result,
+    allocations: Object.fromEntries(written.map((hints) => [hints.addressType, Object.fromEntries(hints.allocations)])),
+    hintCounts: Object.fromEntries(written.map((hints) => [hints.addressType, sortedRecord(hints.hinted)])),
+  };
+}
+
+/**
+ * The slices after the sync, in input order. `copy` null: the slices not written are the input objects,
+ * and when none is written the list is the input list itself (typed mutable for the report; never changed).
+ */
+function slicesAfterSync(
+  slices: readonly EndpointSlice[],
+  rewrittenFrom: ReadonlyMap<EndpointSlice, EndpointSlice> | null,
+  copy: ((slice: EndpointSlice) => EndpointSlice) | null,
+): EndpointSlice[] {
+  if (rewrittenFrom === null && copy === null) return slices as EndpointSlice[];
+  return mapList(slices, (slice) => rewrittenFrom?.get(slice) ?? copy?.(slice) ?? slice);
+}
+
+function unroutedSync(endpointSlices: EndpointSlice[]): ServiceHintsSync {
+  return {
+    routing: 'None',
+    hints: { state: 'none', reason: null },
+    events: [],
+    endpointSlices,
+    rewrittenSlices: [],
+    written: [],
+  };
+}
+
+function shallowCopy(slice: EndpointSlice): EndpointSlice {
+  return { ...slice };
+}
+
+/** Whether "remove all hints" would rewrite the slice: an IPv4/IPv6 slice with any `hints` object. */
+function hasIpSliceHints(slice: EndpointSlice): boolean {
+  return isIpSlice(slice) && hasAnyHints(slice);
 }
 
 /**
@@ -110,59 +206,27 @@ export function reconcileServiceHints(
  * hint, unless the Service is on the trafficDistribution path (those hints were written by that path,
  * which never marks the cache). This yields the controller's real events: no `enabled` event when hints
  * already exist and stay, `has been disabled` when the annotation was switched off but CPU-heuristic
- * hints remain. The stored per-zone counts only feed the overload requeue and start empty.
+ * hints remain. The stored per-zone counts only feed the overload requeue and are not modelled.
  */
-function observedCache(
-  slices: readonly EndpointSlice[],
-  trafficDistribution: TrafficDistribution | null,
-): ServiceHintCache {
-  if (trafficDistribution !== null) return EMPTY_SERVICE_HINT_CACHE;
-  const hinted = slices.some(
+function observedPopulated(slices: readonly EndpointSlice[], trafficDistribution: TrafficDistribution | null): boolean {
+  if (trafficDistribution !== null) return false;
+  return slices.some(
     (slice) => isIpSlice(slice) && endpointsOf(slice).some((endpoint) => (endpoint.hints?.forZones?.length ?? 0) > 0),
   );
-  return hinted ? { ...EMPTY_SERVICE_HINT_CACHE, populated: true } : EMPTY_SERVICE_HINT_CACHE;
-}
-
-function addHintsOutcome(
-  addressType: AddressType,
-  existing: SliceSets,
-  nodeInfo: Pick<NodeInfo, 'ratios'>,
-  cache: ServiceHintCache,
-): AddressTypeOutcome {
-  const {
-    events,
-    cache: nextCache,
-    failure,
-    allocations,
-    hintedByZone,
-    ...slices
-  } = addHints({
-    addressType,
-    ratios: nodeInfo.ratios,
-    slices: existing,
-    cache,
-  });
-  return { slices, events, cache: nextCache, failure, allocations, hintedByZone };
 }
 
 /** Hints not enabled by annotation: announce the switch-off once, then trafficDistribution or no hints. */
 function withoutCpuHeuristic(
   addressType: AddressType,
   existing: SliceSets,
-  cache: ServiceHintCache,
+  populated: boolean,
   trafficDistribution: TrafficDistribution | null,
-): AddressTypeOutcome {
+): CpuHintsRun {
   // Dual-stack: the first address type consumes the populated mark, so only one event per switch-off.
-  const events = cache.populated ? [hintsDisabledEvent(HINTS_DISABLED_MESSAGE, addressType)] : [];
-  return {
-    slices:
-      trafficDistribution === null ? removeAllHints(existing) : applyTrafficDistribution(existing, trafficDistribution),
-    events,
-    cache: forgetAddressType(cache, addressType),
-    failure: null,
-    allocations: null,
-    hintedByZone: null,
-  };
+  const events = populated ? [hintsDisabledEvent(HINTS_DISABLED_MESSAGE, addressType)] : [];
+  const slices =
+    trafficDistribution === null ? removeAllHints(existing) : applyTrafficDistribution(existing, trafficDistribution);
+  return hintsLeft(slices, events);
 }
 
 /**
@@ -172,13 +236,29 @@ function withoutCpuHeuristic(
  * deletion has no place in the per-slice output. A Service declaring no family and owning no IP slice is
  * treated as single-stack IPv4, as the API server defaults it. FQDN slices are never touched.
  */
-function addressTypesOf(service: Service, slices: readonly EndpointSlice[]): AddressType[] {
-  const types = new Set<string>(service.spec?.ipFamilies ?? []);
+function addressTypesOf(service: ServiceRouting, slices: readonly EndpointSlice[]): readonly AddressType[] {
+  const synced = (type: AddressType) =>
+    service.declaredAddressTypes.includes(type) || slices.some((slice) => slice.addressType === type);
+  const ipv6 = synced('IPv6');
+  if (synced('IPv4')) return ipv6 ? ADDRESS_TYPES : ONLY_IPV4;
+  return ipv6 ? ONLY_IPV6 : ONLY_IPV4;
+}
+
+function declaredAddressTypesOf(service: Service): readonly AddressType[] {
+  const ipFamilies: Iterable<string> = service.spec?.ipFamilies ?? [];
+  const families = Array.isArray(ipFamilies) ? (ipFamilies as readonly string[]) : [...new Set(ipFamilies)];
   const clusterIP = service.spec?.clusterIP;
-  if (types.size === 0 && clusterIP && clusterIP !== 'None') types.add(clusterIP.includes(':') ? 'IPv6' : 'IPv4');
-  for (const slice of slices) types.add(slice.addressType);
-  const synced = ADDRESS_TYPES.filter((type) => types.has(type));
-  return synced.length > 0 ? synced : ['IPv4'];
+  if (families.length === 0 && clusterIP && clusterIP !== 'None')
+    return clusterIP.includes(':') ? ONLY_IPV6 : ONLY_IPV4;
+  const ipv6 = families.includes('IPv6');
+  if (families.includes('IPv4')) return ipv6 ? ADDRESS_TYPES : ONLY_IPV4;
+  return ipv6 ? ONLY_IPV6 : NO_ADDRESS_TYPES;
+}
+
+/** The slices of one address type; the input array itself when they all are (single-stack). */
+function slicesOfType(slices: readonly EndpointSlice[], addressType: AddressType): readonly EndpointSlice[] {
+  const ofType = (slice: EndpointSlice) => slice.addressType === addressType;
+  return slices.every(ofType) ? slices : slices.filter(ofType);
 }
 
 /**

@@ -73,9 +73,11 @@ function checkOptions(options: FleetOptions): void {
     ['endpointsPerService', options.endpointsPerService],
   ];
   for (const [name, value] of counts) {
-    if (!Number.isInteger(value) || value < 0) throw new FleetOptionsError(`${name} must be a whole number ≥ 0, got ${value}`);
+    if (!Number.isInteger(value) || value < 0)
+      throw new FleetOptionsError(`${name} must be a whole number ≥ 0, got ${value}`);
   }
-  if (options.zones < 1 || options.zones > 26) throw new FleetOptionsError(`zones must be between 1 and 26, got ${options.zones}`);
+  if (options.zones < 1 || options.zones > 26)
+    throw new FleetOptionsError(`zones must be between 1 and 26, got ${options.zones}`);
   if (options.nodes < options.zones) throw new FleetOptionsError('need at least one node per zone');
   if (options.services > 1_000_000) throw new FleetOptionsError('services must be at most 1,000,000');
   for (const [name, share] of [
@@ -83,7 +85,8 @@ function checkOptions(options: FleetOptions): void {
     ['preferCloseShare', options.preferCloseShare],
     ['notReadyShare', options.notReadyShare],
   ] as const) {
-    if (share !== undefined && !(share >= 0 && share <= 1)) throw new FleetOptionsError(`${name} must be between 0 and 1`);
+    if (share !== undefined && !(share >= 0 && share <= 1))
+      throw new FleetOptionsError(`${name} must be between 0 and 1`);
   }
 }
 
@@ -127,7 +130,13 @@ function generateService(index: number, options: FleetOptions, random: () => num
 
 /** The API server's own Service and the cluster DNS on its conventional static address. */
 function wellKnownServices(): Service[] {
-  const service = (namespace: string, name: string, clusterIP: string, labels: Record<string, string>, port: ServicePort): Service => ({
+  const service = (
+    namespace: string,
+    name: string,
+    clusterIP: string,
+    labels: Record<string, string>,
+    port: ServicePort,
+  ): Service => ({
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name, namespace, labels },
@@ -135,7 +144,13 @@ function wellKnownServices(): Service[] {
   });
   return [
     service('default', 'kubernetes', '10.96.0.1', { component: 'apiserver' }, { name: 'https', port: 443 }),
-    service('kube-system', 'kube-dns', '10.96.0.10', { 'k8s-app': 'kube-dns' }, { name: 'dns', port: 53, protocol: 'UDP' }),
+    service(
+      'kube-system',
+      'kube-dns',
+      '10.96.0.10',
+      { 'k8s-app': 'kube-dns' },
+      { name: 'dns', port: 53, protocol: 'UDP' },
+    ),
   ];
 }
 
@@ -146,7 +161,10 @@ function clusterIPFor(index: number): string {
 }
 
 function hasTopology(service: Service): boolean {
-  return service.metadata.annotations?.['service.kubernetes.io/topology-mode'] !== undefined || !!service.spec?.trafficDistribution;
+  return (
+    service.metadata.annotations?.['service.kubernetes.io/topology-mode'] !== undefined ||
+    !!service.spec?.trafficDistribution
+  );
 }
 
 function generateEndpoints(
@@ -170,7 +188,8 @@ function generateEndpoints(
       nodeName: node.metadata.name,
       zone: zones[zone],
     };
-    if (topologyRouted && ready && (options.observedHints ?? true)) endpoint.hints = { forZones: [{ name: zones[zone] }] };
+    if (topologyRouted && ready && (options.observedHints ?? true))
+      endpoint.hints = { forZones: [{ name: zones[zone] }] };
     return endpoint;
   });
 }

@@ -16,6 +16,7 @@ import {
   hintsEnabledEvent,
 } from './events.js';
 import type { AddressType, Endpoint, EndpointHints, EndpointSlice } from './k8s-objects.js';
+import { mapList } from './lists.js';
 
 export interface SliceSets {
   toCreate: readonly EndpointSlice[];
@@ -97,52 +98,107 @@ export function forgetAddressType(cache: ServiceHintCache, addressType: AddressT
 }
 
 export function addHints(input: AddHintsInput): AddHintsResult {
-  const { slices } = input;
-  const readyEndpoints = countReadyEndpoints([...slices.toCreate, ...slices.toUpdate, ...slices.unchanged]);
-  const allocation = computeAllocations(input.ratios, readyEndpoints);
-  if (!allocation.ok) return giveUp(slices, allocation.failure, input);
+  const { addressType, cache } = input;
+  const { events, allocations, hinted, failure, ...slices } = hintByCpu(
+    addressType,
+    input.ratios,
+    input.slices,
+    cache.populated,
+  );
+  const hintedByZone = hinted === null ? null : sortedRecord(hinted);
+  return {
+    ...slices,
+    events,
+    cache:
+      hintedByZone === null
+        ? forgetAddressType(cache, addressType)
+        : { populated: true, hintedByAddressType: { ...cache.hintedByAddressType, [addressType]: hintedByZone } },
+    allocations,
+    hintedByZone,
+    failure,
+  };
+}
+
+/** One address type's CPU-heuristic run, with its per-zone numbers in Maps. */
+export interface CpuHintsRun extends HintedSlices {
+  /** In emission order. */
+  events: ControllerEvent[];
+  /** Set when hints were written. */
+  allocations: ReadonlyMap<string, ZoneAllocation> | null;
+  /** zone -> hinted endpoints (the stored `allocated` map, in counting order); set when hints were written. */
+  hinted: ReadonlyMap<string, number> | null;
+  failure: HintsFailure | null;
+}
+
+/**
+ * {@link addHints} without the cache bookkeeping: `populated` is the cache's mark, and no per-zone
+ * record is built. The controller's sync of a whole fleet runs this; records whose keys are zone names
+ * get a new hidden class in every analysis, which would throw away the optimized code that builds them.
+ */
+export function hintByCpu(
+  addressType: AddressType,
+  ratios: ReadonlyMap<string, number> | null,
+  slices: SliceSets,
+  populated: boolean,
+): CpuHintsRun {
+  const readyEndpoints =
+    countReadyEndpoints(slices.toCreate) + countReadyEndpoints(slices.toUpdate) + countReadyEndpoints(slices.unchanged);
+  const allocation = computeAllocations(ratios, readyEndpoints);
+  if (!allocation.ok) return giveUp(slices, allocation.failure, addressType);
   const allocations = allocation.zones;
 
   const { unchanged, invalid, allocated } = validateUnchangedSlices(slices.unchanged, allocations);
   const lists = { toCreate: slices.toCreate, toUpdate: [...slices.toUpdate, ...invalid], unchanged };
-  if (!countSameZoneHints([...lists.toCreate, ...lists.toUpdate], allocated)) {
-    return giveUp(lists, { kind: 'EndpointsWithoutZone', message: ENDPOINTS_WITHOUT_ZONE_MESSAGE }, input);
+  if (!countSameZoneHints(lists.toCreate, allocated) || !countSameZoneHints(lists.toUpdate, allocated)) {
+    return giveUp(lists, { kind: 'EndpointsWithoutZone', message: ENDPOINTS_WITHOUT_ZONE_MESSAGE }, addressType);
   }
 
-  const { giving, receiving } = computeGivingAndReceiving(allocations, allocated);
-  const rehint = hintWriter(redistributor(giving, receiving, allocated));
+  // Nothing to write, nothing to redistribute: most Services of a settled cluster end here.
+  const nothingToWrite = lists.toCreate.length === 0 && lists.toUpdate.length === 0;
+  const rehint = nothingToWrite
+    ? null
+    : hintWriter(redistributor(givingAndReceiving(allocations, allocated), allocated));
   // Visiting order matters: the earliest ready endpoints of a giving zone are the ones that move.
-  const toCreate = lists.toCreate.map(rehint);
-  const toUpdate = lists.toUpdate.map(rehint);
+  const toCreate = rehint === null ? [] : mapList(lists.toCreate, rehint);
+  const toUpdate = rehint === null ? [] : mapList(lists.toUpdate, rehint);
 
   if (allocated.size === 0) {
     // Believed unreachable: a successful allocation implies at least one ready endpoint somewhere.
-    return giveUp(lists, { kind: 'NoZonesAllocated', message: NO_ZONES_ALLOCATED_MESSAGE }, input);
+    return giveUp(lists, { kind: 'NoZonesAllocated', message: NO_ZONES_ALLOCATED_MESSAGE }, addressType);
   }
-  const hintedByZone = sortedRecord(allocated);
   return {
     toCreate,
     toUpdate,
     toUpdateSources: lists.toUpdate,
     unchanged,
-    events: input.cache.populated ? [] : [hintsEnabledEvent(input.addressType)],
-    cache: {
-      populated: true,
-      hintedByAddressType: { ...input.cache.hintedByAddressType, [input.addressType]: hintedByZone },
-    },
+    events: populated ? [] : [hintsEnabledEvent(addressType)],
     allocations,
-    hintedByZone,
+    hinted: allocated,
     failure: null,
   };
 }
 
-function giveUp(slices: SliceSets, failure: HintsFailure, input: AddHintsInput): AddHintsResult {
+function giveUp(slices: SliceSets, failure: HintsFailure, addressType: AddressType): CpuHintsRun {
+  return hintsLeft(removeAllHints(slices), [hintsDisabledEvent(failure.message, addressType)], failure);
+}
+
+/**
+ * A run that wrote no CPU-heuristic hints. Spelled out rather than spread: an object made by a spread
+ * plus more keys gets a hidden class that lives only as long as such objects do, i.e. one analysis.
+ */
+export function hintsLeft(
+  slices: HintedSlices,
+  events: ControllerEvent[],
+  failure: HintsFailure | null = null,
+): CpuHintsRun {
   return {
-    ...removeAllHints(slices),
-    events: [hintsDisabledEvent(failure.message, input.addressType)],
-    cache: forgetAddressType(input.cache, input.addressType),
+    toCreate: slices.toCreate,
+    toUpdate: slices.toUpdate,
+    toUpdateSources: slices.toUpdateSources,
+    unchanged: slices.unchanged,
+    events,
     allocations: null,
-    hintedByZone: null,
+    hinted: null,
     failure,
   };
 }
@@ -221,7 +277,7 @@ function countSameZoneHints(allocatable: readonly EndpointSlice[], allocated: Ma
 function hintWriter(zoneFor: (ownZone: string) => string): (slice: EndpointSlice) => EndpointSlice {
   return (slice) => ({
     ...slice,
-    endpoints: endpointsOf(slice).map((endpoint) =>
+    endpoints: mapList(endpointsOf(slice), (endpoint) =>
       isEndpointReady(endpoint) && endpoint.zone ? withZoneHint(endpoint, zoneFor(endpoint.zone)) : endpoint,
     ),
   });
@@ -238,31 +294,48 @@ export function computeGivingAndReceiving(
   allocations: ReadonlyMap<string, Pick<ZoneAllocation, 'desired'>>,
   allocated: ReadonlyMap<string, number>,
 ): { giving: Map<string, number>; receiving: Map<string, number> } {
-  const zones = [...allocations.keys()].sort();
-  const give = new Map<string, number>();
-  const receive = new Map<string, number>();
+  const { zones, given, received } = givingAndReceiving(allocations, allocated);
+  return { giving: positiveCounts(zones, given), receiving: positiveCounts(zones, received) };
+}
+
+/** Step F's outcome as counts per zone, position by position with `zones` (ascending). */
+interface ZoneMoves {
+  zones: readonly string[];
+  given: number[];
+  received: number[];
+}
+
+/** {@link computeGivingAndReceiving} over arrays: step F runs for every Service whose hints change. */
+function givingAndReceiving(
+  allocations: ReadonlyMap<string, Pick<ZoneAllocation, 'desired'>>,
+  allocated: ReadonlyMap<string, number>,
+): ZoneMoves {
+  const zones = ascendingKeys(allocations);
+  const surplus: number[] = [];
+  const deficit: number[] = [];
+  const given: number[] = [];
+  const received: number[] = [];
   for (const zone of zones) {
     const hinted = allocated.get(zone) ?? 0;
     const desired = allocations.get(zone)?.desired ?? 0;
-    if (hinted > desired) give.set(zone, hinted - desired);
-    else if (hinted < desired) receive.set(zone, desired - hinted);
+    surplus.push(hinted > desired ? hinted - desired : 0);
+    deficit.push(hinted < desired ? desired - hinted : 0);
+    given.push(0);
+    received.push(0);
   }
-
-  const giving = new Map<string, number>();
-  const receiving = new Map<string, number>();
   for (;;) {
-    const giver = largestPositive(give);
-    const receiver = largestPositive(receive);
-    if (giver === null || receiver === null) break;
-    const [giverZone, surplus] = giver;
-    const [receiverZone, deficit] = receiver;
-    if ((surplus < 1 && deficit < 1) || surplus < 0.5 || deficit < 0.5) break;
-    addCount(giving, giverZone, 1);
-    give.set(giverZone, surplus - 1);
-    addCount(receiving, receiverZone, 1);
-    receive.set(receiverZone, deficit - 1);
+    const giver = largestPositive(surplus);
+    const receiver = largestPositive(deficit);
+    if (giver < 0 || receiver < 0) break;
+    const giverSurplus = surplus[giver];
+    const receiverDeficit = deficit[receiver];
+    if ((giverSurplus < 1 && receiverDeficit < 1) || giverSurplus < 0.5 || receiverDeficit < 0.5) break;
+    given[giver] += 1;
+    surplus[giver] = giverSurplus - 1;
+    received[receiver] += 1;
+    deficit[receiver] = receiverDeficit - 1;
   }
-  return { giving: inZoneOrder(giving, zones), receiving: inZoneOrder(receiving, zones) };
+  return { zones, given, received };
 }
 
 /**
@@ -271,20 +344,19 @@ export function computeGivingAndReceiving(
  * `allocated` follows every move.
  */
 function redistributor(
-  giving: Map<string, number>,
-  receiving: Map<string, number>,
+  { zones, given, received }: ZoneMoves,
   allocated: Map<string, number>,
 ): (ownZone: string) => string {
   return (ownZone) => {
-    if (giving.size === 0 || receiving.size === 0) return ownZone;
-    if ((giving.get(ownZone) ?? 0) <= 0) return ownZone;
-    const receiverZone = receiving.keys().next().value;
-    if (receiverZone === undefined) return ownZone;
-    takeOne(giving, ownZone);
-    takeOne(receiving, receiverZone);
+    const giver = zones.indexOf(ownZone);
+    if (giver < 0 || given[giver] <= 0) return ownZone;
+    const receiver = firstPositive(received);
+    if (receiver < 0) return ownZone;
+    given[giver] -= 1;
+    received[receiver] -= 1;
     addCount(allocated, ownZone, -1);
-    addCount(allocated, receiverZone, 1);
-    return receiverZone;
+    addCount(allocated, zones[receiver], 1);
+    return zones[receiver];
   };
 }
 
@@ -297,8 +369,8 @@ export function removeAllHints(slices: SliceSets): HintedSlices {
   const toUpdateSources = [...slices.toUpdate];
   for (const slice of slices.unchanged) (hasAnyHints(slice) ? toUpdateSources : unchanged).push(slice);
   return {
-    toCreate: slices.toCreate.map(withoutHints),
-    toUpdate: toUpdateSources.map(withoutHints),
+    toCreate: mapList(slices.toCreate, withoutHints),
+    toUpdate: mapList(toUpdateSources, withoutHints),
     toUpdateSources,
     unchanged,
   };
@@ -309,7 +381,7 @@ export function hasAnyHints(slice: EndpointSlice): boolean {
 }
 
 export function withoutHints(slice: EndpointSlice): EndpointSlice {
-  return { ...slice, endpoints: endpointsOf(slice).map(withoutEndpointHints) };
+  return { ...slice, endpoints: mapList(endpointsOf(slice), withoutEndpointHints) };
 }
 
 export function withoutEndpointHints(endpoint: Endpoint): Endpoint {
@@ -337,26 +409,29 @@ export function withEndpointHints(endpoint: Endpoint, hints: EndpointHints): End
   return copy as Endpoint;
 }
 
-function largestPositive(values: ReadonlyMap<string, number>): [string, number] | null {
-  let best: [string, number] | null = null;
-  // Maps hold zones in ascending order, so keeping the first maximum picks the smallest name.
-  for (const [zone, value] of values) if (value > 0 && (best === null || value > best[1])) best = [zone, value];
+/** The position of the largest positive value, the first one on ties (zones ascend); -1 when none is positive. */
+function largestPositive(values: readonly number[]): number {
+  let best = -1;
+  for (let i = 0; i < values.length; i++) if (values[i] > 0 && (best < 0 || values[i] > values[best])) best = i;
   return best;
 }
 
-function inZoneOrder(counts: ReadonlyMap<string, number>, zones: readonly string[]): Map<string, number> {
-  const ordered = new Map<string, number>();
-  for (const zone of zones) {
-    const count = counts.get(zone);
-    if (count !== undefined) ordered.set(zone, count);
-  }
-  return ordered;
+function firstPositive(values: readonly number[]): number {
+  for (let i = 0; i < values.length; i++) if (values[i] > 0) return i;
+  return -1;
 }
 
-function takeOne(counts: Map<string, number>, zone: string): void {
-  const left = (counts.get(zone) ?? 0) - 1;
-  if (left > 0) counts.set(zone, left);
-  else counts.delete(zone);
+function positiveCounts(zones: readonly string[], counts: readonly number[]): Map<string, number> {
+  const byZone = new Map<string, number>();
+  for (let i = 0; i < zones.length; i++) if (counts[i] > 0) byZone.set(zones[i], counts[i]);
+  return byZone;
+}
+
+/** The keys in ascending order; the allocations already come that way, so sorting is rarely needed. */
+function ascendingKeys(map: ReadonlyMap<string, unknown>): readonly string[] {
+  const keys = [...map.keys()];
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1] > keys[i]) return keys.sort();
+  return keys;
 }
 
 function addCount(counts: Map<string, number>, zone: string, delta: number): void {

@@ -17,7 +17,11 @@ export interface NodeEndpointsReport {
   services: ServiceEndpointsView[];
 }
 
-export function endpointsForNode(snapshot: Snapshot, nodeName: string, options: NodeEndpointsOptions = {}): NodeEndpointsReport {
+export function endpointsForNode(
+  snapshot: Snapshot,
+  nodeName: string,
+  options: NodeEndpointsOptions = {},
+): NodeEndpointsReport {
   const node = snapshot.nodes.find((candidate) => candidate.metadata.name === nodeName);
   if (!node) {
     throw new SnapshotError('', `node "${nodeName}" is not in the snapshot (it has ${snapshot.nodes.length} nodes)`);

@@ -62,7 +62,7 @@ interface ZoneTotals {
 export function computeNodeInfo(nodes: readonly Node[]): NodeInfo {
   // Visiting nodes by name keeps `detail` and errors independent of input order; the sums are exact,
   // so the ratios are order independent anyway.
-  const counted = nodes.filter((node) => !isExcludedNode(node) && isNodeReady(node)).sort(byName);
+  const counted = nodes.filter(isCounted).sort(byName);
   const cpuByZone = new Map<string, ZoneTotals>();
   let badNode: string | null = null;
 
@@ -94,6 +94,11 @@ export function computeNodeInfo(nodes: readonly Node[]): NodeInfo {
     ratios: new Map(zones.map((zone) => [zone.name, zone.cpuRatio])),
     zones,
   };
+}
+
+/** The nodes the controller sums up: ready, and not control plane. */
+function isCounted(node: Node): boolean {
+  return !isExcludedNode(node) && isNodeReady(node);
 }
 
 function allocatableCpu(node: Node): Quantity {

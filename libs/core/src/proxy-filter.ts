@@ -630,7 +630,6 @@ export function canonicalAddress(address: string): string {
   return parseIP(address)?.text ?? address;
 }
 
-
 /** Parses like Go's sloppy IP parser: IPv4 parts may carry leading zeros (read as decimal). */
 export function parseIP(text: string): ParsedIP | null {
   if (!text.includes(':')) {

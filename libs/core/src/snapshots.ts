@@ -56,7 +56,7 @@ function parseList(root: Json): Snapshot {
   for (let i = 0; i < items.length; i++) {
     const path = `items[${i}]`;
     const item = expectObject(items[i], path);
-    const kind = expectString(item.kind, `${path}.kind`);
+    const kind = expectString(item.kind, path, '.kind');
     if (!READ_KINDS.has(kind)) continue;
     addObject(snapshot, kind, item, path);
   }
@@ -164,31 +164,38 @@ export function parseZoneWeights(text: string, path: string): Record<string, num
 function checkNode(item: Json, path: string): Node {
   checkMetadata(item, path, false);
   if (item.status !== undefined && item.status !== null) {
-    const status = expectObject(item.status, `${path}.status`);
-    const allocatable = optionalStringMap(status.allocatable, `${path}.status.allocatable`);
-    if (allocatable?.cpu !== undefined) checkQuantity(allocatable.cpu, `${path}.status.allocatable.cpu`);
-    checkConditions(status.conditions, `${path}.status.conditions`);
+    const status = expectObject(item.status, path, '.status');
+    const allocatable = optionalStringMap(status.allocatable, path, '.status.allocatable');
+    if (allocatable?.cpu !== undefined) checkQuantity(allocatable.cpu, path, '.status.allocatable.cpu');
+    checkConditions(status.conditions, path, '.status.conditions');
   }
   return item as unknown as Node;
 }
 
+const SERVICE_STRING_FIELDS = [
+  'type',
+  'clusterIP',
+  'internalTrafficPolicy',
+  'externalTrafficPolicy',
+  'trafficDistribution',
+];
+
 function checkService(item: Json, path: string): Service {
   checkMetadata(item, path, true);
   if (item.spec === undefined || item.spec === null) return item as unknown as Service;
-  const spec = expectObject(item.spec, `${path}.spec`);
-  for (const field of ['type', 'clusterIP', 'internalTrafficPolicy', 'externalTrafficPolicy', 'trafficDistribution']) {
-    optionalString(spec[field], `${path}.spec.${field}`);
-  }
-  optionalStringArray(spec.clusterIPs, `${path}.spec.clusterIPs`);
-  optionalStringArray(spec.externalIPs, `${path}.spec.externalIPs`);
+  const spec = expectObject(item.spec, path, '.spec');
+  for (const field of SERVICE_STRING_FIELDS) optionalString(spec[field], path, `.spec.${field}`);
+  optionalStringArray(spec.clusterIPs, path, '.spec.clusterIPs');
+  optionalStringArray(spec.externalIPs, path, '.spec.externalIPs');
   if (spec.ports !== undefined && spec.ports !== null) {
-    const ports = expectArray(spec.ports, `${path}.spec.ports`);
+    const ports = expectArray(spec.ports, path, '.spec.ports');
     for (let i = 0; i < ports.length; i++) {
-      const portPath = `${path}.spec.ports[${i}]`;
-      const port = expectObject(ports[i], portPath);
-      expectPort(port.port, `${portPath}.port`);
-      optionalString(port.name, `${portPath}.name`);
-      if (port.nodePort !== undefined && port.nodePort !== null) expectPort(port.nodePort, `${portPath}.nodePort`);
+      const portField = `.spec.ports[${i}]`;
+      const port = expectObject(ports[i], path, portField);
+      expectPort(port.port, path, `${portField}.port`);
+      optionalString(port.name, path, `${portField}.name`);
+      if (port.nodePort !== undefined && port.nodePort !== null)
+        expectPort(port.nodePort, path, `${portField}.nodePort`);
     }
   }
   return item as unknown as Service;
@@ -196,24 +203,28 @@ function checkService(item: Json, path: string): Service {
 
 function checkEndpointSlice(item: Json, path: string): EndpointSlice {
   checkMetadata(item, path, true);
-  const addressType = expectString(item.addressType, `${path}.addressType`);
+  const addressType = expectString(item.addressType, path, '.addressType');
   if (!ADDRESS_TYPES.has(addressType)) {
-    throw new SnapshotError(`${path}.addressType`, `"${addressType}" is not an address type (expected IPv4, IPv6 or FQDN)`);
+    throw new SnapshotError(
+      `${path}.addressType`,
+      `"${addressType}" is not an address type (expected IPv4, IPv6 or FQDN)`,
+    );
   }
   if (item.endpoints === undefined || item.endpoints === null) {
     // The API server omits `endpoints` for an empty slice; the analysis reads it as [].
     item.endpoints = [];
   }
-  const endpoints = expectArray(item.endpoints, `${path}.endpoints`);
+  const endpoints = expectArray(item.endpoints, path, '.endpoints');
   for (let i = 0; i < endpoints.length; i++) {
     if (!isPlainEndpoint(endpoints[i])) checkEndpoint(endpoints[i], `${path}.endpoints[${i}]`);
   }
   if (item.ports !== undefined && item.ports !== null) {
-    const ports = expectArray(item.ports, `${path}.ports`);
+    const ports = expectArray(item.ports, path, '.ports');
     for (let i = 0; i < ports.length; i++) {
-      const port = expectObject(ports[i], `${path}.ports[${i}]`);
-      if (port.port !== undefined && port.port !== null) expectPort(port.port, `${path}.ports[${i}].port`);
-      optionalString(port.name, `${path}.ports[${i}].name`);
+      const portField = `.ports[${i}]`;
+      const port = expectObject(ports[i], path, portField);
+      if (port.port !== undefined && port.port !== null) expectPort(port.port, path, `${portField}.port`);
+      optionalString(port.name, path, `${portField}.name`);
     }
   }
   return item as unknown as EndpointSlice;
@@ -235,7 +246,8 @@ function isPlainEndpoint(value: unknown): boolean {
   if (conditions !== undefined && conditions !== null) {
     if (typeof conditions !== 'object' || Array.isArray(conditions)) return false;
     const { ready, serving, terminating } = conditions as Json;
-    if (!isOptional(ready, 'boolean') || !isOptional(serving, 'boolean') || !isOptional(terminating, 'boolean')) return false;
+    if (!isOptional(ready, 'boolean') || !isOptional(serving, 'boolean') || !isOptional(terminating, 'boolean'))
+      return false;
   }
   const hints = endpoint.hints;
   if (hints === undefined || hints === null) return true;
@@ -258,18 +270,18 @@ function isNamedList(value: unknown): boolean {
 
 function checkEndpoint(value: unknown, path: string): void {
   const endpoint = expectObject(value, path);
-  const addresses = expectArray(endpoint.addresses, `${path}.addresses`);
+  const addresses = expectArray(endpoint.addresses, path, '.addresses');
   for (let i = 0; i < addresses.length; i++) expectString(addresses[i], `${path}.addresses[${i}]`);
-  optionalString(endpoint.zone, `${path}.zone`);
-  optionalString(endpoint.nodeName, `${path}.nodeName`);
+  optionalString(endpoint.zone, path, '.zone');
+  optionalString(endpoint.nodeName, path, '.nodeName');
   if (endpoint.conditions !== undefined && endpoint.conditions !== null) {
-    const conditions = expectObject(endpoint.conditions, `${path}.conditions`);
-    optionalBoolean(conditions.ready, `${path}.conditions.ready`);
-    optionalBoolean(conditions.serving, `${path}.conditions.serving`);
-    optionalBoolean(conditions.terminating, `${path}.conditions.terminating`);
+    const conditions = expectObject(endpoint.conditions, path, '.conditions');
+    optionalBoolean(conditions.ready, path, '.conditions.ready');
+    optionalBoolean(conditions.serving, path, '.conditions.serving');
+    optionalBoolean(conditions.terminating, path, '.conditions.terminating');
   }
   if (endpoint.hints !== undefined && endpoint.hints !== null) {
-    const hints = expectObject(endpoint.hints, `${path}.hints`);
+    const hints = expectObject(endpoint.hints, path, '.hints');
     checkNamedList(hints.forZones, `${path}.hints.forZones`);
     checkNamedList(hints.forNodes, `${path}.hints.forNodes`);
   }
@@ -285,48 +297,49 @@ function checkNamedList(value: unknown, path: string): void {
 
 function checkServiceCIDR(item: Json, path: string): ServiceCIDR {
   checkMetadata(item, path, false);
-  const spec = expectObject(item.spec, `${path}.spec`);
-  const cidrs = expectArray(spec.cidrs, `${path}.spec.cidrs`);
-  for (let i = 0; i < cidrs.length; i++) checkCidr(expectString(cidrs[i], `${path}.spec.cidrs[${i}]`), `${path}.spec.cidrs[${i}]`);
+  const spec = expectObject(item.spec, path, '.spec');
+  const cidrs = expectArray(spec.cidrs, path, '.spec.cidrs');
+  for (let i = 0; i < cidrs.length; i++)
+    checkCidr(expectString(cidrs[i], `${path}.spec.cidrs[${i}]`), `${path}.spec.cidrs[${i}]`);
   if (item.status !== undefined && item.status !== null) {
-    checkConditions(expectObject(item.status, `${path}.status`).conditions, `${path}.status.conditions`);
+    checkConditions(expectObject(item.status, `${path}.status`).conditions, path, '.status.conditions');
   }
   return item as unknown as ServiceCIDR;
 }
 
 function checkMetadata(item: Json, path: string, namespaced: boolean): void {
-  const metadata = expectObject(item.metadata, `${path}.metadata`);
-  const name = expectString(metadata.name, `${path}.metadata.name`);
+  const metadata = expectObject(item.metadata, path, '.metadata');
+  const name = expectString(metadata.name, path, '.metadata.name');
   if (name === '') throw new SnapshotError(`${path}.metadata.name`, 'expected a non-empty name');
-  optionalStringMap(metadata.labels, `${path}.metadata.labels`);
-  optionalStringMap(metadata.annotations, `${path}.metadata.annotations`);
+  optionalStringMap(metadata.labels, path, '.metadata.labels');
+  optionalStringMap(metadata.annotations, path, '.metadata.annotations');
   if (namespaced) {
     // Decision: a namespaced object without a namespace (hand-written input) lives in `default`,
     // as kubectl would have created it.
     if (metadata.namespace === undefined || metadata.namespace === null) metadata.namespace = 'default';
-    expectString(metadata.namespace, `${path}.metadata.namespace`);
+    expectString(metadata.namespace, path, '.metadata.namespace');
   }
 }
 
-function checkConditions(value: unknown, path: string): void {
+function checkConditions(value: unknown, path: string, field = ''): void {
   if (value === undefined || value === null) return;
-  const conditions = expectArray(value, path);
+  const conditions = expectArray(value, path, field);
   for (let i = 0; i < conditions.length; i++) {
-    const condition = expectObject(conditions[i], `${path}[${i}]`);
-    expectString(condition.type, `${path}[${i}].type`);
-    expectString(condition.status, `${path}[${i}].status`);
+    const condition = expectObject(conditions[i], path, `${field}[${i}]`);
+    expectString(condition.type, path, `${field}[${i}].type`);
+    expectString(condition.status, path, `${field}[${i}].status`);
   }
 }
 
 /** Whole cores or millicores, the forms the kubelet reports: valid without the full quantity grammar. */
 const PLAIN_CPU = /^[0-9]{1,15}m?$/;
 
-function checkQuantity(value: string, path: string): void {
+function checkQuantity(value: string, path: string, field = ''): void {
   if (PLAIN_CPU.test(value)) return;
   try {
     parseQuantity(value);
   } catch (error) {
-    throw new SnapshotError(path, (error as Error).message);
+    throw new SnapshotError(path + field, (error as Error).message);
   }
 }
 
@@ -338,51 +351,53 @@ function checkCidr(value: string, path: string): void {
   }
 }
 
-function expectObject(value: unknown, path: string): Json {
+function expectObject(value: unknown, path: string, field = ''): Json {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new SnapshotError(path, `expected an object, got ${describe(value)}`);
+    throw new SnapshotError(path + field, `expected an object, got ${describe(value)}`);
   }
   return value as Json;
 }
 
-function expectArray(value: unknown, path: string): unknown[] {
-  if (!Array.isArray(value)) throw new SnapshotError(path, `expected an array, got ${describe(value)}`);
+function expectArray(value: unknown, path: string, field = ''): unknown[] {
+  if (!Array.isArray(value)) throw new SnapshotError(path + field, `expected an array, got ${describe(value)}`);
   return value;
 }
 
-function expectString(value: unknown, path: string): string {
-  if (typeof value !== 'string') throw new SnapshotError(path, `expected a string, got ${describe(value)}`);
+function expectString(value: unknown, path: string, field = ''): string {
+  if (typeof value !== 'string') throw new SnapshotError(path + field, `expected a string, got ${describe(value)}`);
   return value;
 }
 
-function expectPort(value: unknown, path: string): void {
+function expectPort(value: unknown, path: string, field = ''): void {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 65535) {
-    throw new SnapshotError(path, `expected a port number 0-65535, got ${describe(value)}`);
+    throw new SnapshotError(path + field, `expected a port number 0-65535, got ${describe(value)}`);
   }
 }
 
-function optionalString(value: unknown, path: string): void {
-  if (value !== undefined && value !== null) expectString(value, path);
+function optionalString(value: unknown, path: string, field = ''): void {
+  if (value !== undefined && value !== null) expectString(value, path, field);
 }
 
-function optionalBoolean(value: unknown, path: string): void {
+function optionalBoolean(value: unknown, path: string, field = ''): void {
   if (value !== undefined && value !== null && typeof value !== 'boolean') {
-    throw new SnapshotError(path, `expected true, false or null, got ${describe(value)}`);
+    throw new SnapshotError(path + field, `expected true, false or null, got ${describe(value)}`);
   }
 }
 
-function optionalStringArray(value: unknown, path: string): void {
+function optionalStringArray(value: unknown, path: string, field = ''): void {
   if (value === undefined || value === null) return;
-  const entries = expectArray(value, path);
-  for (let i = 0; i < entries.length; i++) expectString(entries[i], `${path}[${i}]`);
+  const entries = expectArray(value, path, field);
+  for (let i = 0; i < entries.length; i++) {
+    if (typeof entries[i] !== 'string') expectString(entries[i], `${path}${field}[${i}]`);
+  }
 }
 
-function optionalStringMap(value: unknown, path: string): Record<string, string> | null {
+function optionalStringMap(value: unknown, path: string, field = ''): Record<string, string> | null {
   if (value === undefined || value === null) return null;
-  const map = expectObject(value, path);
+  const map = expectObject(value, path, field);
   for (const key in map) {
     if (typeof map[key] !== 'string') {
-      throw new SnapshotError(`${path}["${key}"]`, `expected a string, got ${describe(map[key])}`);
+      throw new SnapshotError(`${path}${field}["${key}"]`, `expected a string, got ${describe(map[key])}`);
     }
   }
   return map as Record<string, string>;
@@ -391,7 +406,8 @@ function optionalStringMap(value: unknown, path: string): Record<string, string>
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   if (typeof value === 'object') return 'an object';
   if (value === undefined) return 'nothing (the field is missing)';
   return `${typeof value} ${String(value)}`;

@@ -12,6 +12,7 @@ import {
   withoutEndpointHints,
 } from './hints.js';
 import type { Endpoint, EndpointHints, EndpointSlice } from './k8s-objects.js';
+import { mapList } from './lists.js';
 
 export const TRAFFIC_DISTRIBUTIONS = ['PreferClose', 'PreferSameZone', 'PreferSameNode'] as const;
 export type TrafficDistribution = (typeof TRAFFIC_DISTRIBUTIONS)[number];
@@ -29,13 +30,13 @@ export function applyTrafficDistribution(slices: SliceSets, trafficDistribution:
   }
   const rehint = (slice: EndpointSlice): EndpointSlice => ({
     ...slice,
-    endpoints: endpointsOf(slice).map((endpoint) =>
+    endpoints: mapList(endpointsOf(slice), (endpoint) =>
       isEndpointReady(endpoint) ? withOwnHints(endpoint, nodeHints) : endpoint,
     ),
   });
   return {
-    toCreate: slices.toCreate.map(rehint),
-    toUpdate: toUpdateSources.map(rehint),
+    toCreate: mapList(slices.toCreate, rehint),
+    toUpdate: mapList(toUpdateSources, rehint),
     toUpdateSources,
     unchanged,
   };

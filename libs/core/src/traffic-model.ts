@@ -1,4 +1,5 @@
-import type { AddressType, EndpointSlice } from './k8s-objects.js';
+import type { AddressType, Endpoint, EndpointSlice } from './k8s-objects.js';
+import { mapList } from './lists.js';
 import {
   canonicalAddress,
   decideTopology,
@@ -126,23 +127,54 @@ export function modelSliceTraffic(
   addressType: AddressType,
   originShares: ReadonlyMap<string, number>,
 ): TrafficModel {
-  const counts = zoneCounts(slices, addressType);
-  if (counts === null) return modelTraffic({ endpoints: trafficEndpointsFromSlices(slices, addressType), originShares });
-  return modelFromCounts(counts, normalizedOrigins(originShares));
+  const { crossZone, overloads } = sliceTrafficByOrigin(slices, addressType, originShares);
+  const zones = originZonesOf(originShares);
+  const expectedOverload: Record<string, number> = {};
+  for (let i = 0; i < zones.length; i++) expectedOverload[zones[i]] = overloads[i];
+  return { crossZone, expectedOverloadByZone: expectedOverload };
 }
 
+/** {@link modelSliceTraffic} with the overloads listed like {@link originZonesOf}, for `analyze`. */
+export interface OriginTraffic {
+  crossZone: CrossZoneFractions;
+  /** Expected overload of each origin zone, in {@link originZonesOf} order. */
+  overloads: number[];
+}
+
+/**
+ * {@link modelSliceTraffic} without a record keyed by zone names: such records get a new hidden class
+ * in every analysis, and the optimized code that builds or reads them is thrown away with it.
+ */
+export function sliceTrafficByOrigin(
+  slices: readonly EndpointSlice[],
+  addressType: AddressType,
+  originShares: ReadonlyMap<string, number>,
+): OriginTraffic {
+  const zones = originZonesOf(originShares);
+  const shares = originSharesOf(originShares);
+  const counts = zoneCounts(slices, addressType, zones);
+  if (counts !== null) return modelFromCounts(counts, zones, shares);
+  const model = modelTraffic({ endpoints: trafficEndpointsFromSlices(slices, addressType), originShares });
+  return { crossZone: model.crossZone, overloads: mapList(zones, (zone) => model.expectedOverloadByZone[zone]) };
+}
+
+/** Counts of ready endpoints; the per-zone arrays are indexed like the origin zones (other zones are never asked about). */
 interface ZoneCounts {
   ready: number;
-  /** Ready endpoints whose own zone is the key. */
-  readyInZone: Map<string, number>;
-  /** Ready endpoints hinted for the key zone, and those of them that are also in it. */
-  hintedFor: Map<string, number>;
-  hintedForOwnZone: Map<string, number>;
+  /** Ready endpoints whose own zone is the origin zone. */
+  readyInZone: number[];
+  /** Ready endpoints hinted for the origin zone, and those of them that are also in it. */
+  hintedFor: number[];
+  hintedForOwnZone: number[];
   /** Every ready endpoint carries a zone hint (kube-proxy's precondition for filtering). */
   allHinted: boolean;
 }
 
-function zoneCounts(slices: readonly EndpointSlice[], addressType: AddressType): ZoneCounts | null {
+function zoneCounts(
+  slices: readonly EndpointSlice[],
+  addressType: AddressType,
+  zones: readonly string[],
+): ZoneCounts | null {
   let only: EndpointSlice | null = null;
   for (const slice of slices) {
     if (slice.addressType !== addressType) continue;
@@ -151,68 +183,92 @@ function zoneCounts(slices: readonly EndpointSlice[], addressType: AddressType):
   }
   const counts: ZoneCounts = {
     ready: 0,
-    readyInZone: new Map(),
-    hintedFor: new Map(),
-    hintedForOwnZone: new Map(),
+    readyInZone: zeros(zones.length),
+    hintedFor: zeros(zones.length),
+    hintedForOwnZone: zeros(zones.length),
     allHinted: true,
   };
-  const addresses = new Set<string>();
-  for (const endpoint of only?.endpoints ?? []) {
-    const address = endpoint.addresses[0];
-    if (address === undefined) continue;
-    if (addresses.size === addresses.add(address).size) return null;
-    if (endpoint.conditions?.ready === false) continue;
+  if (only === null) return counts;
+  if (hasRepeatedAddress(only.endpoints)) return null;
+  for (const endpoint of only.endpoints) {
+    if (endpoint.addresses[0] === undefined || endpoint.conditions?.ready === false) continue;
     const forZones = endpoint.hints?.forZones;
     if ((endpoint.hints?.forNodes?.length ?? 0) > 0 || (forZones?.length ?? 0) > 1) return null;
     const zone = endpoint.zone ?? '';
+    const own = zones.indexOf(zone);
     counts.ready++;
-    increment(counts.readyInZone, zone);
+    if (own >= 0) counts.readyInZone[own]++;
     const hinted = forZones?.[0]?.name;
     if (hinted === undefined) {
       counts.allHinted = false;
       continue;
     }
-    increment(counts.hintedFor, hinted);
-    if (hinted === zone && zone !== '') increment(counts.hintedForOwnZone, hinted);
+    const target = hinted === zone ? own : zones.indexOf(hinted);
+    if (target < 0) continue;
+    counts.hintedFor[target]++;
+    if (hinted === zone && zone !== '') counts.hintedForOwnZone[target]++;
   }
   return counts;
 }
 
-function increment(map: Map<string, number>, key: string): void {
-  map.set(key, (map.get(key) ?? 0) + 1);
+/** Pairwise for the usual slice sizes, which allocates nothing; a Set beyond. */
+function hasRepeatedAddress(endpoints: readonly Endpoint[]): boolean {
+  if (endpoints.length > 32) {
+    const seen = new Set<string>();
+    for (const endpoint of endpoints) {
+      const address = endpoint.addresses[0];
+      if (address !== undefined && seen.size === seen.add(address).size) return true;
+    }
+    return false;
+  }
+  for (let i = 1; i < endpoints.length; i++) {
+    const address = endpoints[i].addresses[0];
+    if (address === undefined) continue;
+    for (let j = 0; j < i; j++) if (endpoints[j].addresses[0] === address) return true;
+  }
+  return false;
 }
 
-/** {@link modelTraffic}'s rules over counts: a zone filters when every ready endpoint is hinted and one is hinted for it. */
-function modelFromCounts(counts: ZoneCounts, origins: readonly Origin[]): TrafficModel {
-  const expectedOverload: Record<string, number> = {};
+/** A packed list of zeros (`new Array(n).fill(0)` is holey, and `fill` is a slow call per Service). */
+function zeros(length: number): number[] {
+  const list: number[] = [];
+  for (let i = 0; i < length; i++) list.push(0);
+  return list;
+}
+
+/**
+ * {@link modelTraffic}'s rules over counts: a zone filters when every ready endpoint is hinted and one is
+ * hinted for it. `zones` and `shares` are the origins, position by position.
+ */
+function modelFromCounts(counts: ZoneCounts, zones: readonly string[], shares: readonly number[]): OriginTraffic {
+  const overloads = zeros(zones.length);
+  if (counts.ready === 0) return { crossZone: { withoutHints: 0, withHints: 0 }, overloads };
   let withoutHints = 0;
   let withHints = 0;
   let loadOnEveryEndpoint = 0;
   let busiestHintedLoad = 0;
-  const filtering = (zone: string) => counts.allHinted && (counts.hintedFor.get(zone) ?? 0) > 0;
-  for (const origin of origins) {
-    expectedOverload[origin.zone] = 0;
-    if (counts.ready === 0) continue;
-    const inZone = origin.zone === '' ? 0 : (counts.readyInZone.get(origin.zone) ?? 0);
+  const filtering = (position: number) => counts.allHinted && counts.hintedFor[position] > 0;
+  for (let position = 0; position < zones.length; position++) {
+    const share = shares[position];
+    const inZone = zones[position] === '' ? 0 : counts.readyInZone[position];
     const crossWithoutHints = (counts.ready - inZone) / counts.ready;
-    withoutHints += origin.share * crossWithoutHints;
-    if (!filtering(origin.zone)) {
-      withHints += origin.share * crossWithoutHints;
-      loadOnEveryEndpoint += origin.share / counts.ready;
+    withoutHints += share * crossWithoutHints;
+    if (!filtering(position)) {
+      withHints += share * crossWithoutHints;
+      loadOnEveryEndpoint += share / counts.ready;
       continue;
     }
-    const hinted = counts.hintedFor.get(origin.zone)!;
-    withHints += (origin.share * (hinted - (counts.hintedForOwnZone.get(origin.zone) ?? 0))) / hinted;
-    busiestHintedLoad = Math.max(busiestHintedLoad, origin.share / hinted);
+    const hinted = counts.hintedFor[position];
+    withHints += (share * (hinted - counts.hintedForOwnZone[position])) / hinted;
+    busiestHintedLoad = Math.max(busiestHintedLoad, share / hinted);
   }
-  if (counts.ready === 0) return { crossZone: { withoutHints: 0, withHints: 0 }, expectedOverloadByZone: expectedOverload };
-  for (const origin of origins) {
-    const busiest = filtering(origin.zone)
-      ? loadOnEveryEndpoint + origin.share / counts.hintedFor.get(origin.zone)!
+  for (let position = 0; position < zones.length; position++) {
+    const busiest = filtering(position)
+      ? loadOnEveryEndpoint + shares[position] / counts.hintedFor[position]
       : loadOnEveryEndpoint + busiestHintedLoad;
-    expectedOverload[origin.zone] = overloadOf(busiest, counts.ready);
+    overloads[position] = overloadOf(busiest, counts.ready);
   }
-  return { crossZone: { withoutHints, withHints }, expectedOverloadByZone: expectedOverload };
+  return { crossZone: { withoutHints, withHints }, overloads };
 }
 
 /** The highest of `loads` (only at `indexes` when given). A loop: spreading 150,000 values overflows the stack. */
@@ -240,26 +296,41 @@ interface Origin {
 
 /** Decision: zones are visited in byte-wise name order; if no share is positive, no traffic originates. */
 function normalizedOrigins(originShares: ReadonlyMap<string, number>): Origin[] {
-  // One analysis hands the same shares to every Service: normalise them once.
-  let origins = normalizedOriginsCache.get(originShares);
-  if (origins === undefined) {
-    origins = computeNormalizedOrigins(originShares);
-    normalizedOriginsCache.set(originShares, origins);
+  const shares = originSharesOf(originShares);
+  return originZonesOf(originShares).map((zone, position) => ({ zone, share: shares[position] }));
+}
+
+/**
+ * The origin zones in byte-wise name order. Computed once per share map (one analysis hands the same
+ * map to every Service); arrays rather than objects, so the hot code depends on no per-analysis hidden class.
+ */
+export function originZonesOf(originShares: ReadonlyMap<string, number>): readonly string[] {
+  let zones = originZonesCache.get(originShares);
+  if (zones === undefined) {
+    zones = [...originShares.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    originZonesCache.set(originShares, zones);
   }
-  return origins;
+  return zones;
 }
 
-const normalizedOriginsCache = new WeakMap<ReadonlyMap<string, number>, Origin[]>();
-
-function computeNormalizedOrigins(originShares: ReadonlyMap<string, number>): Origin[] {
-  const zones = [...originShares.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const shareOf = (zone: string) => {
-    const share = originShares.get(zone) ?? 0;
-    return Number.isFinite(share) && share > 0 ? share : 0;
-  };
-  const total = zones.reduce((sum, zone) => sum + shareOf(zone), 0);
-  return zones.map((zone) => ({ zone, share: total > 0 ? shareOf(zone) / total : 0 }));
+/** The normalised share of each zone of {@link originZonesOf}, position by position (non-positive shares count as 0). */
+function originSharesOf(originShares: ReadonlyMap<string, number>): readonly number[] {
+  let shares = originSharesCache.get(originShares);
+  if (shares === undefined) {
+    const zones = originZonesOf(originShares);
+    const shareOf = (zone: string) => {
+      const share = originShares.get(zone) ?? 0;
+      return Number.isFinite(share) && share > 0 ? share : 0;
+    };
+    const total = zones.reduce((sum, zone) => sum + shareOf(zone), 0);
+    shares = mapList(zones, (zone) => (total > 0 ? shareOf(zone) / total : 0));
+    originSharesCache.set(originShares, shares);
+  }
+  return shares;
 }
+
+const originZonesCache = new WeakMap<ReadonlyMap<string, number>, readonly string[]>();
+const originSharesCache = new WeakMap<ReadonlyMap<string, number>, readonly number[]>();
 
 function crossFractionOfAll(ready: readonly TrafficEndpoint[], zone: string): number {
   let inZone = 0;

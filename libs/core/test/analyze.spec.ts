@@ -161,7 +161,11 @@ describe('analyze: report structure', () => {
     const local = autoService();
     local.spec!.internalTrafficPolicy = 'Local';
     const web = only(
-      analyze({ nodes: threeEqualZones, services: [local], endpointSlices: [slice('web-1', ['zone-a', 'zone-b', 'zone-c'])] }),
+      analyze({
+        nodes: threeEqualZones,
+        services: [local],
+        endpointSlices: [slice('web-1', ['zone-a', 'zone-b', 'zone-c'])],
+      }),
     );
     expect(web.hints.state).toBe('populated');
     expect(web.kubeProxy.usesHints).toBe(false);
@@ -249,10 +253,12 @@ describe('analyze: properties', () => {
   it('the whole report does not depend on the order of the Nodes', () => {
     fc.assert(
       fc.property(scenario, fc.infiniteStream(fc.nat()), ({ cpus, endpoints, auto }, randomness) => {
-        const nodeList = cpus.map(([zone, cpu]) => nodes({ [zone]: [cpu] })[0]).map((n, i) => ({
-          ...n,
-          metadata: { ...n.metadata, name: `n${i}` },
-        }));
+        const nodeList = cpus
+          .map(([zone, cpu]) => nodes({ [zone]: [cpu] })[0])
+          .map((n, i) => ({
+            ...n,
+            metadata: { ...n.metadata, name: `n${i}` },
+          }));
         const shuffled = [...nodeList].sort(() => (randomness.next().value % 3) - 1);
         const objects = (list: Node[]) => ({
           nodes: list,
@@ -282,7 +288,9 @@ describe('analyze: properties', () => {
         // Endpoints in a zone without CPU get a same-zone hint no allocation counts (spec edge case 5).
         const zonesWithCpu = new Set(cpus.map(([zone]) => zone));
         const counted = endpoints.filter((zone) => zonesWithCpu.has(zone));
-        const web = only(analyze({ nodes: nodeList, services: [autoService()], endpointSlices: [slice('web-1', counted)] }));
+        const web = only(
+          analyze({ nodes: nodeList, services: [autoService()], endpointSlices: [slice('web-1', counted)] }),
+        );
         if (web.hints.state !== 'populated') return;
         const zones = Object.values(web.zones);
         const surplus = Math.max(0, ...zones.map((zone) => zone.allocated! - zone.desired!));
@@ -309,7 +317,9 @@ describe('analyze: properties', () => {
       analyze({
         nodes: nodes({ 'zone-a': [2], 'zone-b': [1], 'zone-c': [7] }),
         services: [autoService()],
-        endpointSlices: [slice('web-1', ['zone-c', 'zone-a', 'zone-a', 'zone-c', 'zone-c', 'zone-c', 'zone-c', 'zone-c'])],
+        endpointSlices: [
+          slice('web-1', ['zone-c', 'zone-a', 'zone-a', 'zone-c', 'zone-c', 'zone-c', 'zone-c', 'zone-c']),
+        ],
       }),
     );
     // minimums 2 / 1 / 5 use all 8 endpoints; zone-c's surplus 6 - 5.6 = 0.4 is under half an endpoint, so the

@@ -12,7 +12,8 @@ import {
   releaseAddress,
   serviceCidrsOf,
 } from '../src/cluster-ips.js';
-import { CidrError, formatIp, parseIp } from '../src/ip-addresses.js';
+import { bandOf, serviceIpRange } from '../src/cidr-bands.js';
+import { CidrError, cidrContains, formatIp, parseCidr, parseIp } from '../src/ip-addresses.js';
 import type { Service, ServiceCIDR } from '../src/k8s-objects.js';
 
 interface ServiceOptions {
@@ -714,5 +715,37 @@ describe('allocateStatic (spec section 4)', () => {
     expect(allocateStatic(released, '10.96.0.10').ok).toBe(true);
     expect(state.taken.IPv4.size).toBe(1);
     expect(releaseAddress(released, '192.168.0.1')).toBe(released);
+  });
+});
+
+describe('analyzeClusterIPs: band counts', () => {
+  const addressArb = fc.oneof(
+    fc
+      .tuple(fc.constantFrom(96, 97), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }))
+      .map(([b, c, d]) => `10.${b}.${c}.${d}`),
+    fc.integer({ min: 0, max: 0xffff }).map((n) => `fd00:96::${n.toString(16)}`),
+  );
+  const cidrArb = fc.constantFrom('10.96.0.0/16', '10.96.0.0/24', '10.96.0.0/28', 'fd00:96::/112', 'fd00:96::/120');
+
+  it('count each distinct address once per range it is usable in, by band (cidrContains and bandOf)', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(cidrArb, { maxLength: 3 }), fc.array(addressArb, { maxLength: 40 }), (cidrs, ips) => {
+        const inputs = cidrs.map((cidr) => ({ cidr, source: 'test', ready: true }));
+        const services = ips.map((ip, i) => service(`ns/svc-${i}`, [ip]));
+        const reports = analyzeClusterIPs(inputs, services);
+        const distinct = [...new Map(ips.map((ip) => [formatIp(parseIp(ip)), parseIp(ip)])).values()];
+        reports.forEach((report, index) => {
+          const range = serviceIpRange(parseCidr(cidrs[index]));
+          const inRange = distinct.filter((ip) => cidrContains(range.cidr, ip));
+          const count = (band: string) => inRange.filter((ip) => bandOf(range, ip.value) === band).length;
+          expect(report.allocated).toEqual({
+            static: count('static'),
+            dynamic: count('dynamic'),
+            total: count('static') + count('dynamic'),
+          });
+        });
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type ServiceHintsResult, reconcileServiceHints } from '../src/endpointslice-controller.js';
+import {
+  type ServiceHintsResult,
+  reconcileServiceHints,
+  serviceHintsResult,
+  serviceRoutingOf,
+  syncServiceHints,
+} from '../src/endpointslice-controller.js';
+import { removeAllHints } from '../src/hints.js';
 import type { EndpointSlice, Node, Service } from '../src/k8s-objects.js';
 import { computeNodeInfo } from '../src/node-info.js';
 import { type EndpointInput, autoService, deepFreeze, node, nodes, service, slice, zoneHintsOf } from './fixtures.js';
@@ -520,6 +527,88 @@ describe('properties', () => {
           const before = structuredClone({ svc, input, clusterNodes });
           reconcileServiceHints(svc, input, computeNodeInfo(clusterNodes));
           expect({ svc, input, clusterNodes }).toEqual(before);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('syncServiceHints: the report reuses what the controller does not write', () => {
+  const ZONES = ['zone-a', 'zone-b', 'zone-c'];
+  const clusterArb = fc.constantFrom(
+    nodes({ 'zone-a': [4], 'zone-b': [4], 'zone-c': [8] }),
+    nodes({ 'zone-a': [4, 4], 'zone-b': [2] }),
+    nodes({ 'zone-a': [4] }),
+  );
+  const serviceArb = fc
+    .record({
+      annotations: fc.constantFrom<Record<string, string>>(
+        {},
+        { 'service.kubernetes.io/topology-mode': 'Auto' },
+        { 'service.kubernetes.io/topology-aware-hints': 'disabled' },
+      ),
+      trafficDistribution: fc.option(fc.constantFrom('PreferClose', 'PreferSameNode', 'Bogus'), { nil: undefined }),
+      ipFamilies: fc.constantFrom<string[]>(['IPv4'], ['IPv6'], ['IPv4', 'IPv6'], []),
+    })
+    .map((options) => service(options));
+  const endpointArb = fc.record({
+    zone: fc.option(fc.constantFrom(...ZONES, ''), { nil: undefined }),
+    ready: fc.constantFrom<boolean | null>(true, true, false, null),
+    hints: fc.option(fc.array(fc.constantFrom(...ZONES), { maxLength: 2 }), { nil: undefined }),
+    nodeName: fc.option(fc.constantFrom('n1', 'n2'), { nil: undefined }),
+  });
+  const slicesArb = fc
+    .array(
+      fc.record({
+        addressType: fc.constantFrom<'IPv4' | 'IPv6' | 'FQDN'>('IPv4', 'IPv4', 'IPv6', 'FQDN'),
+        endpoints: fc.array(endpointArb, { maxLength: 8 }),
+      }),
+      { maxLength: 3 },
+    )
+    .map((specs) => specs.map((spec, i) => slice(`s${i}`, spec.endpoints, { addressType: spec.addressType })));
+
+  it('gives the public result, with every slice it does not write as the input object', () => {
+    fc.assert(
+      fc.property(serviceArb, slicesArb, clusterArb, (svc, input, clusterNodes) => {
+        const nodeInfo = computeNodeInfo(clusterNodes);
+        const sync = syncServiceHints(serviceRoutingOf(svc), deepFreeze(input), nodeInfo.ratios, true);
+        const result = reconcileServiceHints(svc, input, nodeInfo);
+        expect(JSON.stringify(serviceHintsResult(sync))).toBe(JSON.stringify(result));
+        sync.endpointSlices.forEach((computed, index) => {
+          if (result.rewrittenSlices.includes(computed.metadata.name)) expect(computed).not.toBe(input[index]);
+          else expect(computed).toBe(input[index]);
+        });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('a Service without routing whose slices carry no hints: what "remove all hints" decides, nothing to write', () => {
+    const unhinted = slicesArb.map((list) =>
+      list.map((s) => ({ ...s, endpoints: s.endpoints.map(({ hints: _hints, ...endpoint }) => endpoint) })),
+    );
+    fc.assert(
+      fc.property(
+        unhinted,
+        clusterArb,
+        fc.constantFrom<string[]>(['IPv4'], ['IPv6'], ['IPv4', 'IPv6']),
+        (input, clusterNodes, ipFamilies) => {
+          const result = reconcile(service({ ipFamilies }), input, clusterNodes);
+          for (const addressType of ['IPv4', 'IPv6']) {
+            const unchanged = input.filter((s) => s.addressType === addressType);
+            expect(removeAllHints({ toCreate: [], toUpdate: [], unchanged }).toUpdate).toEqual([]);
+          }
+          expect(result).toEqual({
+            routing: 'None',
+            hints: { state: 'none', reason: null },
+            events: [],
+            endpointSlices: input,
+            rewrittenSlices: [],
+            allocations: {},
+            hintCounts: {},
+          });
+          result.endpointSlices.forEach((s, i) => expect(s).not.toBe(input[i]));
         },
       ),
       { numRuns: 300 },

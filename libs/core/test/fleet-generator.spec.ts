@@ -5,7 +5,15 @@ import type { EndpointSlice, Node, Service } from '../src/k8s-objects.js';
 import { parseSnapshot } from '../src/snapshots.js';
 
 describe('generateFleetSnapshot', () => {
-  const options = { nodes: 30, zones: 3, services: 40, endpointsPerService: 12, zoneCpuWeights: [1, 1, 2], autoShare: 0.5, seed: 7 };
+  const options = {
+    nodes: 30,
+    zones: 3,
+    services: 40,
+    endpointsPerService: 12,
+    zoneCpuWeights: [1, 1, 2],
+    autoShare: 0.5,
+    seed: 7,
+  };
 
   it('produces a kubectl List of the requested size that the parser accepts', () => {
     const list = generateFleetSnapshot(options);
@@ -47,7 +55,8 @@ describe('generateFleetSnapshot', () => {
     );
     const slices = list.items.filter((item): item is EndpointSlice => item.kind === 'EndpointSlice');
     expect(slices.map((s) => s.endpoints.length)).toEqual([100, 100, 50, 100, 100, 50]);
-    for (const endpoint of slices.flatMap((s) => s.endpoints)) expect(zoneOf.get(endpoint.nodeName!)).toBe(endpoint.zone);
+    for (const endpoint of slices.flatMap((s) => s.endpoints))
+      expect(zoneOf.get(endpoint.nodeName!)).toBe(endpoint.zone);
   });
 
   it('refuses options that cannot describe a cluster', () => {

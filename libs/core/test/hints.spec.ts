@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { computeAllocations } from '../src/allocations.js';
 import {
@@ -583,5 +584,53 @@ describe('endpoint copies', () => {
     expect('hints' in withoutEndpointHints(hintedEndpoint)).toBe(false);
     const plain = deepFreeze({ ...base });
     expect(withoutEndpointHints(plain)).toBe(plain);
+  });
+});
+
+describe('addHints: nothing to write', () => {
+  const ZONES = ['a', 'b', 'c'];
+  // What a settled controller leaves (zones in turn, own-zone hints, sizes the CPU heuristic can
+  // allocate over three zones), sometimes with one endpoint changed.
+  const changeArb = fc.option(
+    fc.record({
+      index: fc.nat(),
+      ready: fc.constantFrom<boolean | null>(true, false, null),
+      hints: fc.array(fc.constantFrom(...ZONES), { minLength: 1, maxLength: 2 }),
+    }),
+  );
+  const sliceArb = fc.tuple(fc.constantFrom(3, 6, 7, 9, 12), changeArb).map(([size, change]) =>
+    Array.from({ length: size }, (_, i) => {
+      const zone = ZONES[i % ZONES.length];
+      if (change !== null && change.index % size === i) return { zone, ready: change.ready, hints: change.hints };
+      return { zone, hints: [zone] };
+    }),
+  );
+  const slicesArb = fc
+    .array(sliceArb, { minLength: 1, maxLength: 2 })
+    .map((specs) => specs.map((endpoints, i) => slice(`s${i}`, endpoints)));
+  const clusterArb = fc.constantFrom(
+    computeNodeInfo(nodes({ a: [4], b: [4], c: [4] })).ratios,
+    computeNodeInfo(nodes({ a: [4], b: [4], c: [5] })).ratios,
+  );
+
+  it('when every slice keeps its hints, the stored counts are exactly the hints their ready endpoints carry', () => {
+    fc.assert(
+      fc.property(clusterArb, slicesArb, (zoneRatios, unchanged) => {
+        const result = run(zoneRatios, { unchanged });
+        if (result.failure !== null || result.toUpdate.length > 0) return;
+        const carried = new Map<string, number>();
+        for (const s of unchanged) {
+          for (const e of s.endpoints) {
+            if (e.conditions?.ready !== true) continue;
+            for (const { name } of e.hints?.forZones ?? []) carried.set(name, (carried.get(name) ?? 0) + 1);
+          }
+        }
+        expect(result.hintedByZone).toEqual(Object.fromEntries(carried));
+        expect(Object.keys(result.hintedByZone ?? {})).toEqual([...carried.keys()].sort());
+        expect(result.unchanged).toEqual(unchanged);
+        expect(result.toCreate).toEqual([]);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -26,7 +26,12 @@ describe('parseSnapshot: accepted forms', () => {
         { kind: 'Pod', metadata: { name: 'ignored' } },
         service(),
         slice('web-1', ['zone-a']),
-        { kind: 'ServiceCIDR', apiVersion: 'networking.k8s.io/v1', metadata: { name: 'kubernetes' }, spec: { cidrs: ['10.96.0.0/16'] } },
+        {
+          kind: 'ServiceCIDR',
+          apiVersion: 'networking.k8s.io/v1',
+          metadata: { name: 'kubernetes' },
+          spec: { cidrs: ['10.96.0.0/16'] },
+        },
       ]),
     );
     expect(snapshot.nodes.map((n) => n.metadata.name)).toEqual(['n1']);
@@ -114,7 +119,12 @@ describe('parseSnapshot: bad input names the JSON path and what was expected', (
       'items[0].spec.cidrs[0]',
       '10.96.0.0/33',
     ],
-    ['a bogus CIDR annotation', list([], { 'zonewise.io/service-cidr': 'banana' }), 'metadata.annotations["zonewise.io/service-cidr"]', 'banana'],
+    [
+      'a bogus CIDR annotation',
+      list([], { 'zonewise.io/service-cidr': 'banana' }),
+      'metadata.annotations["zonewise.io/service-cidr"]',
+      'banana',
+    ],
     [
       'a bad zone weight',
       list([], { 'zonewise.io/zone-traffic-weights': 'zone-a=lots' }),

@@ -7,8 +7,10 @@ import {
   expectedOverloadByZone,
   modelSliceTraffic,
   modelTraffic,
+  originZonesOf,
   overloadOfAllocation,
   proportionalAllocation,
+  sliceTrafficByOrigin,
   trafficEndpointsFromSlices,
   type TrafficEndpoint,
 } from '../src/traffic-model.js';
@@ -371,6 +373,30 @@ describe('modelSliceTraffic: the counting path equals the full model', () => {
         }
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('the per-origin form used by analyze lists the same overloads, in origin-zone order', () => {
+    fc.assert(
+      fc.property(slicesArb, sharesArb, (sliceSpecs, shares) => {
+        const slices: EndpointSlice[] = sliceSpecs.map((endpoints, index) => ({
+          metadata: { name: `web-${index}`, namespace: 'default' },
+          addressType: 'IPv4',
+          endpoints: endpoints.map((spec) => ({
+            addresses: [`10.0.0.${spec.address}`],
+            ...(spec.zone === undefined ? {} : { zone: spec.zone }),
+            conditions: spec.ready === undefined ? {} : { ready: spec.ready },
+            ...(spec.hints === undefined ? {} : { hints: spec.hints }),
+          })),
+        }));
+        const originShares = new Map(shares);
+        const model = modelSliceTraffic(slices, 'IPv4', originShares);
+        const byOrigin = sliceTrafficByOrigin(slices, 'IPv4', originShares);
+        expect(originZonesOf(originShares)).toEqual(Object.keys(model.expectedOverloadByZone));
+        expect(byOrigin.overloads).toEqual(Object.values(model.expectedOverloadByZone));
+        expect(byOrigin.crossZone).toEqual(model.crossZone);
+      }),
+      { numRuns: 500 },
     );
   });
 });
