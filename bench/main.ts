@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateFleetSnapshot } from '@zw/core';
+import { runApiBench } from './api.js';
 import { runPipelineBench } from './pipeline.js';
 
 /**
@@ -22,8 +23,9 @@ interface CoreRun {
 }
 
 async function main(): Promise<void> {
-  // The pipeline first: the core's ratio is the last line.
+  // The pipeline and the API first: the core's ratio is the last line.
   for (const line of await runPipelineBench()) console.log(line);
+  for (const line of await runApiBench()) console.log(line);
   const dir = mkdtempSync(join(tmpdir(), 'zonewise-bench-'));
   try {
     const file = join(dir, 'snapshot.json');

@@ -27,3 +27,12 @@ if ! redis_up; then
     --dir /var/lib/redis --logfile /var/log/redis/ci.log --maxmemory-policy noeviction >/dev/null
   wait_for Redis redis_up || exit 1
 fi
+
+# Headless Chromium (Debian's package) for the HTML report's screenshot test; that test skips, saying
+# so, when no browser is there. Never fatal: only the screenshot test needs it.
+if [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] && [ "${ZONEWISE_SKIP_CHROMIUM:-}" != "1" ] \
+  && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
+  echo "ensure-services: installing chromium (for the HTML report screenshot test)" >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1 \
+    || echo "ensure-services: could not install chromium; the screenshot test will be skipped" >&2
+fi

@@ -5,6 +5,9 @@ import { DbModule } from '@zw/db';
 import { redisConnectionFromUrl } from '@zw/queue';
 import { type ApiConfig, validateApiEnv } from './config.js';
 import { IngestModule } from './ingest/ingest.module.js';
+import { GraphQLApiModule } from './graphql/graphql-api.module.js';
+import { QueryModule } from './query.module.js';
+import { ReportsModule } from './reports/reports.module.js';
 
 @Module({})
 export class AppModule {
@@ -29,6 +32,9 @@ export class AppModule {
           }),
         }),
         IngestModule,
+        QueryModule,
+        GraphQLApiModule,
+        ReportsModule,
       ],
     };
   }

@@ -11,6 +11,45 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
     .int()
     .min(1024)
     .default(64 * 1024 * 1024),
+  /** Largest snapshot `POST /v1/simulate` accepts (JSON, uncompressed). */
+  SIMULATE_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024 * 1024),
+  /** Connections of the query API's read pool (plain pg, beside Prisma's DB_POOL_MAX). */
+  READ_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Statement timeout of every read-model query. */
+  READ_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Requests one API key may make per RATE_LIMIT_WINDOW_MS (all routes together), per API process. */
+  RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(1200),
+  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
+  /**
+   * How long a verified API key is trusted without asking Postgres again. Revoking through this API
+   * process takes effect at once; through another process (or the database) within this time.
+   */
+  API_KEY_CACHE_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * Longest an answer of the read-model cache (fleet, Services pages, zones, CIDRs) is kept; changes drop
+   * answers at once (Redis events), this only bounds an answer that outlived a lost event. 0 disables it.
+   */
+  QUERY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
+  /**
+   * The fleet summary shows snapshot ages, which grow with time: it is recomputed at least this often.
+   * Its `generatedAt` says when; ages are as of then.
+   */
+  FLEET_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  /** A cluster whose newest snapshot is older than this is reported as stale (its agent stopped pushing). */
+  STALE_AFTER_SECONDS: z.coerce.number().int().min(1).default(900),
+  /**
+   * Service detail computes kube-proxy's view and the hint drift from the newest raw payload; parsed
+   * payloads up to this size (uncompressed bytes) are kept in memory, the last few of them.
+   */
+  LIVE_VIEW_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(16 * 1024 * 1024),
 });
 
 export type ApiConfig = z.output<typeof apiEnvSchema>;

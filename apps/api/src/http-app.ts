@@ -1,31 +1,60 @@
 import type { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { IncomingMessage } from 'node:http';
 import { AppModule } from './app.module.js';
 import { validateApiEnv } from './config.js';
 import { INGEST_PATH } from './ingest/ingest.controller.js';
+import { httpMetricsMiddleware } from './ops/http-metrics.middleware.js';
+import { MetricsService } from './ops/metrics.service.js';
+import { AllProblemsFilter } from './problem.js';
 
 const JSON_CONTENT_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
+export const SIMULATE_PATH = '/v1/simulate';
 
 /**
  * Builds the API. Nest's default body parsers are off because the ingest route reads its own body
- * (gzip kept as received, a size limit measured uncompressed, and only after authentication); every
- * other route gets the ordinary JSON parser.
+ * (gzip kept as received, a size limit measured uncompressed, and only after authentication); the
+ * simulate route takes whole snapshots (SIMULATE_MAX_BODY_BYTES); every other route gets a 1 MB JSON parser.
  */
 export async function createApiApp(options: { logger?: LogLevel[] } = {}): Promise<INestApplication> {
   // ConfigModule validates too, but inside Nest's bootstrap a failure is logged with a stack trace and the
   // process aborted; checking first gives the caller (main) a plain error to print.
-  validateApiEnv(process.env);
+  const config = validateApiEnv(process.env);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(), {
     bodyParser: false,
     ...(options.logger ? { logger: options.logger } : {}),
   });
+  app.use(httpMetricsMiddleware(app.get(MetricsService)));
+  const isJson = (request: IncomingMessage) => JSON_CONTENT_TYPE.test(request.headers['content-type'] ?? '');
+  app.useBodyParser('json', {
+    limit: config.SIMULATE_MAX_BODY_BYTES,
+    type: (request: IncomingMessage) => request.url?.startsWith(SIMULATE_PATH) === true && isJson(request),
+  });
   app.useBodyParser('json', {
     limit: '1mb',
-    type: (request: IncomingMessage) =>
-      !request.url?.startsWith(INGEST_PATH) && JSON_CONTENT_TYPE.test(request.headers['content-type'] ?? ''),
+    type: (request: IncomingMessage) => !request.url?.startsWith(INGEST_PATH) && isJson(request),
   });
+  app.useGlobalFilters(new AllProblemsFilter());
+  setUpOpenApi(app);
   app.enableShutdownHooks();
   return app;
+}
+
+/** The generated OpenAPI document: UI at /docs, JSON at /docs-json. */
+function setUpOpenApi(app: INestApplication): void {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('zonewise API')
+      .setDescription(
+        'Topology Aware Routing health, history and inter-AZ savings of a fleet of Kubernetes clusters. ' +
+          'Send `Authorization: Bearer <API key>`. Errors are `application/problem+json` (RFC 9457).',
+      )
+      .setVersion('1')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'an API key (zwk_…)' }, 'apiKey')
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 }

@@ -1,4 +1,5 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { GraphQLError } from 'graphql';
 import type { ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 
@@ -36,5 +37,111 @@ export class ProblemFilter implements ExceptionFilter {
     response.statusCode = status;
     response.setHeader('Content-Type', 'application/problem+json');
     response.end(JSON.stringify(problem));
+  }
+}
+
+/** One invalid input: where it was (`query`, `path`, `body`), which field (a dotted path) and what is wrong. */
+export interface FieldError {
+  location: 'query' | 'path' | 'body' | 'header';
+  field: string;
+  message: string;
+}
+
+/** 400 naming every invalid field, the first in the detail sentence. */
+export function validationProblem(errors: FieldError[]): ProblemException {
+  const [first] = errors;
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  const where = first.location === 'body' ? 'body field' : `${first.location} parameter`;
+  const name = first.field === '' ? (first.location === 'body' ? 'body' : first.location) : `${where} "${first.field}"`;
+  return new ProblemException(400, `${name}: ${first.message}${more}`, { errors });
+}
+
+export function notFound(detail: string): ProblemException {
+  return new ProblemException(404, detail);
+}
+
+/** Errors thrown by libraries (body-parser) carry their HTTP status this way. */
+interface StatusError {
+  status?: unknown;
+  statusCode?: unknown;
+  expose?: unknown;
+  message?: unknown;
+  type?: unknown;
+}
+
+function statusOf(exception: unknown): number | null {
+  if (typeof exception !== 'object' || exception === null) return null;
+  const { status, statusCode } = exception as StatusError;
+  const code = typeof status === 'number' ? status : typeof statusCode === 'number' ? statusCode : null;
+  return code !== null && code >= 400 && code < 500 ? code : null;
+}
+
+/** The problem an exception answers with: its own for ours, the library's 4xx, else an opaque 500. */
+export function problemOf(exception: unknown): {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+} {
+  if (exception instanceof ProblemException) {
+    const status = exception.getStatus();
+    return { status, body: problemBody(status, exception.detail, exception.extensions), headers: exception.headers };
+  }
+  // Nest wraps body-parser's errors (bad JSON, too large) in an HttpException whose cause is the original.
+  const cause = exception instanceof HttpException ? exception.cause : exception;
+  const libraryStatus = statusOf(cause);
+  if (libraryStatus !== null) {
+    const { message, type } = cause as StatusError;
+    const detail =
+      type === 'entity.parse.failed'
+        ? `body is not valid JSON: ${String(message)}`
+        : type === 'entity.too.large'
+          ? 'request body is too large'
+          : String(message ?? STATUS_CODES[libraryStatus]);
+    return { status: libraryStatus, body: problemBody(libraryStatus, detail), headers: {} };
+  }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    return { status, body: problemBody(status, exception.message), headers: {} };
+  }
+  return { status: 500, body: problemBody(500, 'internal error; it has been logged'), headers: {} };
+}
+
+const GRAPHQL_CODES: Record<number, string> = {
+  400: 'BAD_USER_INPUT',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  429: 'RATE_LIMITED',
+};
+
+/** A problem as GraphQL error extensions: its fields, plus a `code` GraphQL clients know. */
+export function graphQLExtensions(status: number, body: Record<string, unknown>): Record<string, unknown> {
+  return { ...body, code: GRAPHQL_CODES[status] ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST') };
+}
+
+/**
+ * Every error of every route, HTTP or GraphQL. HTTP answers are problem+json; in GraphQL the problem's
+ * fields become the error's `extensions` (with a `code` GraphQL clients know), since a GraphQL answer
+ * carries its errors in the body.
+ */
+@Catch()
+export class AllProblemsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Problems');
+
+  catch(exception: unknown, host: ArgumentsHost): unknown {
+    const { status, body, headers } = problemOf(exception);
+    if (status >= 500)
+      this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : exception);
+    if (host.getType<string>() === 'graphql') {
+      if (exception instanceof GraphQLError) return exception;
+      return new GraphQLError(String(body.detail), { extensions: graphQLExtensions(status, body) });
+    }
+    const response = host.switchToHttp().getResponse<ServerResponse>();
+    if (response.headersSent) return undefined;
+    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+    response.statusCode = status;
+    response.setHeader('Content-Type', 'application/problem+json');
+    response.end(JSON.stringify(body));
+    return undefined;
   }
 }

@@ -4,18 +4,24 @@ import { MAINTENANCE_QUEUE, RETENTION_JOB, SWEEP_JOB } from '@zw/queue';
 import type { Job, Queue } from 'bullmq';
 import { writeFile } from 'node:fs/promises';
 import type { WorkerConfig } from './config.js';
+import { JobMetricsRecorder } from './job-metrics.js';
 import { RetentionService } from './retention.service.js';
 import { SweeperService } from './sweeper.service.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
 
 /** Runs the repeatable housekeeping jobs: the sweeper and retention. */
 @Processor(MAINTENANCE_QUEUE)
-export class MaintenanceProcessor extends WorkerHost {
+export class MaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap {
   constructor(
     @Inject(SweeperService) private readonly sweeper: SweeperService,
     @Inject(RetentionService) private readonly retention: RetentionService,
+    @Inject(JobMetricsRecorder) private readonly metrics: JobMetricsRecorder,
   ) {
     super();
+  }
+
+  onApplicationBootstrap(): void {
+    this.metrics.attach(this.worker, MAINTENANCE_QUEUE);
   }
 
   async process(job: Job): Promise<unknown> {

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { PrismaService } from '@zw/db';
+import { PrismaService, pruneAnalysisDocuments } from '@zw/db';
 import type { WorkerConfig } from './config.js';
 import { lockCluster } from './history/cluster-lock.js';
+import { ReadModelPublisher } from './read-model-events.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
 
 export interface RetentionResult {
@@ -25,6 +26,7 @@ export class RetentionService {
   constructor(
     @Inject(PrismaService) private readonly prisma: PrismaService,
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+    @Inject(ReadModelPublisher) private readonly readModel: ReadModelPublisher,
   ) {}
 
   async prune(now = new Date()): Promise<RetentionResult> {
@@ -66,14 +68,20 @@ export class RetentionService {
     let intervalsDeleted = 0;
     let servicesDeleted = 0;
     for (const cluster of clusters) {
-      await this.prisma.$transaction(async (tx) => {
+      const pruned = await this.prisma.$transaction(async (tx) => {
         await lockCluster(tx, cluster.id, this.config.WORKER_LOCK_WAIT_MS);
-        intervalsDeleted += await tx.$executeRaw`
+        const intervals = await tx.$executeRaw`
           DELETE FROM service_intervals WHERE cluster_id = ${cluster.id}::uuid AND valid_to < ${cluster.cutoff}`;
-        servicesDeleted += await tx.$executeRaw`
+        const services = await tx.$executeRaw`
           DELETE FROM cluster_services s WHERE s.cluster_id = ${cluster.id}::uuid
              AND NOT EXISTS (SELECT 1 FROM service_intervals i WHERE i.service_id = s.id)`;
+        // Zone statistics and Service CIDR analyses no remaining snapshot summary refers to.
+        await pruneAnalysisDocuments(tx, cluster.id);
+        return { intervals, services };
       });
+      intervalsDeleted += pruned.intervals;
+      servicesDeleted += pruned.services;
+      if (pruned.intervals > 0) this.readModel.clusterChanged(cluster.id);
     }
     return { intervalsDeleted, servicesDeleted };
   }

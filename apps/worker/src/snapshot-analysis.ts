@@ -1,8 +1,23 @@
-import { type AnalysisReport, analyzeSnapshot, parseSnapshot, SnapshotError } from '@zw/core';
+import {
+  type AnalysisReport,
+  analyzeSnapshot,
+  autoRoutingPreviews,
+  type AutoRoutingPreview,
+  type EndpointSlice,
+  isEndpointReady,
+  MONTHLY_TRAFFIC_ANNOTATION,
+  monthlyTrafficGb,
+  OVERLOAD_THRESHOLD,
+  parseSnapshot,
+  serviceKey as coreServiceKey,
+  type ServiceAnalysis,
+  type Snapshot,
+  SnapshotError,
+} from '@zw/core';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { SnapshotAggregates } from './history/history-writer.js';
-import { type ServiceState, withStateHash } from './history/service-state.js';
+import { type ServiceSavingsState, type ServiceState, withStateHash } from './history/service-state.js';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -33,23 +48,30 @@ export async function readPayload(gzipped: Uint8Array): Promise<unknown> {
 
 /** Runs the core on a snapshot document and keeps what history stores. */
 export function analyzeDocument(document: unknown): AnalyzedSnapshot {
+  let snapshot: Snapshot;
   let report: AnalysisReport;
   try {
-    report = analyzeSnapshot(parseSnapshot(document));
+    snapshot = parseSnapshot(document);
+    report = analyzeSnapshot(snapshot);
   } catch (error) {
     if (error instanceof SnapshotError) throw new UnprocessableSnapshotError(`invalid snapshot: ${error.message}`);
     throw error;
   }
-  return { services: serviceStates(report), aggregates: aggregatesOf(report) };
+  return {
+    services: serviceStates(report, savingsInputs(snapshot, report)),
+    aggregates: aggregatesOf(report),
+  };
 }
 
 /**
  * Decision: a Service's state is what the issue lists (routing, hint state and reason, per-zone
- * allocation, cross-zone fractions). Events, slices, ready-endpoint counts and drift are left out: they
- * follow from these or churn with every pod restart (which would split intervals for nothing), and the
- * raw payload keeps them for PAYLOAD_RETENTION_DAYS.
+ * allocation, cross-zone fractions), plus what the savings model needs per Service (ready endpoints,
+ * traffic annotation, and for Services without routing the preview of enabling it). Events, slices and
+ * drift are left out: they follow from these or churn with every pod restart (which would split intervals
+ * for nothing), and the raw payload keeps them for PAYLOAD_RETENTION_DAYS. Ready endpoints do split
+ * intervals, but they already move the cross-zone fractions and the overloads, so that costs little more.
  */
-function serviceStates(report: AnalysisReport): ServiceState[] {
+function serviceStates(report: AnalysisReport, savings: Map<string, ServiceSavingsState>): ServiceState[] {
   return report.services.map((service) =>
     withStateHash({
       namespace: service.namespace,
@@ -60,8 +82,45 @@ function serviceStates(report: AnalysisReport): ServiceState[] {
       zones: service.zones as unknown as Record<string, Record<string, unknown>>,
       crossZoneWithoutHints: service.crossZone.withoutHints,
       crossZoneWithHints: service.crossZone.withHints,
+      savings: savings.get(`${service.namespace}/${service.name}`),
     }),
   );
+}
+
+/**
+ * The savings inputs of every Service: traffic as the core derives it from the snapshot alone (an API
+ * value overrides it when read), and the core's `autoRoutingPreview` of each Service without routing.
+ */
+function savingsInputs(snapshot: Snapshot, report: AnalysisReport): Map<string, ServiceSavingsState> {
+  const annotations = new Map(
+    snapshot.services.map((service) => [
+      coreServiceKey(service),
+      service.metadata.annotations?.[MONTHLY_TRAFFIC_ANNOTATION] ?? null,
+    ]),
+  );
+  const previews = new Map<string, AutoRoutingPreview>(
+    autoRoutingPreviews(snapshot, report).map((entry) => [`${entry.namespace}/${entry.name}`, entry.preview]),
+  );
+  const inputs = new Map<string, ServiceSavingsState>();
+  for (const service of report.services) {
+    const key = `${service.namespace}/${service.name}`;
+    const trafficAnnotation = annotations.get(key) ?? null;
+    const traffic = monthlyTrafficGb({
+      annotations: trafficAnnotation === null ? null : { [MONTHLY_TRAFFIC_ANNOTATION]: trafficAnnotation },
+      readyEndpoints: service.readyEndpoints,
+    });
+    const preview = previews.get(key) ?? null;
+    inputs.set(key, {
+      readyEndpoints: service.readyEndpoints,
+      trafficAnnotation,
+      trafficGb: traffic.gb,
+      trafficSource: traffic.source === 'annotation' ? 'annotation' : 'default-per-endpoint',
+      previewState: preview?.state ?? null,
+      previewReason: preview?.reason ?? null,
+      previewCrossZone: preview?.crossZone.withHints ?? null,
+    });
+  }
+  return inputs;
 }
 
 /** Decision: the estimated cross-zone fraction is the core's own summary (weighted by ready endpoints). */
@@ -77,5 +136,99 @@ function aggregatesOf(report: AnalysisReport): SnapshotAggregates {
     zones: report.nodeInfo.zones,
     crossZoneWithoutHints: report.summary.crossZone.withoutHints,
     crossZoneWithHints: report.summary.crossZone.withHints,
+    zoneStats: zoneStatsOf(report),
+    serviceCidrs: report.serviceCIDRs,
   };
+}
+
+/** Per-zone figures of one snapshot, for `GET /v1/clusters/{id}/zones`. */
+export interface ZoneStats {
+  name: string;
+  /** Share of the cluster's allocatable CPU (the controller's ratio); null when node info is insufficient. */
+  cpuShare: number | null;
+  allocatableCpuMillis: number | null;
+  readyNodes: number | null;
+  /** Share of requests originating in the zone, as the traffic model assumes. */
+  trafficShare: number | null;
+  /** Ready endpoints located in the zone (each Service counted in its primary address family). */
+  readyEndpoints: number;
+  /** Endpoints hinted for the zone, over Services whose hints are populated. */
+  hintedEndpoints: number;
+  expectedOverload: {
+    /** Highest expected overload in this zone among Services whose hints are populated (what happens now). */
+    max: number;
+    maxService: string | null;
+    /** Mean over Services with populated hints, weighted by their ready endpoints; null when there are none. */
+    mean: number | null;
+    /** Services (any state) whose expected overload here passes the controller's 20 % threshold. */
+    servicesAboveThreshold: number;
+  };
+}
+
+/** Decision: zones are those the analysis knows (nodes, traffic origin, hints, endpoints), by name. */
+function zoneStatsOf(report: AnalysisReport): ZoneStats[] {
+  const stats = new Map<string, ZoneStats>();
+  const zone = (name: string): ZoneStats => {
+    let entry = stats.get(name);
+    if (!entry) {
+      entry = {
+        name,
+        cpuShare: null,
+        allocatableCpuMillis: null,
+        readyNodes: null,
+        trafficShare: report.trafficOrigin.shares[name] ?? null,
+        readyEndpoints: 0,
+        hintedEndpoints: 0,
+        expectedOverload: { max: 0, maxService: null, mean: null, servicesAboveThreshold: 0 },
+      };
+      stats.set(name, entry);
+    }
+    return entry;
+  };
+  for (const capacity of report.nodeInfo.zones) {
+    Object.assign(zone(capacity.name), {
+      cpuShare: capacity.cpuRatio,
+      allocatableCpuMillis: capacity.allocatableCpuMillis,
+      readyNodes: capacity.readyNodes,
+    });
+  }
+  for (const name of Object.keys(report.trafficOrigin.shares)) zone(name);
+  const weighted = new Map<string, { sum: number; weight: number }>();
+  for (const service of report.services) {
+    for (const [name, count] of readyEndpointsByZone(service)) zone(name).readyEndpoints += count;
+    const populated = service.hints.state === 'populated';
+    for (const [name, analysis] of Object.entries(service.zones)) {
+      const entry = zone(name);
+      if (analysis.expectedOverload > OVERLOAD_THRESHOLD) entry.expectedOverload.servicesAboveThreshold++;
+      if (!populated) continue;
+      entry.hintedEndpoints += analysis.allocated ?? 0;
+      if (analysis.expectedOverload > entry.expectedOverload.max || entry.expectedOverload.maxService === null) {
+        entry.expectedOverload.max = analysis.expectedOverload;
+        entry.expectedOverload.maxService = `${service.namespace}/${service.name}`;
+      }
+      const total = weighted.get(name) ?? { sum: 0, weight: 0 };
+      total.sum += analysis.expectedOverload * service.readyEndpoints;
+      total.weight += service.readyEndpoints;
+      weighted.set(name, total);
+    }
+  }
+  for (const [name, total] of weighted) {
+    zone(name).expectedOverload.mean = total.weight > 0 ? total.sum / total.weight : null;
+  }
+  return [...stats.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Ready endpoints by zone in the Service's primary family (IPv4 unless it only has IPv6 slices). */
+function readyEndpointsByZone(service: ServiceAnalysis): Map<string, number> {
+  const slices: readonly EndpointSlice[] = service.endpointSlices;
+  const family = slices.some((slice) => slice.addressType === 'IPv4') ? 'IPv4' : 'IPv6';
+  const counts = new Map<string, number>();
+  for (const slice of slices) {
+    if (slice.addressType !== family) continue;
+    for (const endpoint of slice.endpoints) {
+      if (!isEndpointReady(endpoint) || !endpoint.zone) continue;
+      counts.set(endpoint.zone, (counts.get(endpoint.zone) ?? 0) + 1);
+    }
+  }
+  return counts;
 }

@@ -1,5 +1,5 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger, type Type } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type Type } from '@nestjs/common';
 import { PrismaService } from '@zw/db';
 import { type AnalyzeSnapshotJobData, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
@@ -9,6 +9,8 @@ import { lockCluster } from './history/cluster-lock.js';
 import { recordSnapshot, type RecordOutcome } from './history/history-writer.js';
 import { analyzeDocument, readPayload, UnprocessableSnapshotError } from './snapshot-analysis.js';
 import { claimSnapshot, markSnapshotFailed } from './snapshot-status.js';
+import { JobMetricsRecorder } from './job-metrics.js';
+import { ReadModelPublisher } from './read-model-events.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
 
 export type SnapshotJobResult = { recorded: false; reason: string } | ({ recorded: true } & RecordOutcome);
@@ -19,14 +21,20 @@ export type SnapshotJobResult = { recorded: false; reason: string } | ({ recorde
  * snapshot's status and records everything, so a crash at any point leaves either nothing or all of it.
  */
 @Injectable()
-export class SnapshotProcessor extends WorkerHost {
+export class SnapshotProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger('SnapshotProcessor');
 
   constructor(
     @Inject(PrismaService) private readonly prisma: PrismaService,
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+    @Inject(JobMetricsRecorder) private readonly metrics: JobMetricsRecorder,
+    @Inject(ReadModelPublisher) private readonly readModel: ReadModelPublisher,
   ) {
     super();
+  }
+
+  onApplicationBootstrap(): void {
+    this.metrics.attach(this.worker, SNAPSHOTS_QUEUE);
   }
 
   async process(job: Job<AnalyzeSnapshotJobData>): Promise<SnapshotJobResult> {
@@ -79,6 +87,7 @@ export class SnapshotProcessor extends WorkerHost {
     );
     if (fault.kind === 'kill-after-commit') process.kill(process.pid, 'SIGKILL');
     if (!outcome) return { recorded: false, reason: 'recorded meanwhile by another run' };
+    this.readModel.clusterChanged(claimed.clusterId);
     return { recorded: true, ...outcome };
   }
 }

@@ -3,11 +3,15 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@zw/db';
 import { MAINTENANCE_QUEUE, redisConnectionFromUrl, SNAPSHOTS_QUEUE } from '@zw/queue';
 import type { WorkerConfig } from './config.js';
+import { JobMetricsRecorder } from './job-metrics.js';
 import { MaintenanceProcessor, MaintenanceSchedules } from './maintenance.processor.js';
+import { ReadModelPublisher } from './read-model-events.js';
+import { reportsWorkerImports, reportsWorkerProviders } from './reports/reports-worker.providers.js';
 import { RetentionService } from './retention.service.js';
 import { configuredSnapshotProcessor } from './snapshot.processor.js';
 import { SweeperService } from './sweeper.service.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
+import { WorkerRedisCloser, workerRedisProvider } from './worker-redis.js';
 
 @Module({})
 export class WorkerModule {
@@ -18,6 +22,7 @@ export class WorkerModule {
         DbModule.forRoot({ databaseUrl: config.DATABASE_URL, poolMax: config.DB_POOL_MAX }),
         BullModule.forRoot({ connection: redisConnectionFromUrl(config.REDIS_URL), prefix: config.QUEUE_PREFIX }),
         BullModule.registerQueue({ name: SNAPSHOTS_QUEUE }, { name: MAINTENANCE_QUEUE }),
+        ...reportsWorkerImports,
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
@@ -26,6 +31,11 @@ export class WorkerModule {
         MaintenanceSchedules,
         SweeperService,
         RetentionService,
+        JobMetricsRecorder,
+        ReadModelPublisher,
+        workerRedisProvider,
+        WorkerRedisCloser,
+        ...reportsWorkerProviders,
       ],
     };
   }

@@ -25,11 +25,7 @@ export {
   type CreateApiKeyInput,
   type CreatedApiKey,
 } from './api-keys.js';
-export {
-  createOrganization,
-  findOrganizationBySlug,
-  type CreateOrganizationInput,
-} from './organizations.js';
+export { createOrganization, findOrganizationBySlug, type CreateOrganizationInput } from './organizations.js';
 export { ReadDb, type ExecutedQuery, type ReadDbOptions } from './read-db.js';
 export { fleetRows, type FleetRow } from './read-model/fleet.js';
 export { pruneAnalysisDocuments, storeAnalysisDocument } from './analysis-documents.js';
@@ -45,8 +41,11 @@ export {
   findClusterService,
   latestServiceInterval,
   listServiceStates,
+  listServiceStatesBatch,
   serviceIntervals,
+  serviceIntervalsBatch,
   type ClusterHeadRow,
+  type ServiceBatchQuery,
   type ServiceFilters,
   type ServiceListQuery,
   type ServiceSort,
@@ -62,3 +61,4 @@ export {
   type SavingsQuery,
   type SavingsRow,
 } from './read-model/savings.js';
+export * from './reports.js';

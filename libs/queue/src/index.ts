@@ -1,2 +1,3 @@
 export * from './jobs.js';
 export { parseEnvironment, queueEnvSchema } from './environment.js';
+export * from './reports.js';

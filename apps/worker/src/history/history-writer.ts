@@ -1,4 +1,4 @@
-import type { Prisma } from '@zw/db';
+import { type Prisma, refreshSummaryRollup, storeAnalysisDocument } from '@zw/db';
 import { type IntervalRef, planIntervals } from './interval-plan.js';
 import { canonicalZones, type ServiceState, serviceKey } from './service-state.js';
 
@@ -16,6 +16,10 @@ export interface SnapshotAggregates {
   zones: unknown[];
   crossZoneWithoutHints: number;
   crossZoneWithHints: number;
+  /** Per-zone statistics (stored once per distinct content in analysis_documents). */
+  zoneStats?: unknown;
+  /** The analysis' `serviceCIDRs` (stored once per distinct content in analysis_documents). */
+  serviceCidrs?: unknown;
 }
 
 export interface SnapshotRecord {
@@ -58,9 +62,13 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
     // Before the updates below change valid_to on the very rows copied.
     await tx.$executeRaw`
       INSERT INTO service_intervals (cluster_id, service_id, valid_from, valid_to, state_hash, routing, hint_state,
-                                     hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints)
+                                     hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints,
+                                     ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
+                                     preview_state, preview_reason, preview_cross_zone)
       SELECT cluster_id, service_id, ${next}::timestamptz, valid_to, state_hash, routing, hint_state,
-             hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints
+             hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints,
+             ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
+             preview_state, preview_reason, preview_cross_zone
       FROM service_intervals WHERE id = ANY(${copies}::bigint[])`;
   }
   if (plan.endAtSnapshot.length > 0) {
@@ -159,11 +167,16 @@ async function insertIntervals(tx: Tx, clusterId: string, at: Date, next: Date |
     INSERT INTO cluster_services (cluster_id, namespace, name)
     SELECT ${clusterId}::uuid, namespace, name FROM unnest(${namespaces}::text[], ${names}::text[]) AS t(namespace, name)
     ON CONFLICT (cluster_id, namespace, name) DO NOTHING`;
+  const savings = states.map((s) => s.savings);
   await tx.$executeRaw`
     INSERT INTO service_intervals (cluster_id, service_id, valid_from, valid_to, state_hash, routing, hint_state,
-                                   hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints)
+                                   hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints,
+                                   ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
+                                   preview_state, preview_reason, preview_cross_zone)
     SELECT ${clusterId}::uuid, s.id, ${at}::timestamptz, ${next}::timestamptz, t.state_hash, t.routing::routing_mode,
-           t.hint_state::hint_state, t.hint_reason, t.zones::jsonb, t.without_hints, t.with_hints
+           t.hint_state::hint_state, t.hint_reason, t.zones::jsonb, t.without_hints, t.with_hints,
+           t.ready_endpoints, t.traffic_annotation, t.traffic_gb, t.traffic_source,
+           t.preview_state::hint_state, t.preview_reason, t.preview_cross_zone
       FROM unnest(${namespaces}::text[], ${names}::text[],
                   ${states.map((s) => s.stateHash)}::bigint[],
                   ${states.map((s) => s.routing)}::text[],
@@ -171,15 +184,32 @@ async function insertIntervals(tx: Tx, clusterId: string, at: Date, next: Date |
                   ${states.map((s) => s.hintReason)}::text[],
                   ${states.map((s) => JSON.stringify(canonicalZones(s.zones)))}::text[],
                   ${states.map((s) => s.crossZoneWithoutHints)}::float8[],
-                  ${states.map((s) => s.crossZoneWithHints)}::float8[])
-        AS t(namespace, name, state_hash, routing, hint_state, hint_reason, zones, without_hints, with_hints)
+                  ${states.map((s) => s.crossZoneWithHints)}::float8[],
+                  ${savings.map((s) => s?.readyEndpoints ?? 0)}::int[],
+                  ${savings.map((s) => s?.trafficAnnotation ?? null)}::text[],
+                  ${savings.map((s) => s?.trafficGb ?? 0)}::float8[],
+                  ${savings.map((s) => s?.trafficSource ?? null)}::text[],
+                  ${savings.map((s) => s?.previewState ?? null)}::text[],
+                  ${savings.map((s) => s?.previewReason ?? null)}::text[],
+                  ${savings.map((s) => s?.previewCrossZone ?? null)}::float8[])
+        AS t(namespace, name, state_hash, routing, hint_state, hint_reason, zones, without_hints, with_hints,
+             ready_endpoints, traffic_annotation, traffic_gb, traffic_source, preview_state, preview_reason,
+             preview_cross_zone)
       JOIN cluster_services s
         ON s.cluster_id = ${clusterId}::uuid AND s.namespace = t.namespace AND s.name = t.name`;
 }
 
-/** The aggregates row and the snapshot's status, in one statement. */
+/**
+ * The aggregates row and the snapshot's status, in one statement; then the documents it references (a
+ * snapshot that changed nothing finds them stored already) and the monthly savings roll-up of the Services
+ * it recorded.
+ */
 async function finish(tx: Tx, record: SnapshotRecord): Promise<void> {
   const a = record.aggregates;
+  const zoneStatsHash =
+    a.zoneStats === undefined ? null : await storeAnalysisDocument(tx, record.clusterId, a.zoneStats);
+  const serviceCidrsHash =
+    a.serviceCidrs === undefined ? null : await storeAnalysisDocument(tx, record.clusterId, a.serviceCidrs);
   await tx.$executeRaw`
     WITH done AS (
       UPDATE snapshots SET status = 'processed', error = NULL, processed_at = now(), status_changed_at = now()
@@ -187,9 +217,12 @@ async function finish(tx: Tx, record: SnapshotRecord): Promise<void> {
     )
     INSERT INTO snapshot_summaries (snapshot_id, cluster_id, captured_at, services, services_populated, services_removed,
                                     services_none, node_info_sufficient, node_info_reason, zones, services_with_drift,
-                                    cross_zone_without_hints, cross_zone_with_hints)
+                                    cross_zone_without_hints, cross_zone_with_hints, zone_stats_hash,
+                                    service_cidrs_hash)
     VALUES (${record.snapshotId}::uuid, ${record.clusterId}::uuid, ${record.capturedAt}::timestamptz, ${a.services},
             ${a.servicesPopulated}, ${a.servicesRemoved}, ${a.servicesNone}, ${a.nodeInfoSufficient},
             ${a.nodeInfoReason}, ${JSON.stringify(a.zones)}::jsonb, ${a.servicesWithDrift},
-            ${a.crossZoneWithoutHints}::float8, ${a.crossZoneWithHints}::float8)`;
+            ${a.crossZoneWithoutHints}::float8, ${a.crossZoneWithHints}::float8, ${zoneStatsHash}::bytea,
+            ${serviceCidrsHash}::bytea)`;
+  await refreshSummaryRollup(tx, record.clusterId, record.capturedAt);
 }

@@ -16,7 +16,26 @@ export interface ServiceState {
   zones: ZoneAllocations;
   crossZoneWithoutHints: number | null;
   crossZoneWithHints: number | null;
+  /** What the savings model reads (optional so older callers and tests need not state it). */
+  savings?: ServiceSavingsState;
   stateHash: bigint;
+}
+
+/**
+ * The inputs of the savings model a Service's interval keeps, so that savings over a time range stay one
+ * SQL query: its ready endpoints and traffic annotation (its monthly traffic follows from them), and, for
+ * a Service without topology routing, what enabling `topology-mode: Auto` would give.
+ */
+export interface ServiceSavingsState {
+  readyEndpoints: number;
+  /** The `zonewise.io/monthly-traffic-gb` annotation as written, null when absent. */
+  trafficAnnotation: string | null;
+  /** Core's monthlyTrafficGb without an API value (derived from the two fields above: not hashed). */
+  trafficGb: number;
+  trafficSource: 'annotation' | 'default-per-endpoint';
+  previewState: 'populated' | 'removed' | null;
+  previewReason: string | null;
+  previewCrossZone: number | null;
 }
 
 export type ServiceStateFields = Omit<ServiceState, 'stateHash'>;
@@ -66,6 +85,14 @@ export function withStateHash(fields: ServiceStateFields): ServiceState {
   }
   hasher.value(fields.crossZoneWithoutHints);
   hasher.value(fields.crossZoneWithHints);
+  const savings = fields.savings;
+  if (savings) {
+    hasher.value(savings.readyEndpoints);
+    hasher.value(savings.trafficAnnotation);
+    hasher.value(savings.previewState);
+    hasher.value(savings.previewReason);
+    hasher.value(savings.previewCrossZone);
+  }
   return { ...fields, stateHash: hasher.digest() };
 }
 

@@ -1,0 +1,78 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
+import { type Caller, CurrentCaller } from '../auth/caller.js';
+import { ApiBodyFrom, ApiPathParams, ApiQueryFrom, ApiResponseFrom } from '../http/openapi.js';
+import { clusterIdOf, parseInput } from '../http/validation.js';
+import {
+  ClusterListSchema,
+  ClusterSchema,
+  CreateClusterBody,
+  CreatedClusterSchema,
+  ListClustersQuery,
+  RotatedTokenSchema,
+  UpdateClusterBody,
+} from './clusters.schemas.js';
+import { ClustersService } from './clusters.service.js';
+
+@ApiTags('clusters')
+@ApiKeyAuth()
+@Controller('v1/clusters')
+export class ClustersController {
+  constructor(@Inject(ClustersService) private readonly clusters: ClustersService) {}
+
+  @Post()
+  @AdminOnly()
+  @ApiOperation({ summary: 'Register a cluster; the answer carries its agent token, shown only once' })
+  @ApiBodyFrom(CreateClusterBody)
+  @ApiResponseFrom(201, CreatedClusterSchema, 'created')
+  create(@CurrentCaller() caller: Caller, @Body() body: unknown) {
+    return this.clusters.create(caller.organizationId, parseInput(CreateClusterBody, body, 'body'));
+  }
+
+  @Get()
+  @ApiOperation({ summary: "The organization's clusters, by name" })
+  @ApiQueryFrom(ListClustersQuery)
+  @ApiResponseFrom(200, ClusterListSchema, 'one page of clusters')
+  list(@CurrentCaller() caller: Caller, @Query() query: unknown) {
+    return this.clusters.list(caller.organizationId, parseInput(ListClustersQuery, query, 'query'));
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One cluster' })
+  @ApiPathParams({ id: 'cluster id' })
+  @ApiResponseFrom(200, ClusterSchema, 'the cluster')
+  get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+    return this.clusters.get(caller.organizationId, clusterIdOf(id));
+  }
+
+  @Patch(':id')
+  @AdminOnly()
+  @ApiOperation({ summary: 'Rename a cluster or change its cloud, region or cross-zone price' })
+  @ApiPathParams({ id: 'cluster id' })
+  @ApiBodyFrom(UpdateClusterBody)
+  @ApiResponseFrom(200, ClusterSchema, 'the cluster as changed')
+  update(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
+    const clusterId = clusterIdOf(id);
+    return this.clusters.update(caller.organizationId, clusterId, parseInput(UpdateClusterBody, body, 'body'));
+  }
+
+  @Post(':id/agent-token')
+  @AdminOnly()
+  @HttpCode(200)
+  @ApiOperation({ summary: "Rotate the cluster's agent token: the old one stops working at once" })
+  @ApiPathParams({ id: 'cluster id' })
+  @ApiResponseFrom(200, RotatedTokenSchema, 'the new token, shown only once')
+  rotateToken(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+    return this.clusters.rotateToken(caller.organizationId, clusterIdOf(id));
+  }
+
+  @Delete(':id')
+  @AdminOnly()
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a cluster with its agent token, snapshots and history' })
+  @ApiPathParams({ id: 'cluster id' })
+  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<void> {
+    await this.clusters.delete(caller.organizationId, clusterIdOf(id));
+  }
+}

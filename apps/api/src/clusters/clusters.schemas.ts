@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { CloudSchema, isoDate } from '../http/schemas.js';
+import { cursorSchema, limitSchema } from '../http/pagination.js';
+
+const clusterName = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(
+    /^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/,
+    'letters, digits, ".", "_" and "-", starting and ending alphanumeric',
+  );
+const region = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9-]+$/, 'letters, digits and "-" (e.g. eu-west-1)');
+const price = z
+  .number()
+  .min(0)
+  .max(10)
+  .describe('USD per GB of cross-zone traffic, overriding the cloud list price; null to use the list price');
+
+export const CreateClusterBody = z
+  .object({
+    name: clusterName.describe('unique within the organization'),
+    cloud: CloudSchema.default('other'),
+    region: region.nullable().optional(),
+    kubernetesVersion: z.string().min(1).max(32).nullable().optional(),
+    crossZonePricePerGb: price.nullable().optional(),
+  })
+  .strict();
+
+export const UpdateClusterBody = z
+  .object({
+    name: clusterName.optional(),
+    cloud: CloudSchema.optional(),
+    region: region.nullable().optional(),
+    kubernetesVersion: z.string().min(1).max(32).nullable().optional(),
+    crossZonePricePerGb: price.nullable().optional(),
+  })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, { message: 'nothing to change: send at least one field' });
+
+export const ListClustersQuery = z
+  .object({
+    limit: limitSchema(100, 1000),
+    cursor: cursorSchema,
+  })
+  .strict();
+
+export const PricingSchema = z
+  .object({
+    pricePerGb: z.number().describe('USD per cross-zone GB used for every cost of this cluster'),
+    currency: z.literal('USD'),
+    source: z
+      .enum(['cluster-override', 'provider-region', 'provider-default', 'unknown-cloud-default'])
+      .describe(
+        '`cluster-override`: set through the API; `provider-region`: the cloud list price for this region; `provider-default`: the cloud list price, region not in the table; `unknown-cloud-default`: no known cloud, priced like AWS (an estimate)',
+      ),
+    note: z.string().describe('how the price was chosen'),
+    overridePerGb: z.number().nullable().describe("the cluster's own price, when set"),
+  })
+  .describe('the price per cross-zone GB and where it comes from');
+
+export const ClusterSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  cloud: CloudSchema,
+  region: z.string().nullable(),
+  kubernetesVersion: z.string().nullable(),
+  pricing: PricingSchema,
+  agentToken: z
+    .object({ prefix: z.string(), createdAt: isoDate, rotatedAt: isoDate.nullable() })
+    .nullable()
+    .describe('the agent token, identified by its first characters (the secret is shown only when issued)'),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+});
+
+export const CreatedClusterSchema = z.object({
+  cluster: ClusterSchema,
+  agentToken: z.string().describe('the agent token, shown only in this answer: configure the cluster agent with it'),
+});
+
+export const ClusterListSchema = z.object({
+  clusters: z.array(ClusterSchema),
+  nextCursor: z.string().nullable(),
+});
+
+export const RotatedTokenSchema = z.object({
+  agentToken: z.string().describe('the new agent token; the previous one stops working now'),
+  prefix: z.string(),
+  rotatedAt: isoDate,
+});

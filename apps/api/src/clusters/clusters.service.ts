@@ -1,0 +1,152 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type Cloud, issueAgentToken, Prisma, PrismaService } from '@zw/db';
+import type { z } from 'zod';
+import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
+import { ReadModelCache } from '../cache/read-model-cache.js';
+import { notFound, ProblemException } from '../problem.js';
+import { clusterPricing } from '../savings/pricing.js';
+import type { ClusterSchema, CreateClusterBody, ListClustersQuery, UpdateClusterBody } from './clusters.schemas.js';
+
+type ClusterView = z.output<typeof ClusterSchema>;
+
+const CLUSTER_SELECT = {
+  id: true,
+  name: true,
+  cloud: true,
+  region: true,
+  kubernetesVersion: true,
+  crossZonePricePerGb: true,
+  createdAt: true,
+  updatedAt: true,
+  agentToken: { select: { tokenPrefix: true, createdAt: true, rotatedAt: true } },
+} satisfies Prisma.ClusterSelect;
+
+type ClusterRow = Prisma.ClusterGetPayload<{ select: typeof CLUSTER_SELECT }>;
+
+export function clusterView(row: ClusterRow): ClusterView {
+  const override = row.crossZonePricePerGb === null ? null : Number(row.crossZonePricePerGb);
+  return {
+    id: row.id,
+    name: row.name,
+    cloud: row.cloud,
+    region: row.region,
+    kubernetesVersion: row.kubernetesVersion,
+    pricing: clusterPricing({ cloud: row.cloud, region: row.region, crossZonePricePerGb: override }),
+    agentToken: row.agentToken
+      ? {
+          prefix: row.agentToken.tokenPrefix,
+          createdAt: row.agentToken.createdAt.toISOString(),
+          rotatedAt: row.agentToken.rotatedAt?.toISOString() ?? null,
+        }
+      : null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function duplicateName(error: unknown, name: string | undefined): never {
+  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+    throw new ProblemException(409, `this organization already has a cluster named "${name}"`, { field: 'name' });
+  }
+  throw error;
+}
+
+/** Clusters of one organization. Every method takes the caller's organization: other tenants' ids are 404. */
+@Injectable()
+export class ClustersService {
+  constructor(
+    @Inject(PrismaService) private readonly prisma: PrismaService,
+    @Inject(ReadModelCache) private readonly cache: ReadModelCache,
+  ) {}
+
+  async create(organizationId: string, body: z.output<typeof CreateClusterBody>) {
+    try {
+      return await this.prisma.$transaction(async (tx) => {
+        const { id } = await tx.cluster.create({
+          data: {
+            organizationId,
+            name: body.name,
+            cloud: body.cloud as Cloud,
+            region: body.region ?? null,
+            kubernetesVersion: body.kubernetesVersion ?? null,
+            crossZonePricePerGb: body.crossZonePricePerGb ?? null,
+          },
+          select: { id: true },
+        });
+        const agentToken = await issueAgentToken(tx, id);
+        const row = await tx.cluster.findUniqueOrThrow({ where: { id }, select: CLUSTER_SELECT });
+        return { cluster: clusterView(row), agentToken };
+      });
+    } catch (error) {
+      duplicateName(error, body.name);
+    } finally {
+      await this.cache.changed({ organizationId });
+    }
+  }
+
+  async list(organizationId: string, query: z.output<typeof ListClustersQuery>) {
+    const print = fingerprint(['clusters']);
+    const after = decodeCursor(query.cursor, print);
+    const rows = await this.prisma.cluster.findMany({
+      where: { organizationId, ...(after ? { name: { gt: String(after.k[0]) } } : {}) },
+      orderBy: { name: 'asc' },
+      take: query.limit + 1,
+      select: CLUSTER_SELECT,
+    });
+    const page = rows.slice(0, query.limit);
+    const more = rows.length > query.limit;
+    return {
+      clusters: page.map(clusterView),
+      nextCursor: more ? encodeCursor({ f: print, k: [page[page.length - 1].name] }) : null,
+    };
+  }
+
+  async get(organizationId: string, id: string) {
+    const row = await this.prisma.cluster.findFirst({ where: { id, organizationId }, select: CLUSTER_SELECT });
+    if (!row) throw clusterNotFound(id);
+    return clusterView(row);
+  }
+
+  async update(organizationId: string, id: string, body: z.output<typeof UpdateClusterBody>) {
+    try {
+      const { count } = await this.prisma.cluster.updateMany({
+        where: { id, organizationId },
+        data: {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.cloud !== undefined ? { cloud: body.cloud as Cloud } : {}),
+          ...(body.region !== undefined ? { region: body.region } : {}),
+          ...(body.kubernetesVersion !== undefined ? { kubernetesVersion: body.kubernetesVersion } : {}),
+          ...(body.crossZonePricePerGb !== undefined ? { crossZonePricePerGb: body.crossZonePricePerGb } : {}),
+        },
+      });
+      if (count === 0) throw clusterNotFound(id);
+    } catch (error) {
+      duplicateName(error, body.name);
+    }
+    await this.cache.changed({ organizationId, clusterId: id });
+    return this.get(organizationId, id);
+  }
+
+  async rotateToken(organizationId: string, id: string) {
+    await this.assertOwned(organizationId, id);
+    const agentToken = await issueAgentToken(this.prisma, id);
+    const row = await this.prisma.agentToken.findUniqueOrThrow({ where: { clusterId: id } });
+    return { agentToken, prefix: row.tokenPrefix, rotatedAt: (row.rotatedAt ?? row.createdAt).toISOString() };
+  }
+
+  /** Deletes the cluster with its token, snapshots and history (foreign keys cascade). */
+  async delete(organizationId: string, id: string): Promise<void> {
+    const { count } = await this.prisma.cluster.deleteMany({ where: { id, organizationId } });
+    if (count === 0) throw clusterNotFound(id);
+    await this.cache.changed({ organizationId, clusterId: id });
+  }
+
+  private async assertOwned(organizationId: string, id: string): Promise<void> {
+    const row = await this.prisma.cluster.findFirst({ where: { id, organizationId }, select: { id: true } });
+    if (!row) throw clusterNotFound(id);
+  }
+}
+
+export function clusterNotFound(id: string): ProblemException {
+  return notFound(`no cluster ${id} in your organization`);
+}

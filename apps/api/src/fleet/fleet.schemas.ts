@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { CloudSchema, isoDate } from '../http/schemas.js';
+
+export const HintStateCountsSchema = z
+  .object({ populated: z.number().int(), removed: z.number().int(), none: z.number().int() })
+  .describe('Services by hint state (the `hints.state` of `zonewise analyze`)');
+
+export const FleetClusterSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  cloud: CloudSchema,
+  region: z.string().nullable(),
+  services: HintStateCountsSchema,
+  servicesWithDrift: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Services whose observed hints differ from the computed ones'),
+  nodeInfo: z.object({
+    sufficient: z.boolean().nullable().describe('false: the controller sets no hints anywhere in this cluster'),
+    reason: z.string().nullable(),
+  }),
+  crossZone: z
+    .object({ withoutHints: z.number(), withHints: z.number() })
+    .nullable()
+    .describe('fractions of requests crossing zones over all Services, weighted by ready endpoints'),
+  lastSnapshot: z
+    .object({
+      capturedAt: isoDate,
+      receivedAt: isoDate,
+      status: z.enum(['queued', 'processing', 'processed', 'failed']),
+      ageSeconds: z.number().int().describe('seconds since it was captured'),
+      stale: z.boolean().describe('no snapshot for longer than the stale threshold: is the agent running?'),
+    })
+    .nullable(),
+  monthly: z
+    .object({
+      trafficGb: z.number(),
+      withoutHints: z.object({ crossZoneGb: z.number(), cost: z.number() }),
+      withHints: z.object({ crossZoneGb: z.number(), cost: z.number() }),
+      realizedSavings: z.object({ crossZoneGb: z.number(), cost: z.number() }),
+      missedSavings: z.object({ crossZoneGb: z.number(), cost: z.number() }),
+      opportunities: z.number().int().describe('Services without routing whose hints would be populated if enabled'),
+      servicesWithEstimatedTraffic: z.number().int(),
+      pricing: z.object({ pricePerGb: z.number(), source: z.string(), note: z.string() }),
+      estimate: z.boolean().describe('true when a figure rests on the per-endpoint default or an unknown-cloud price'),
+    })
+    .nullable()
+    .describe('estimated cross-zone GB and USD per month, as of the newest processed snapshot'),
+  analysis: z
+    .object({ snapshotId: z.uuid(), capturedAt: isoDate })
+    .nullable()
+    .describe('the processed snapshot these figures come from (null before the first one is processed)'),
+});
+
+export const FleetSchema = z.object({
+  generatedAt: isoDate,
+  staleAfterSeconds: z.number().int(),
+  clusters: z.array(FleetClusterSchema),
+  totals: z.object({
+    clusters: z.number().int(),
+    staleClusters: z.number().int(),
+    services: HintStateCountsSchema,
+    monthly: z.object({
+      withoutHints: z.object({ crossZoneGb: z.number(), cost: z.number() }),
+      withHints: z.object({ crossZoneGb: z.number(), cost: z.number() }),
+      realizedSavings: z.object({ crossZoneGb: z.number(), cost: z.number() }),
+      missedSavings: z.object({ crossZoneGb: z.number(), cost: z.number() }),
+    }),
+  }),
+});
+
+export type FleetView = z.output<typeof FleetSchema>;
+export type FleetClusterView = z.output<typeof FleetClusterSchema>;

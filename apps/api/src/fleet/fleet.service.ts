@@ -1,0 +1,114 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { type FleetRow, fleetRows, ReadDb } from '@zw/db';
+import type { ApiConfig } from '../config.js';
+import { clusterPricing } from '../savings/pricing.js';
+import type { FleetClusterView, FleetView } from './fleet.schemas.js';
+
+/** The dashboard's fleet summary: per cluster, hint states, node info, traffic and agent freshness. */
+@Injectable()
+export class FleetService {
+  private readonly staleAfterSeconds: number;
+
+  constructor(
+    @Inject(ReadDb) private readonly db: ReadDb,
+    @Inject(ConfigService) config: ConfigService<ApiConfig, true>,
+  ) {
+    this.staleAfterSeconds = config.get('STALE_AFTER_SECONDS', { infer: true });
+  }
+
+  async fleet(organizationId: string, now = new Date()): Promise<FleetView> {
+    const rows = await fleetRows(this.db, organizationId);
+    const clusters = rows.map((row) => this.clusterView(row, now));
+    const services = { populated: 0, removed: 0, none: 0 };
+    const monthly = {
+      withoutHints: { crossZoneGb: 0, cost: 0 },
+      withHints: { crossZoneGb: 0, cost: 0 },
+      realizedSavings: { crossZoneGb: 0, cost: 0 },
+      missedSavings: { crossZoneGb: 0, cost: 0 },
+    };
+    for (const cluster of clusters) {
+      services.populated += cluster.services.populated;
+      services.removed += cluster.services.removed;
+      services.none += cluster.services.none;
+      for (const key of Object.keys(monthly) as (keyof typeof monthly)[]) {
+        monthly[key].crossZoneGb += cluster.monthly?.[key].crossZoneGb ?? 0;
+        monthly[key].cost += cluster.monthly?.[key].cost ?? 0;
+      }
+    }
+    return {
+      generatedAt: now.toISOString(),
+      staleAfterSeconds: this.staleAfterSeconds,
+      clusters,
+      totals: {
+        clusters: clusters.length,
+        staleClusters: clusters.filter((cluster) => cluster.lastSnapshot?.stale ?? true).length,
+        services,
+        monthly,
+      },
+    };
+  }
+
+  clusterView(row: FleetRow, now: Date): FleetClusterView {
+    const ageSeconds = row.last_snapshot_captured_at
+      ? Math.max(0, Math.floor((now.getTime() - row.last_snapshot_captured_at.getTime()) / 1000))
+      : null;
+    return {
+      id: row.id,
+      name: row.name,
+      cloud: row.cloud as FleetClusterView['cloud'],
+      region: row.region,
+      services: {
+        populated: row.services_populated ?? 0,
+        removed: row.services_removed ?? 0,
+        none: row.services_none ?? 0,
+      },
+      servicesWithDrift: row.services_with_drift,
+      nodeInfo: { sufficient: row.node_info_sufficient, reason: row.node_info_reason },
+      crossZone:
+        row.cross_zone_with_hints === null || row.cross_zone_without_hints === null
+          ? null
+          : { withoutHints: row.cross_zone_without_hints, withHints: row.cross_zone_with_hints },
+      lastSnapshot:
+        row.last_snapshot_captured_at && ageSeconds !== null
+          ? {
+              capturedAt: row.last_snapshot_captured_at.toISOString(),
+              receivedAt: row.last_snapshot_received_at!.toISOString(),
+              status: row.last_snapshot_status as 'queued' | 'processing' | 'processed' | 'failed',
+              ageSeconds,
+              stale: ageSeconds > this.staleAfterSeconds,
+            }
+          : null,
+      monthly: monthlyOf(row),
+      analysis:
+        row.summary_snapshot_id && row.summary_captured_at
+          ? { snapshotId: row.summary_snapshot_id, capturedAt: row.summary_captured_at.toISOString() }
+          : null,
+    };
+  }
+}
+
+/** The cluster's monthly figures: the newest summary's roll-up (GB) priced at the cluster's price. */
+function monthlyOf(row: FleetRow): FleetClusterView['monthly'] {
+  if (row.traffic_gb === null || row.cross_zone_gb_with_hints === null || row.cross_zone_gb_without_hints === null) {
+    return null;
+  }
+  const pricing = clusterPricing({
+    cloud: row.cloud as 'aws' | 'gcp' | 'azure' | 'other',
+    region: row.region,
+    crossZonePricePerGb: row.price_override,
+  });
+  const figure = (gb: number) => ({ crossZoneGb: gb, cost: gb * pricing.pricePerGb });
+  const estimated = row.services_estimated_traffic ?? 0;
+  return {
+    trafficGb: row.traffic_gb,
+    withoutHints: figure(row.cross_zone_gb_without_hints),
+    withHints: figure(row.cross_zone_gb_with_hints),
+    realizedSavings: figure(row.cross_zone_gb_without_hints - row.cross_zone_gb_with_hints),
+    missedSavings: figure(row.missed_gb ?? 0),
+    opportunities: row.opportunities ?? 0,
+    servicesWithEstimatedTraffic: estimated,
+    pricing: { pricePerGb: pricing.pricePerGb, source: pricing.source, note: pricing.note },
+    estimate: estimated > 0 || pricing.source === 'unknown-cloud-default',
+  };
+}

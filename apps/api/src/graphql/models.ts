@@ -1,0 +1,287 @@
+import { Field, Float, ID, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
+
+/**
+ * The GraphQL read model (code-first): the same data as the REST API, shaped for the dashboard's fleet
+ * page: fleet → clusters → services → timeline, zones, Service CIDRs, savings.
+ */
+
+export enum RoutingMode {
+  Auto = 'Auto',
+  PreferClose = 'PreferClose',
+  PreferSameZone = 'PreferSameZone',
+  PreferSameNode = 'PreferSameNode',
+  None = 'None',
+}
+export enum HintState {
+  populated = 'populated',
+  removed = 'removed',
+  none = 'none',
+}
+export enum ServiceSort {
+  name = 'name',
+  cost = 'cost',
+  savings = 'savings',
+}
+registerEnumType(RoutingMode, { name: 'RoutingMode' });
+registerEnumType(HintState, { name: 'HintState', description: 'the `hints.state` of `zonewise analyze`' });
+registerEnumType(ServiceSort, { name: 'ServiceSort' });
+
+@ObjectType()
+export class CrossZoneCost {
+  @Field(() => Float) crossZoneGb: number;
+  @Field(() => Float, { description: 'USD' }) cost: number;
+}
+
+@ObjectType()
+export class CrossZoneFractions {
+  @Field(() => Float) withoutHints: number;
+  @Field(() => Float) withHints: number;
+}
+
+@ObjectType({ description: 'the inputs a figure came from' })
+export class CostInputs {
+  @Field(() => Float) trafficGb: number;
+  @Field({ description: '`api`, `annotation` or `default-per-endpoint`' }) trafficSource: string;
+  @Field() trafficEstimate: boolean;
+  @Field(() => String, { nullable: true }) trafficNote: string | null;
+  @Field(() => Float) pricePerGb: number;
+  @Field() currency: string;
+  @Field() priceSource: string;
+  @Field(() => String, { nullable: true }) priceNote: string | null;
+  @Field() estimate: boolean;
+}
+
+@ObjectType()
+export class ServiceMonthly {
+  @Field(() => CrossZoneCost) withoutHints: CrossZoneCost;
+  @Field(() => CrossZoneCost) withHints: CrossZoneCost;
+  @Field(() => CrossZoneCost) realizedSavings: CrossZoneCost;
+  @Field(() => CrossZoneCost, { nullable: true }) missedSavings: CrossZoneCost | null;
+  @Field(() => CostInputs) inputs: CostInputs;
+}
+
+@ObjectType()
+export class ZoneAllocation {
+  @Field() zone: string;
+  @Field(() => Float, { nullable: true }) minimum: number | null;
+  @Field(() => Float, { nullable: true }) maximum: number | null;
+  @Field(() => Float, { nullable: true }) desired: number | null;
+  @Field(() => Int, { nullable: true }) allocated: number | null;
+  @Field(() => Float) expectedOverload: number;
+}
+
+@ObjectType()
+export class TimelineEntry {
+  @Field() from: string;
+  @Field(() => String, { nullable: true }) to: string | null;
+  @Field(() => RoutingMode) routing: RoutingMode;
+  @Field(() => HintState) hintState: HintState;
+  @Field(() => String, { nullable: true }) hintReason: string | null;
+  @Field(() => CrossZoneFractions) crossZone: CrossZoneFractions;
+  @Field(() => Int) readyEndpoints: number;
+}
+
+@ObjectType()
+export class Timeline {
+  @Field() from: string;
+  @Field() to: string;
+  @Field(() => [TimelineEntry]) entries: TimelineEntry[];
+  @Field() truncated: boolean;
+  @Field(() => Int) changes: number;
+  @Field(() => Int, { description: 'the flapping count' }) hintStateChanges: number;
+  @Field() flapping: boolean;
+}
+
+@ObjectType()
+export class Service {
+  /** Internal: the cluster_services id, for the timeline loader. */
+  serviceId: string;
+  @Field() namespace: string;
+  @Field() name: string;
+  @Field(() => RoutingMode) routing: RoutingMode;
+  @Field(() => HintState) hintState: HintState;
+  @Field(() => String, { nullable: true }) hintReason: string | null;
+  @Field(() => Int) readyEndpoints: number;
+  @Field({ description: 'since when this state holds' }) since: string;
+  @Field(() => CrossZoneFractions) crossZone: CrossZoneFractions;
+  @Field(() => ServiceMonthly) monthly: ServiceMonthly;
+  @Field({ description: 'no routing today, and enabling it would populate hints' }) opportunity: boolean;
+  @Field(() => [ZoneAllocation]) zones: ZoneAllocation[];
+}
+
+@ObjectType()
+export class ServiceConnection {
+  @Field(() => String, { nullable: true }) asOf: string | null;
+  @Field(() => [Service]) nodes: Service[];
+  @Field(() => String, { nullable: true }) nextCursor: string | null;
+}
+
+@ObjectType()
+export class ExpectedOverload {
+  @Field(() => Float) max: number;
+  @Field(() => String, { nullable: true }) maxService: string | null;
+  @Field(() => Float, { nullable: true }) mean: number | null;
+  @Field(() => Int) servicesAboveThreshold: number;
+}
+
+@ObjectType()
+export class Zone {
+  @Field() name: string;
+  @Field(() => Float, { nullable: true }) cpuShare: number | null;
+  @Field(() => Float, { nullable: true }) allocatableCpuMillis: number | null;
+  @Field(() => Int, { nullable: true }) readyNodes: number | null;
+  @Field(() => Float, { nullable: true }) trafficShare: number | null;
+  @Field(() => Int) readyEndpoints: number;
+  @Field(() => Int) hintedEndpoints: number;
+  @Field(() => ExpectedOverload) expectedOverload: ExpectedOverload;
+}
+
+@ObjectType()
+export class AddressBand {
+  @Field() first: string;
+  @Field() last: string;
+}
+
+@ObjectType()
+export class BandCounts {
+  @Field(() => Float) static: number;
+  @Field(() => Float) dynamic: number;
+  @Field(() => Float) total: number;
+}
+
+@ObjectType()
+export class ClusterIpRisk {
+  @Field() kind: string;
+  @Field() ip: string;
+  @Field(() => String, { nullable: true }) service: string | null;
+  @Field() staticBecause: string;
+  @Field() message: string;
+}
+
+@ObjectType()
+export class WellKnownAddress {
+  @Field() ip: string;
+  @Field() purpose: string;
+  @Field(() => String, { nullable: true }) band: string | null;
+  @Field() free: boolean;
+  @Field(() => [String]) heldBy: string[];
+}
+
+@ObjectType()
+export class ServiceCidr {
+  @Field() cidr: string;
+  @Field() family: string;
+  @Field() source: string;
+  @Field() ready: boolean;
+  @Field({ description: 'usable addresses (a decimal string, as it may exceed 2^53)' }) size: string;
+  @Field(() => AddressBand, { nullable: true }) staticBand: AddressBand | null;
+  @Field(() => AddressBand, { nullable: true }) dynamicBand: AddressBand | null;
+  @Field(() => BandCounts) allocated: BandCounts;
+  @Field() freeStatic: string;
+  @Field() freeDynamic: string;
+  @Field(() => Float) utilization: number;
+  @Field(() => [ClusterIpRisk], { description: 'static ClusterIPs in the dynamic band' }) risks: ClusterIpRisk[];
+  @Field(() => [WellKnownAddress]) wellKnown: WellKnownAddress[];
+  @Field(() => Int) conflicts: number;
+}
+
+@ObjectType()
+export class SavingsFigures {
+  @Field(() => Float) trafficGb: number;
+  @Field(() => CrossZoneCost) withoutHints: CrossZoneCost;
+  @Field(() => CrossZoneCost) withHints: CrossZoneCost;
+  @Field(() => CrossZoneCost) realizedSavings: CrossZoneCost;
+  @Field(() => CrossZoneCost) missedSavings: CrossZoneCost;
+  @Field(() => Int) services: number;
+  @Field(() => Int) opportunities: number;
+  @Field() estimate: boolean;
+}
+
+@ObjectType()
+export class HintStateCounts {
+  @Field(() => Int) populated: number;
+  @Field(() => Int) removed: number;
+  @Field(() => Int) none: number;
+}
+
+@ObjectType()
+export class LastSnapshot {
+  @Field() capturedAt: string;
+  @Field() receivedAt: string;
+  @Field() status: string;
+  @Field(() => Int) ageSeconds: number;
+  @Field() stale: boolean;
+}
+
+@ObjectType()
+export class Pricing {
+  @Field(() => Float) pricePerGb: number;
+  @Field() source: string;
+  @Field() note: string;
+}
+
+@ObjectType()
+export class MonthlyFigures {
+  @Field(() => Float) trafficGb: number;
+  @Field(() => CrossZoneCost) withoutHints: CrossZoneCost;
+  @Field(() => CrossZoneCost) withHints: CrossZoneCost;
+  @Field(() => CrossZoneCost) realizedSavings: CrossZoneCost;
+  @Field(() => CrossZoneCost) missedSavings: CrossZoneCost;
+  @Field(() => Int) opportunities: number;
+  @Field(() => Int) servicesWithEstimatedTraffic: number;
+  @Field(() => Pricing) pricing: Pricing;
+  @Field() estimate: boolean;
+}
+
+@ObjectType()
+export class Cluster {
+  @Field(() => ID) id: string;
+  @Field() name: string;
+  @Field() cloud: string;
+  @Field(() => String, { nullable: true }) region: string | null;
+  @Field(() => HintStateCounts, { description: 'Services by hint state' }) hintStates: HintStateCounts;
+  @Field(() => Int, { nullable: true }) servicesWithDrift: number | null;
+  @Field(() => Boolean, { nullable: true }) nodeInfoSufficient: boolean | null;
+  @Field(() => String, { nullable: true }) nodeInfoReason: string | null;
+  @Field(() => CrossZoneFractions, { nullable: true }) crossZone: CrossZoneFractions | null;
+  @Field(() => LastSnapshot, { nullable: true }) lastSnapshot: LastSnapshot | null;
+  @Field(() => MonthlyFigures, { nullable: true }) monthly: MonthlyFigures | null;
+  @Field(() => String, { nullable: true, description: 'captured-at of the newest processed snapshot' })
+  asOf: string | null;
+  /** Internal: pricing inputs for the savings loader. */
+  pricePerGb: number;
+}
+
+@ObjectType()
+export class Fleet {
+  @Field() generatedAt: string;
+  @Field(() => [Cluster]) clusters: Cluster[];
+}
+
+@ObjectType()
+export class SavingsGroup extends SavingsFigures {
+  @Field(() => ID) clusterId: string;
+  @Field() clusterName: string;
+  @Field(() => String, { nullable: true }) namespace: string | null;
+  @Field(() => String, { nullable: true }) name: string | null;
+}
+
+@ObjectType()
+export class Opportunity {
+  @Field(() => ID) clusterId: string;
+  @Field() clusterName: string;
+  @Field() namespace: string;
+  @Field() name: string;
+  @Field(() => Float) trafficGb: number;
+  @Field(() => CrossZoneCost) missedSavings: CrossZoneCost;
+  @Field() estimate: boolean;
+}
+
+@ObjectType()
+export class SavingsReport {
+  @Field() from: string;
+  @Field() to: string;
+  @Field(() => SavingsFigures) totals: SavingsFigures;
+  @Field(() => [SavingsGroup]) groups: SavingsGroup[];
+  @Field(() => [Opportunity]) opportunities: Opportunity[];
+}

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/**
+ * Response shapes, documented in the OpenAPI spec. Tests parse real answers with them, so the document
+ * says what the API really sends.
+ */
+
+export const ProblemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    errors: z
+      .array(
+        z.object({ location: z.enum(['query', 'path', 'body', 'header']), field: z.string(), message: z.string() }),
+      )
+      .optional()
+      .describe('validation errors: every invalid field'),
+  })
+  .loose()
+  .describe('RFC 9457 problem details (application/problem+json)');
+
+export const uuidParam = z.uuid({ message: 'must be a UUID' });
+
+export const CloudSchema = z.enum(['aws', 'gcp', 'azure', 'other']);
+
+export const isoDate = z.string().describe('RFC 3339 timestamp');

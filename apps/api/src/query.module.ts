@@ -1,0 +1,84 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE } from '@zw/queue';
+import { ApiKeysController } from './api-keys/api-keys.controller.js';
+import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
+import { ApiKeyGuard } from './auth/api-key.guard.js';
+import { ApiKeyRateLimitGuard } from './auth/rate-limit.guard.js';
+import { WindowRateStorage } from './auth/window-rate-storage.js';
+import { ReadModelCache } from './cache/read-model-cache.js';
+import { ClustersController } from './clusters/clusters.controller.js';
+import { ClustersService } from './clusters/clusters.service.js';
+import type { ApiConfig } from './config.js';
+import { FleetController } from './fleet/fleet.controller.js';
+import { FleetService } from './fleet/fleet.service.js';
+import { MetricsService } from './ops/metrics.service.js';
+import { OpsController } from './ops/ops.controller.js';
+import { ReadDbCloser, readDbProvider } from './read-db.provider.js';
+import { LiveViewService } from './services/live-view.service.js';
+import { SavingsController } from './savings/savings.controller.js';
+import { SavingsService } from './savings/savings.service.js';
+import { SimulateController } from './simulate/simulate.controller.js';
+import { ServicesController } from './services/services.controller.js';
+import { ServicesService } from './services/services.service.js';
+import { ClusterStateController } from './zones/cluster-state.controller.js';
+import { ApiRedisCloser, apiRedisProvider } from './redis.provider.js';
+
+/** The query API: tenancy, the REST read model, operations endpoints. */
+@Module({
+  imports: [
+    BullModule.registerQueue({ name: SNAPSHOTS_QUEUE }, { name: MAINTENANCE_QUEUE }),
+    ThrottlerModule.forRootAsync({
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<ApiConfig, true>) => ({
+        storage: new WindowRateStorage(config.get('RATE_LIMIT_WINDOW_MS', { infer: true })),
+        throttlers: [
+          {
+            name: 'default',
+            ttl: config.get('RATE_LIMIT_WINDOW_MS', { infer: true }),
+            limit: config.get('RATE_LIMIT_REQUESTS', { infer: true }),
+          },
+        ],
+      }),
+    }),
+  ],
+  controllers: [
+    OpsController,
+    FleetController,
+    ClustersController,
+    ApiKeysController,
+    ServicesController,
+    ClusterStateController,
+    SavingsController,
+    SimulateController,
+  ],
+  providers: [
+    readDbProvider,
+    ReadDbCloser,
+    apiRedisProvider,
+    ApiRedisCloser,
+    ApiKeyAuthenticator,
+    ApiKeyGuard,
+    ApiKeyRateLimitGuard,
+    MetricsService,
+    ReadModelCache,
+    FleetService,
+    ClustersService,
+    ServicesService,
+    LiveViewService,
+    SavingsService,
+  ],
+  exports: [
+    readDbProvider,
+    ApiKeyAuthenticator,
+    ApiKeyGuard,
+    ApiKeyRateLimitGuard,
+    MetricsService,
+    FleetService,
+    SavingsService,
+    ServicesService,
+  ],
+})
+export class QueryModule {}

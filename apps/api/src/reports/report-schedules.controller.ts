@@ -1,0 +1,103 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { ServerResponse } from 'node:http';
+import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
+import { type Caller, CurrentCaller } from '../auth/caller.js';
+import { ApiBodyFrom, ApiPathParams, ApiQueryFrom, ApiResponseFrom } from '../http/openapi.js';
+import { parseInput } from '../http/validation.js';
+import { idFromPath, reportPath } from './report-views.js';
+import { ReportSchedulesService } from './report-schedules.service.js';
+import {
+  CreateScheduleBody,
+  ListSchedulesQuery,
+  RunAnswerSchema,
+  RunScheduleBody,
+  ScheduleAnswerSchema,
+  ScheduleListSchema,
+  ScheduleSchema,
+  UpdateScheduleBody,
+} from './reports.schemas.js';
+
+@ApiTags('reports')
+@ApiKeyAuth()
+@Controller('v1/report-schedules')
+export class ReportSchedulesController {
+  constructor(@Inject(ReportSchedulesService) private readonly schedules: ReportSchedulesService) {}
+
+  @Post()
+  @AdminOnly()
+  @ApiOperation({
+    summary: 'Create a report schedule; with a webhook, the answer carries its signing secret, shown only once',
+  })
+  @ApiBodyFrom(CreateScheduleBody)
+  @ApiResponseFrom(201, ScheduleAnswerSchema, 'created')
+  create(@CurrentCaller() caller: Caller, @Body() body: unknown) {
+    return this.schedules.create(caller.organizationId, parseInput(CreateScheduleBody, body, 'body'));
+  }
+
+  @Get()
+  @ApiOperation({ summary: "The organization's report schedules, oldest first" })
+  @ApiQueryFrom(ListSchedulesQuery)
+  @ApiResponseFrom(200, ScheduleListSchema, 'one page of schedules')
+  list(@CurrentCaller() caller: Caller, @Query() query: unknown) {
+    return this.schedules.list(caller.organizationId, parseInput(ListSchedulesQuery, query, 'query'));
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One report schedule, with when it fires next and its latest report' })
+  @ApiPathParams({ id: 'report schedule id' })
+  @ApiResponseFrom(200, ScheduleSchema, 'the schedule')
+  get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+    return this.schedules.get(caller.organizationId, idFromPath(id));
+  }
+
+  @Patch(':id')
+  @AdminOnly()
+  @ApiOperation({
+    summary:
+      'Change a schedule: name, cadence, cron, time zone, scope, formats, webhook (null removes it), enabled; rotateWebhookSecret issues a new secret',
+  })
+  @ApiPathParams({ id: 'report schedule id' })
+  @ApiBodyFrom(UpdateScheduleBody)
+  @ApiResponseFrom(200, ScheduleAnswerSchema, 'the schedule as changed, and a webhook secret when one was issued')
+  update(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
+    const scheduleId = idFromPath(id);
+    return this.schedules.update(caller.organizationId, scheduleId, parseInput(UpdateScheduleBody, body, 'body'));
+  }
+
+  @Delete(':id')
+  @AdminOnly()
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a schedule with its reports and their deliveries' })
+  @ApiPathParams({ id: 'report schedule id' })
+  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<void> {
+    await this.schedules.delete(caller.organizationId, idFromPath(id));
+  }
+
+  @Post(':id/run')
+  @AdminOnly()
+  @ApiOperation({
+    summary:
+      "Make the current period's report now (or, with period=previous, the newest ended period's, once); the worker makes it: poll the report until its status is ready",
+  })
+  @ApiPathParams({ id: 'report schedule id' })
+  @ApiBodyFrom(RunScheduleBody)
+  @ApiResponseFrom(202, RunAnswerSchema, 'the report, being made (Location: the report)')
+  @ApiResponseFrom(200, RunAnswerSchema, 'period=previous: the report of that period, already made')
+  async run(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) response: ServerResponse,
+  ) {
+    const scheduleId = idFromPath(id);
+    const { accepted, report } = await this.schedules.run(
+      caller.organizationId,
+      scheduleId,
+      parseInput(RunScheduleBody, body, 'body'),
+    );
+    response.statusCode = accepted ? 202 : 200;
+    response.setHeader('Location', reportPath(report.id));
+    return { report };
+  }
+}

@@ -1,0 +1,306 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { type Prisma, PrismaService } from '@zw/db';
+import { enqueueScheduleSync, REPORTS_QUEUE, type ReportsConfig } from '@zw/queue';
+import {
+  cronOfCadence,
+  currentPeriod,
+  nextOccurrence,
+  previousPeriod,
+  type ReportCadence,
+  timingProblems,
+  webhookUrlProblem,
+} from '@zw/reports';
+import type { Queue } from 'bullmq';
+import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
+import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
+import { type FieldError, notFound, ProblemException, validationProblem } from '../problem.js';
+import { REPORTS_CONFIG } from './reports-config.js';
+import { ReportsService } from './reports.service.js';
+import type {
+  CreateScheduleBody,
+  ListSchedulesQuery,
+  RunScheduleBody,
+  ScheduleSchema,
+  UpdateScheduleBody,
+} from './reports.schemas.js';
+
+type ScheduleView = z.output<typeof ScheduleSchema>;
+type Scope = z.output<typeof CreateScheduleBody>['scope'];
+
+/** Webhook secrets look like `zws_<43 base64url chars>`: 256 random bits. */
+const WEBHOOK_SECRET_PREFIX = 'zws_';
+const DISPLAY_PREFIX_LENGTH = WEBHOOK_SECRET_PREFIX.length + 6;
+
+const SCHEDULE_SELECT = {
+  id: true,
+  organizationId: true,
+  name: true,
+  cadence: true,
+  cronExpression: true,
+  timeZone: true,
+  clusterIds: true,
+  formats: true,
+  webhookUrl: true,
+  webhookSecretPrefix: true,
+  enabled: true,
+  anchorAt: true,
+  createdAt: true,
+  updatedAt: true,
+  reports: {
+    select: { id: true, periodStart: true, periodEnd: true, status: true },
+    orderBy: [{ periodEnd: 'desc' }, { id: 'desc' }],
+    take: 1,
+  },
+} satisfies Prisma.ReportScheduleSelect;
+
+type ScheduleRow = Prisma.ReportScheduleGetPayload<{ select: typeof SCHEDULE_SELECT }>;
+
+export function scheduleNotFound(id: string): ProblemException {
+  return notFound(`no report schedule ${id} in your organization`);
+}
+
+function newWebhookSecret(): { secret: string; prefix: string } {
+  const secret = WEBHOOK_SECRET_PREFIX + randomBytes(32).toString('base64url');
+  return { secret, prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH) };
+}
+
+export function scheduleView(row: ScheduleRow, now: Date): ScheduleView {
+  const [last] = row.reports;
+  return {
+    id: row.id,
+    name: row.name,
+    cadence: row.cadence,
+    cron: row.cronExpression,
+    timeZone: row.timeZone,
+    scope: { kind: row.clusterIds.length === 0 ? 'fleet' : 'clusters', clusterIds: row.clusterIds },
+    formats: row.formats,
+    webhook: row.webhookUrl ? { url: row.webhookUrl, secretPrefix: row.webhookSecretPrefix ?? '' } : null,
+    enabled: row.enabled,
+    nextRunAt: row.enabled
+      ? (nextOccurrence({ cron: row.cronExpression, timeZone: row.timeZone }, now)?.toISOString() ?? null)
+      : null,
+    lastReport: last
+      ? {
+          id: last.id,
+          periodStart: last.periodStart.toISOString(),
+          periodEnd: last.periodEnd.toISOString(),
+          status: last.status,
+        }
+      : null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * Report schedules of one organization. Every method takes the caller's organization: another
+ * tenant's schedule id answers 404, and a scope may only name the caller's own clusters.
+ */
+@Injectable()
+export class ReportSchedulesService {
+  private readonly logger = new Logger('ReportSchedules');
+
+  constructor(
+    @Inject(PrismaService) private readonly prisma: PrismaService,
+    @InjectQueue(REPORTS_QUEUE) private readonly queue: Queue,
+    @Inject(REPORTS_CONFIG) private readonly config: ReportsConfig,
+    @Inject(ReportsService) private readonly reports: ReportsService,
+  ) {}
+
+  async create(organizationId: string, body: z.output<typeof CreateScheduleBody>, now = new Date()) {
+    const cron = this.checkTiming(body.cadence, body.cron, body.timeZone, now);
+    const clusterIds = await this.checkScope(organizationId, body.scope);
+    const webhookUrl = body.webhook ? this.checkWebhook(body.webhook.url) : null;
+    const secret = webhookUrl ? newWebhookSecret() : null;
+    const { id } = await this.prisma.reportSchedule.create({
+      data: {
+        organizationId,
+        name: body.name,
+        cadence: body.cadence,
+        cronExpression: cron,
+        timeZone: body.timeZone,
+        clusterIds,
+        formats: body.formats,
+        webhookUrl,
+        webhookSecret: secret?.secret ?? null,
+        webhookSecretPrefix: secret?.prefix ?? null,
+        enabled: body.enabled,
+        anchorAt: now,
+      },
+      select: { id: true },
+    });
+    await this.sync(id);
+    return { schedule: await this.get(organizationId, id, now), webhookSecret: secret?.secret ?? null };
+  }
+
+  async list(organizationId: string, query: z.output<typeof ListSchedulesQuery>, now = new Date()) {
+    const print = fingerprint(['report-schedules']);
+    const after = decodeCursor(query.cursor, print);
+    const rows = await this.prisma.reportSchedule.findMany({
+      where: {
+        organizationId,
+        ...(after
+          ? {
+              OR: [
+                { createdAt: { gt: new Date(String(after.k[0])) } },
+                { createdAt: new Date(String(after.k[0])), id: { gt: String(after.k[1]) } },
+              ],
+            }
+          : {}),
+      },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: query.limit + 1,
+      select: SCHEDULE_SELECT,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      schedules: page.map((row) => scheduleView(row, now)),
+      nextCursor:
+        rows.length > query.limit ? encodeCursor({ f: print, k: [last.createdAt.toISOString(), last.id] }) : null,
+    };
+  }
+
+  async get(organizationId: string, id: string, now = new Date()): Promise<ScheduleView> {
+    return scheduleView(await this.row(organizationId, id), now);
+  }
+
+  /**
+   * Changes a schedule. A new cadence, cron expression or time zone re-anchors it: periods are counted
+   * from now on in the new rhythm (nothing is back-filled in it), and a period of the old rhythm that
+   * ended while the worker was down is not made any more. Re-enabling a schedule re-anchors it too.
+   */
+  async update(organizationId: string, id: string, body: z.output<typeof UpdateScheduleBody>, now = new Date()) {
+    const current = await this.prisma.reportSchedule.findFirst({ where: { id, organizationId } });
+    if (!current) throw scheduleNotFound(id);
+    const cadence = body.cadence ?? current.cadence;
+    const timeZone = body.timeZone ?? current.timeZone;
+    const cronInput = body.cron === undefined ? (cadence === 'cron' ? current.cronExpression : undefined) : body.cron;
+    const cron = this.checkTiming(cadence, cronInput ?? undefined, timeZone, now);
+    const retimed = cron !== current.cronExpression || timeZone !== current.timeZone;
+    const data: Prisma.ReportScheduleUpdateInput = {
+      ...(body.name !== undefined ? { name: body.name } : {}),
+      ...(retimed || cadence !== current.cadence ? { cadence, cronExpression: cron, timeZone } : {}),
+      // Re-enabled: the periods that ended while it was off are not made (only manual runs can).
+      ...(retimed || (body.enabled === true && !current.enabled) ? { anchorAt: now } : {}),
+      ...(body.scope !== undefined ? { clusterIds: await this.checkScope(organizationId, body.scope) } : {}),
+      ...(body.formats !== undefined ? { formats: body.formats } : {}),
+      ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
+    };
+    let secret: { secret: string; prefix: string } | null = null;
+    if (body.webhook === null) {
+      Object.assign(data, { webhookUrl: null, webhookSecret: null, webhookSecretPrefix: null });
+    } else if (body.webhook !== undefined || body.rotateWebhookSecret) {
+      const url = body.webhook ? this.checkWebhook(body.webhook.url) : current.webhookUrl;
+      if (!url) {
+        throw validationProblem([
+          { location: 'body', field: 'rotateWebhookSecret', message: 'this schedule has no webhook' },
+        ]);
+      }
+      if (body.rotateWebhookSecret || !current.webhookSecret) secret = newWebhookSecret();
+      Object.assign(data, {
+        webhookUrl: url,
+        ...(secret ? { webhookSecret: secret.secret, webhookSecretPrefix: secret.prefix } : {}),
+      });
+    }
+    await this.prisma.reportSchedule.update({ where: { id }, data });
+    await this.sync(id);
+    return { schedule: await this.get(organizationId, id, now), webhookSecret: secret?.secret ?? null };
+  }
+
+  /** Deletes the schedule with its reports and deliveries; the worker drops its job scheduler. */
+  async delete(organizationId: string, id: string): Promise<void> {
+    const { count } = await this.prisma.reportSchedule.deleteMany({ where: { id, organizationId } });
+    if (count === 0) throw scheduleNotFound(id);
+    await this.sync(id);
+  }
+
+  async run(organizationId: string, id: string, body: z.output<typeof RunScheduleBody>, now = new Date()) {
+    const schedule = await this.prisma.reportSchedule.findFirst({ where: { id, organizationId } });
+    if (!schedule) throw scheduleNotFound(id);
+    const timing = { cron: schedule.cronExpression, timeZone: schedule.timeZone };
+    const period =
+      body.period === 'previous' ? { ...previousPeriod(timing, now), partial: false } : currentPeriod(timing, now);
+    return this.reports.claimAndEnqueue({
+      organizationId,
+      scheduleId: id,
+      periodStart: period.start,
+      periodEnd: period.end,
+      partial: period.partial,
+      formats: schedule.formats,
+    });
+  }
+
+  private async row(organizationId: string, id: string): Promise<ScheduleRow> {
+    const row = await this.prisma.reportSchedule.findFirst({ where: { id, organizationId }, select: SCHEDULE_SELECT });
+    if (!row) throw scheduleNotFound(id);
+    return row;
+  }
+
+  private checkTiming(cadence: ReportCadence, cron: string | undefined, timeZone: string, now: Date): string {
+    if (cadence !== 'cron' && cron !== undefined) {
+      throw validationProblem([
+        {
+          location: 'body',
+          field: 'cron',
+          message: `only the \`cron\` cadence takes a cron expression (this one is ${cadence})`,
+        },
+      ]);
+    }
+    if (cadence === 'cron' && !cron) {
+      throw validationProblem([{ location: 'body', field: 'cron', message: 'required with the `cron` cadence' }]);
+    }
+    const expression = cronOfCadence(cadence, cron);
+    const problems = timingProblems(
+      { cron: expression, timeZone },
+      now,
+      this.config.REPORT_MIN_INTERVAL_SECONDS * 1000,
+    );
+    if (problems.length > 0) {
+      const field = problems[0].startsWith('unknown time zone') ? 'timeZone' : 'cron';
+      throw validationProblem(problems.map((message) => ({ location: 'body', field, message })));
+    }
+    return expression;
+  }
+
+  /** The scope's cluster ids, each one checked to be the caller's (any other id answers 404, whoever owns it). */
+  private async checkScope(organizationId: string, scope: Scope): Promise<string[]> {
+    if (scope.kind === 'fleet') return [];
+    const ids = [...new Set(scope.clusterIds)];
+    const owned = await this.prisma.cluster.findMany({
+      where: { organizationId, id: { in: ids } },
+      select: { id: true },
+    });
+    const known = new Set(owned.map((cluster) => cluster.id));
+    const errors: FieldError[] = scope.clusterIds.flatMap((clusterId, index) =>
+      known.has(clusterId)
+        ? []
+        : [
+            {
+              location: 'body' as const,
+              field: `scope.clusterIds.${index}`,
+              message: `no cluster ${clusterId} in your organization`,
+            },
+          ],
+    );
+    if (errors.length > 0) throw new ProblemException(404, errors[0].message, { errors });
+    return ids;
+  }
+
+  private checkWebhook(url: string): string {
+    const problem = webhookUrlProblem(url, this.config.REPORT_WEBHOOK_ALLOW_PRIVATE);
+    if (problem) throw validationProblem([{ location: 'body', field: 'webhook.url', message: problem }]);
+    return url;
+  }
+
+  /** Asks the worker to sync the schedule's job scheduler; its periodic sweep does it anyway if Redis is away. */
+  private async sync(id: string): Promise<void> {
+    try {
+      await enqueueScheduleSync(this.queue, id);
+    } catch (error) {
+      this.logger.warn(`could not ask the worker to sync schedule ${id} (its sweep will): ${String(error)}`);
+    }
+  }
+}

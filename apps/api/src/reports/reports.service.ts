@@ -1,0 +1,165 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { claimReportPeriod, type Prisma, PrismaService, type ReportFormat } from '@zw/db';
+import { enqueueReportGeneration, REPORTS_QUEUE, type ReportsConfig } from '@zw/queue';
+import type { Queue } from 'bullmq';
+import type { z } from 'zod';
+import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
+import { notFound, ProblemException } from '../problem.js';
+import { REPORT_VIEW_SELECT, reportView } from './report-views.js';
+import { REPORTS_CONFIG } from './reports-config.js';
+import type { ListReportsQuery } from './reports.schemas.js';
+
+const CONTENT_TYPES: Record<ReportFormat, string> = {
+  json: 'application/json; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+};
+
+/**
+ * An HTML report served from the API's origin may only style itself: no script, no fetch, no frame,
+ * whatever a cluster or schedule name might smuggle in (they are escaped anyway).
+ */
+const HTML_SECURITY_HEADERS = {
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox",
+  'X-Content-Type-Options': 'nosniff',
+};
+
+export interface Download {
+  headers: Record<string, string>;
+  body: string;
+}
+
+export function reportNotFound(id: string): ProblemException {
+  return notFound(`no report ${id} in your organization`);
+}
+
+/** Reports of one organization: listing, detail, downloads, and claiming a period for a manual run. */
+@Injectable()
+export class ReportsService {
+  private readonly logger = new Logger('Reports');
+
+  constructor(
+    @Inject(PrismaService) private readonly prisma: PrismaService,
+    @InjectQueue(REPORTS_QUEUE) private readonly queue: Queue,
+    @Inject(REPORTS_CONFIG) private readonly config: ReportsConfig,
+  ) {}
+
+  async list(organizationId: string, query: z.output<typeof ListReportsQuery>) {
+    if (query.scheduleId) {
+      const owned = await this.prisma.reportSchedule.count({ where: { id: query.scheduleId, organizationId } });
+      if (owned === 0) throw notFound(`no report schedule ${query.scheduleId} in your organization`);
+    }
+    const print = fingerprint(['reports', query.scheduleId ?? null, query.status ?? null]);
+    const after = decodeCursor(query.cursor, print);
+    const where: Prisma.ReportWhereInput = {
+      organizationId,
+      ...(query.scheduleId ? { scheduleId: query.scheduleId } : {}),
+      ...(query.status ? { status: query.status } : {}),
+      ...(after
+        ? {
+            OR: [
+              { periodEnd: { lt: new Date(String(after.k[0])) } },
+              { periodEnd: new Date(String(after.k[0])), id: { lt: String(after.k[1]) } },
+            ],
+          }
+        : {}),
+    };
+    const rows = await this.prisma.report.findMany({
+      where,
+      orderBy: [{ periodEnd: 'desc' }, { id: 'desc' }],
+      take: query.limit + 1,
+      select: REPORT_VIEW_SELECT,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      reports: page.map(reportView),
+      nextCursor:
+        rows.length > query.limit ? encodeCursor({ f: print, k: [last.periodEnd.toISOString(), last.id] }) : null,
+    };
+  }
+
+  async get(organizationId: string, id: string) {
+    const row = await this.prisma.report.findFirst({ where: { id, organizationId }, select: REPORT_VIEW_SELECT });
+    if (!row) throw reportNotFound(id);
+    return reportView(row);
+  }
+
+  async download(organizationId: string, id: string, format: ReportFormat): Promise<Download> {
+    const row = await this.prisma.report.findFirst({
+      where: { id, organizationId },
+      select: {
+        status: true,
+        formats: true,
+        periodStart: true,
+        document: format === 'json',
+        csv: format === 'csv',
+        html: format === 'html',
+        schedule: { select: { name: true } },
+      },
+    });
+    if (!row) throw reportNotFound(id);
+    if (row.status !== 'ready') {
+      throw new ProblemException(409, `report ${id} is ${row.status}: it can be downloaded once its status is ready`, {
+        reportStatus: row.status,
+      });
+    }
+    const body = format === 'json' ? JSON.stringify(row.document) : format === 'csv' ? row.csv : row.html;
+    if (!row.formats.includes(format) || body === null || body === undefined) {
+      throw notFound(`report ${id} was made as ${row.formats.join(', ')}, not ${format}`);
+    }
+    const slug =
+      row.schedule.name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, '') || 'report';
+    const filename = `zonewise-${slug}-${row.periodStart.toISOString().slice(0, 10)}.${format}`;
+    return {
+      headers: {
+        'Content-Type': CONTENT_TYPES[format],
+        'Content-Disposition': `attachment; filename="${filename}"`,
+        ...(format === 'html' ? HTML_SECURITY_HEADERS : { 'X-Content-Type-Options': 'nosniff' }),
+      },
+      body,
+    };
+  }
+
+  /**
+   * Claims a period of a schedule and has the worker make it. Answers the report and whether it was made
+   * by this call (`accepted`: the worker makes it now) or already existed (answered as it is; a failed
+   * one is made again).
+   */
+  async claimAndEnqueue(input: {
+    organizationId: string;
+    scheduleId: string;
+    periodStart: Date;
+    periodEnd: Date;
+    partial: boolean;
+    formats: ReportFormat[];
+  }): Promise<{ accepted: boolean; report: ReturnType<typeof reportView> }> {
+    const { report, created } = await claimReportPeriod(this.prisma, { ...input, trigger: 'manual' });
+    let accepted = created;
+    if (!created && report.status === 'failed') {
+      const { count } = await this.prisma.report.updateMany({
+        where: { id: report.id, status: 'failed' },
+        data: { status: 'pending', error: null },
+      });
+      accepted = count === 1;
+    }
+    if (accepted) await this.enqueue(report.id);
+    return {
+      accepted: accepted || report.status === 'pending',
+      report: await this.get(input.organizationId, report.id),
+    };
+  }
+
+  private async enqueue(reportId: string): Promise<void> {
+    try {
+      await enqueueReportGeneration(this.queue, reportId, this.config);
+    } catch (error) {
+      // The row is claimed: the worker's sweep finds pending reports without a job and enqueues them.
+      this.logger.warn(`could not enqueue report ${reportId} (the worker's sweep will): ${String(error)}`);
+    }
+  }
+}

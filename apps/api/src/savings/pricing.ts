@@ -1,0 +1,26 @@
+import { type CrossZonePrice, crossZonePrice } from '@zw/core';
+import type { Cloud } from '@zw/db';
+
+export interface ClusterPricingInput {
+  cloud: Cloud;
+  region: string | null;
+  crossZonePricePerGb: number | null;
+}
+
+export interface ClusterPricing extends CrossZonePrice {
+  /** The cluster's own price, when one is set (it then wins). */
+  overridePerGb: number | null;
+}
+
+/** The price per cross-zone GB of a cluster: its own when set, else its cloud's list price (core's table). */
+export function clusterPricing(cluster: ClusterPricingInput): ClusterPricing {
+  return {
+    ...crossZonePrice({
+      // `other` is no provider the price table knows: priced as an unknown cloud, and said so.
+      cloud: cluster.cloud === 'other' ? null : cluster.cloud,
+      region: cluster.region,
+      overridePerGb: cluster.crossZonePricePerGb,
+    }),
+    overridePerGb: cluster.crossZonePricePerGb,
+  };
+}

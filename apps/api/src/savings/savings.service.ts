@@ -1,0 +1,138 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { describePricingModel } from '@zw/core';
+import { HOURS_PER_MONTH, opportunityRows, ReadDb, savingsRows, type SavingsRow } from '@zw/db';
+import type { z } from 'zod';
+import { clusterNotFound } from '../clusters/clusters.service.js';
+import { validationProblem } from '../problem.js';
+import { clusterPricing, type ClusterPricing } from './pricing.js';
+import type { SavingsQuerySchema } from './savings.schemas.js';
+
+const DAY_MS = 24 * 3600_000;
+const DEFAULT_RANGE_DAYS = 30;
+
+interface PricedCluster {
+  id: string;
+  name: string;
+  pricing: ClusterPricing;
+}
+
+/** Savings over a time range, by cluster, namespace or Service, with the ranked opportunities. */
+@Injectable()
+export class SavingsService {
+  constructor(@Inject(ReadDb) private readonly db: ReadDb) {}
+
+  async savings(organizationId: string, query: z.output<typeof SavingsQuerySchema>, now = new Date()) {
+    const to = query.to ? new Date(query.to) : now;
+    const from = query.from ? new Date(query.from) : new Date(to.getTime() - DEFAULT_RANGE_DAYS * DAY_MS);
+    if (from >= to) throw validationProblem([{ location: 'query', field: 'from', message: 'must be before `to`' }]);
+    const clusters = await this.pricedClusters(organizationId, query.clusterId);
+    const byId = new Map(clusters.map((cluster) => [cluster.id, cluster]));
+    const sqlQuery = {
+      clusters: clusters.map((cluster) => ({ id: cluster.id, pricePerGb: cluster.pricing.pricePerGb })),
+      from,
+      to,
+      now,
+      namespace: query.namespace,
+      groupBy: query.groupBy,
+      limit: query.limit + 1,
+    };
+    const [rows, opportunities] = await Promise.all([
+      clusters.length ? savingsRows(this.db, sqlQuery) : Promise.resolve([]),
+      clusters.length ? opportunityRows(this.db, { ...sqlQuery, limit: query.limit }) : Promise.resolve([]),
+    ]);
+    const unknownPrice = clusters.some((cluster) => cluster.pricing.source === 'unknown-cloud-default');
+    const totalsRow = rows.find((row) => row.is_total);
+    const groups = rows.filter((row) => !row.is_total);
+    const model = describePricingModel();
+    const ref = (id: string) => ({ id, name: byId.get(id)!.name });
+    return {
+      from: from.toISOString(),
+      to: to.toISOString(),
+      groupBy: query.groupBy,
+      currency: 'USD' as const,
+      hoursPerMonth: HOURS_PER_MONTH,
+      pricing: clusters.map((cluster) => ({
+        cluster: { id: cluster.id, name: cluster.name },
+        pricePerGb: cluster.pricing.pricePerGb,
+        source: cluster.pricing.source,
+        note: cluster.pricing.note,
+      })),
+      totals: figures(totalsRow, unknownPrice),
+      groups: groups.slice(0, query.limit).map((row) => ({
+        cluster: ref(row.cluster_id!),
+        namespace: row.namespace,
+        name: row.name,
+        ...figures(row, byId.get(row.cluster_id!)!.pricing.source === 'unknown-cloud-default'),
+      })),
+      truncated: groups.length > query.limit,
+      opportunities: opportunities.map((row) => ({
+        cluster: ref(row.cluster_id),
+        namespace: row.namespace,
+        name: row.name,
+        trafficGb: row.traffic_gb,
+        missedSavings: { crossZoneGb: row.missed_gb, cost: row.missed_cost },
+        estimate: row.estimated || byId.get(row.cluster_id)!.pricing.source === 'unknown-cloud-default',
+      })),
+      model: {
+        formulas: model.formulas,
+        traffic: model.traffic,
+        defaultMonthlyGbPerEndpoint: model.defaultMonthlyGbPerEndpoint,
+      },
+    };
+  }
+
+  private async pricedClusters(organizationId: string, clusterId: string | undefined): Promise<PricedCluster[]> {
+    const rows = await this.db.query<{
+      id: string;
+      name: string;
+      cloud: 'aws' | 'gcp' | 'azure' | 'other';
+      region: string | null;
+      price_override: number | null;
+    }>(
+      `SELECT id::text, name, cloud::text, region, cross_zone_price_per_gb::float8 AS price_override
+         FROM clusters WHERE organization_id = $1 AND ($2::uuid IS NULL OR id = $2) ORDER BY name`,
+      [organizationId, clusterId ?? null],
+    );
+    if (clusterId && rows.length === 0) throw clusterNotFound(clusterId);
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      pricing: clusterPricing({ cloud: row.cloud, region: row.region, crossZonePricePerGb: row.price_override }),
+    }));
+  }
+}
+
+function figures(row: SavingsRow | undefined, unknownPrice: boolean) {
+  const zero = { crossZoneGb: 0, cost: 0 };
+  if (!row) {
+    return {
+      months: 0,
+      trafficGb: 0,
+      withoutHints: zero,
+      withHints: zero,
+      realizedSavings: zero,
+      missedSavings: zero,
+      services: 0,
+      opportunities: 0,
+      inputs: { trafficSources: { api: 0, annotation: 0, 'default-per-endpoint': 0 }, estimate: unknownPrice },
+    };
+  }
+  return {
+    months: row.months ?? 0,
+    trafficGb: row.traffic_gb,
+    withoutHints: { crossZoneGb: row.without_gb, cost: row.without_cost },
+    withHints: { crossZoneGb: row.with_gb, cost: row.with_cost },
+    realizedSavings: { crossZoneGb: row.without_gb - row.with_gb, cost: row.without_cost - row.with_cost },
+    missedSavings: { crossZoneGb: row.missed_gb, cost: row.missed_cost },
+    services: row.services,
+    opportunities: row.opportunities,
+    inputs: {
+      trafficSources: {
+        api: row.services_api,
+        annotation: row.services_annotation,
+        'default-per-endpoint': row.services_default,
+      },
+      estimate: row.services_default > 0 || unknownPrice,
+    },
+  };
+}

@@ -1,0 +1,204 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import {
+  canonicalAddress,
+  compareHints,
+  computeNodeInfo,
+  type EndpointSlice,
+  groupSlicesByService,
+  isExcludedNode,
+  isNodeReady,
+  kubeProxyView,
+  type Node,
+  type NodeInfo,
+  nodeZone,
+  parseSnapshot,
+  reconcileSnapshotService,
+  type Service,
+  type ServiceEndpointsView,
+  type Snapshot,
+} from '@zw/core';
+import { ReadDb } from '@zw/db';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import type { ApiConfig } from '../config.js';
+
+const gunzipAsync = promisify(gunzip);
+
+/**
+ * How many parsed payloads are kept (each at most LIVE_VIEW_CACHE_MAX_BYTES of JSON; parsed, a snapshot
+ * takes a few times its JSON size in memory).
+ */
+const CACHED_SNAPSHOTS = 2;
+
+interface IndexedSnapshot {
+  snapshot: Snapshot;
+  services: Map<string, Service>;
+  slices: Map<string, EndpointSlice[]>;
+  nodeInfo: NodeInfo;
+}
+
+export interface ProxyViewSummary {
+  topologyFiltered: boolean;
+  topologyMode: string | null;
+  reason: string | null;
+  endpoints: number | null;
+  endpointsByZone: Record<string, number>;
+}
+
+export interface LiveView {
+  kubeProxy: {
+    available: boolean;
+    reason: string | null;
+    snapshotId: string | null;
+    zones: {
+      zone: string;
+      node: string;
+      nodesInZone: number;
+      observed: ProxyViewSummary;
+      computed: ProxyViewSummary;
+    }[];
+  };
+  drift: { available: boolean; endpoints: number | null; observedHints: boolean | null; details: unknown[] };
+}
+
+/**
+ * kube-proxy's view per zone and the hint drift of one Service, computed on demand from the raw payload
+ * of the newest processed snapshot (core's kubeProxyView, reconcileSnapshotService and compareHints).
+ *
+ * Decision: computed from the payload rather than stored by the worker. Both depend on endpoint
+ * addresses, which change with every pod restart: storing them per Service would split the history at
+ * each rollout, and computing them for every Service of every snapshot would cost the worker more than
+ * the analysis itself, for a view only the Service detail shows. The price is that they are unavailable
+ * once the newest payload is past PAYLOAD_RETENTION_DAYS (an agent silent that long); the answer then
+ * says so. Small payloads stay parsed in memory so a detail page does not re-parse them.
+ *
+ * Decision: a zone is represented by one node: the first ready, non-control-plane node of the zone in
+ * name order (kube-proxy's view differs between nodes of a zone only for node hints, PreferSameNode).
+ */
+@Injectable()
+export class LiveViewService {
+  private readonly cache = new Map<string, IndexedSnapshot>();
+  private readonly maxCachedBytes: number;
+
+  constructor(
+    @Inject(ReadDb) private readonly db: ReadDb,
+    @Inject(ConfigService) config: ConfigService<ApiConfig, true>,
+  ) {
+    this.maxCachedBytes = config.get('LIVE_VIEW_CACHE_MAX_BYTES', { infer: true });
+  }
+
+  async view(snapshotId: string | null, namespace: string, name: string): Promise<LiveView> {
+    const indexed = snapshotId ? await this.load(snapshotId) : null;
+    if (!indexed) {
+      const reason = snapshotId
+        ? 'the raw payload of the newest snapshot is past its retention period'
+        : 'no processed snapshot yet';
+      return unavailable(reason, snapshotId);
+    }
+    const key = `${namespace}/${name}`;
+    const service = indexed.services.get(key);
+    if (!service) return unavailable('the Service is not in the newest snapshot', snapshotId);
+    const observed = indexed.slices.get(key) ?? [];
+    const computed = reconcileSnapshotService(service, observed, indexed.nodeInfo).endpointSlices;
+    const zoneOf = addressZones(observed);
+    const drift = compareHints(observed, computed);
+    return {
+      kubeProxy: {
+        available: true,
+        reason: null,
+        snapshotId,
+        zones: representativeNodes(indexed.snapshot.nodes).map(({ zone, node, nodesInZone }) => {
+          const proxyNode = { name: node.metadata.name, zone };
+          return {
+            zone,
+            node: node.metadata.name,
+            nodesInZone,
+            observed: summarize(kubeProxyView(service, observed, proxyNode), zoneOf),
+            computed: summarize(kubeProxyView(service, computed, proxyNode), zoneOf),
+          };
+        }),
+      },
+      drift: {
+        available: true,
+        endpoints: drift.endpoints,
+        observedHints: drift.observedHints,
+        details: drift.details,
+      },
+    };
+  }
+
+  private async load(snapshotId: string): Promise<IndexedSnapshot | null> {
+    const cached = this.cache.get(snapshotId);
+    if (cached) {
+      this.cache.delete(snapshotId);
+      this.cache.set(snapshotId, cached);
+      return cached;
+    }
+    const [row] = await this.db.query<{ size_bytes: number; gzip: Buffer | null }>(
+      `SELECT s.size_bytes, p.gzip FROM snapshots s LEFT JOIN snapshot_payloads p ON p.snapshot_id = s.id
+        WHERE s.id = $1`,
+      [snapshotId],
+    );
+    if (!row?.gzip) return null;
+    const snapshot = parseSnapshot(JSON.parse((await gunzipAsync(row.gzip)).toString('utf8')));
+    const indexed: IndexedSnapshot = {
+      snapshot,
+      services: new Map(snapshot.services.map((s) => [`${s.metadata.namespace ?? 'default'}/${s.metadata.name}`, s])),
+      slices: groupSlicesByService(snapshot.endpointSlices),
+      nodeInfo: computeNodeInfo(snapshot.nodes),
+    };
+    if (row.size_bytes <= this.maxCachedBytes) {
+      this.cache.set(snapshotId, indexed);
+      if (this.cache.size > CACHED_SNAPSHOTS) this.cache.delete(this.cache.keys().next().value!);
+    }
+    return indexed;
+  }
+}
+
+function unavailable(reason: string, snapshotId: string | null): LiveView {
+  return {
+    kubeProxy: { available: false, reason, snapshotId, zones: [] },
+    drift: { available: false, endpoints: null, observedHints: null, details: [] },
+  };
+}
+
+function representativeNodes(nodes: readonly Node[]): { zone: string; node: Node; nodesInZone: number }[] {
+  const byZone = new Map<string, Node[]>();
+  for (const node of nodes) {
+    const zone = nodeZone(node);
+    if (zone === '') continue;
+    byZone.set(zone, [...(byZone.get(zone) ?? []), node]);
+  }
+  return [...byZone.keys()].sort().map((zone) => {
+    const members = byZone.get(zone)!.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+    const node = members.find((n) => isNodeReady(n) && !isExcludedNode(n)) ?? members[0];
+    return { zone, node, nodesInZone: members.length };
+  });
+}
+
+/** Endpoint addresses (as kube-proxy names them) to the zone of their endpoint. */
+function addressZones(slices: readonly EndpointSlice[]): Map<string, string> {
+  const zones = new Map<string, string>();
+  for (const slice of slices) {
+    for (const endpoint of slice.endpoints) {
+      if (endpoint.zone) for (const address of endpoint.addresses) zones.set(canonicalAddress(address), endpoint.zone);
+    }
+  }
+  return zones;
+}
+
+function summarize(view: ServiceEndpointsView, zoneOf: Map<string, string>): ProxyViewSummary {
+  const endpointsByZone: Record<string, number> = {};
+  for (const address of view.clusterEndpoints ?? []) {
+    const zone = zoneOf.get(address) ?? '(unknown)';
+    endpointsByZone[zone] = (endpointsByZone[zone] ?? 0) + 1;
+  }
+  return {
+    topologyFiltered: view.topologyFiltered,
+    topologyMode: view.topologyMode,
+    reason: view.reason,
+    endpoints: view.clusterEndpoints?.length ?? null,
+    endpointsByZone,
+  };
+}

@@ -1,0 +1,103 @@
+import { Body, Controller, Get, Inject, Param, Patch, Query, Req, Res } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
+import { type Caller, CurrentCaller } from '../auth/caller.js';
+import { clusterTag, ReadModelCache } from '../cache/read-model-cache.js';
+import type { ApiConfig } from '../config.js';
+import { ApiBodyFrom, ApiPathParams, ApiQueryFrom, ApiResponseFrom } from '../http/openapi.js';
+import { clusterIdOf, parseInput } from '../http/validation.js';
+import {
+  ListServicesQuery,
+  ServiceDetailQuery,
+  ServiceDetailSchema,
+  ServiceListSchema,
+  ServiceParams,
+  SetTrafficBody,
+} from './services.schemas.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ServicesService } from './services.service.js';
+
+const SERVICE_PARAMS = { id: 'cluster id', namespace: 'the Service namespace', name: 'the Service name' };
+
+@ApiTags('services')
+@ApiKeyAuth()
+@Controller('v1/clusters/:id/services')
+export class ServicesController {
+  constructor(
+    @Inject(ServicesService) private readonly services: ServicesService,
+    @Inject(ReadModelCache) private readonly cache: ReadModelCache,
+    @Inject(ConfigService) private readonly config: ConfigService<ApiConfig, true>,
+  ) {}
+
+  @Get()
+  @ApiOperation({
+    summary: "The cluster's Services with hint state, cost and savings: filters, sorts, cursor pagination",
+  })
+  @ApiPathParams({ id: 'cluster id' })
+  @ApiQueryFrom(ListServicesQuery)
+  @ApiResponseFrom(200, ServiceListSchema, 'one page of Services, as of the newest processed snapshot')
+  async list(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Query() query: unknown,
+    @Req() request: IncomingMessage,
+    @Res() response: ServerResponse,
+  ): Promise<void> {
+    const clusterId = clusterIdOf(id);
+    const parsed = parseInput(ListServicesQuery, query, 'query');
+    const answer = await this.cache.answer(
+      `services:${caller.organizationId}:${clusterId}:${JSON.stringify(parsed)}`,
+      [clusterTag(clusterId)],
+      this.config.get('QUERY_CACHE_TTL_MS', { infer: true }),
+      () => this.services.list(caller.organizationId, clusterId, parsed),
+    );
+    await answer.send(request, response);
+  }
+
+  @Get(':namespace/:name')
+  @ApiOperation({
+    summary:
+      'One Service: current state with per-zone allocation and expected overload, kube-proxy per zone, drift, timeline',
+  })
+  @ApiPathParams(SERVICE_PARAMS)
+  @ApiQueryFrom(ServiceDetailQuery)
+  @ApiResponseFrom(200, ServiceDetailSchema, 'the Service')
+  detail(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Param('namespace') namespace: string,
+    @Param('name') name: string,
+    @Query() query: unknown,
+  ) {
+    const clusterId = clusterIdOf(id);
+    const service = parseInput(ServiceParams, { namespace, name }, 'path');
+    const window = parseInput(ServiceDetailQuery, query, 'query');
+    return this.services.detail(caller.organizationId, clusterId, service.namespace, service.name, window);
+  }
+
+  @Patch(':namespace/:name')
+  @AdminOnly()
+  @ApiOperation({ summary: "Set the Service's monthly traffic (GB), which overrides its annotation and the default" })
+  @ApiPathParams(SERVICE_PARAMS)
+  @ApiBodyFrom(SetTrafficBody)
+  @ApiResponseFrom(200, ServiceDetailSchema, 'the Service with its new figures')
+  setTraffic(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Param('namespace') namespace: string,
+    @Param('name') name: string,
+    @Body() body: unknown,
+  ) {
+    const clusterId = clusterIdOf(id);
+    const service = parseInput(ServiceParams, { namespace, name }, 'path');
+    const { monthlyTrafficGb } = parseInput(SetTrafficBody, body, 'body');
+    return this.services.setTraffic(
+      caller.organizationId,
+      clusterId,
+      service.namespace,
+      service.name,
+      monthlyTrafficGb,
+    );
+  }
+}

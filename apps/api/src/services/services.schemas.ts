@@ -1,0 +1,175 @@
+import { z } from 'zod';
+import { cursorSchema, limitSchema } from '../http/pagination.js';
+import { isoDate } from '../http/schemas.js';
+
+export const RoutingSchema = z.enum(['Auto', 'PreferClose', 'PreferSameZone', 'PreferSameNode', 'None']);
+export const HintStateSchema = z.enum(['populated', 'removed', 'none']);
+
+const booleanParam = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+export const ListServicesQuery = z
+  .object({
+    namespace: z.string().min(1).max(253).optional().describe('only this namespace'),
+    routing: RoutingSchema.optional().describe('only this routing mode'),
+    hintState: HintStateSchema.optional().describe('only this hint state'),
+    reason: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('only Services whose hint reason contains this text (case-insensitive)'),
+    opportunity: booleanParam
+      .optional()
+      .describe('true: only Services without routing whose hints would be populated if enabled; false: all others'),
+    sort: z
+      .enum(['name', 'cost', 'savings'])
+      .default('name')
+      .describe(
+        '`name` (namespace, then name); `cost`: monthly cross-zone cost today; `savings`: what topology routing saves or would save (realized + missed)',
+      ),
+    order: z.enum(['asc', 'desc']).optional().describe('default: asc for name, desc for cost and savings'),
+    limit: limitSchema(50, 500),
+    cursor: cursorSchema,
+  })
+  .strict();
+
+export const ServiceParams = z.object({
+  namespace: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes namespace name')
+    .max(63),
+  name: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a Kubernetes Service name')
+    .max(253),
+});
+
+export const ServiceDetailQuery = z
+  .object({
+    from: z.iso.datetime({ offset: true }).optional().describe('timeline window start (default: 7 days before `to`)'),
+    to: z.iso.datetime({ offset: true }).optional().describe('timeline window end (default: now)'),
+  })
+  .strict();
+
+export const SetTrafficBody = z
+  .object({
+    monthlyTrafficGb: z
+      .number()
+      .min(0)
+      .max(1e12)
+      .nullable()
+      .describe("the Service's monthly traffic in GB, overriding its annotation and the default; null to remove"),
+  })
+  .strict();
+
+const CrossZoneCostSchema = z.object({ crossZoneGb: z.number(), cost: z.number() });
+
+export const CostInputsSchema = z
+  .object({
+    trafficGb: z.number(),
+    trafficSource: z.string().describe('`api`, `annotation` or `default-per-endpoint`'),
+    trafficEstimate: z.boolean(),
+    trafficNote: z.string().nullable(),
+    pricePerGb: z.number(),
+    currency: z.literal('USD'),
+    priceSource: z.string(),
+    priceNote: z.string().nullable(),
+    estimate: z.boolean().describe('true when the traffic volume or the price is a zonewise default'),
+  })
+  .describe('the inputs every figure came from');
+
+export const ServiceSummarySchema = z.object({
+  namespace: z.string(),
+  name: z.string(),
+  routing: RoutingSchema,
+  hints: z.object({ state: HintStateSchema, reason: z.string().nullable() }),
+  readyEndpoints: z.number().int(),
+  since: isoDate.describe('captured-at of the snapshot that first showed this state'),
+  crossZone: z.object({ withoutHints: z.number(), withHints: z.number() }).describe('fractions of requests'),
+  monthly: z
+    .object({
+      withoutHints: CrossZoneCostSchema,
+      withHints: CrossZoneCostSchema,
+      realizedSavings: CrossZoneCostSchema,
+      missedSavings: CrossZoneCostSchema.nullable(),
+      inputs: CostInputsSchema,
+    })
+    .describe('per month, USD'),
+  ifAutoEnabled: z
+    .object({ wouldPopulate: z.boolean(), reason: z.string().nullable(), crossZoneWithHints: z.number() })
+    .nullable(),
+  opportunity: z.boolean(),
+});
+
+export const ServiceListSchema = z.object({
+  cluster: z.object({ id: z.uuid(), name: z.string() }),
+  asOf: isoDate.nullable().describe('the instant listed (the newest processed snapshot when the listing started)'),
+  services: z.array(ServiceSummarySchema),
+  nextCursor: z.string().nullable(),
+});
+
+const ZoneAllocationSchema = z.object({
+  zone: z.string(),
+  minimum: z.number().nullable(),
+  maximum: z.number().nullable(),
+  desired: z.number().nullable(),
+  allocated: z.number().nullable(),
+  expectedOverload: z.number(),
+});
+
+const ProxyViewSchema = z.object({
+  topologyFiltered: z.boolean(),
+  topologyMode: z.string().nullable(),
+  reason: z.string().nullable(),
+  endpoints: z.number().int().nullable().describe('endpoints kube-proxy sends in-cluster traffic to'),
+  endpointsByZone: z.record(z.string(), z.number().int()),
+});
+
+export const TimelineEntrySchema = z.object({
+  from: isoDate,
+  to: isoDate.nullable(),
+  routing: RoutingSchema,
+  hints: z.object({ state: HintStateSchema, reason: z.string().nullable() }),
+  crossZone: z.object({ withoutHints: z.number(), withHints: z.number() }),
+  readyEndpoints: z.number().int(),
+});
+
+export const ServiceDetailSchema = z.object({
+  cluster: z.object({ id: z.uuid(), name: z.string() }),
+  namespace: z.string(),
+  name: z.string(),
+  asOf: isoDate.nullable(),
+  current: ServiceSummarySchema.extend({ zones: z.array(ZoneAllocationSchema) })
+    .nullable()
+    .describe('null when the Service is not in the newest snapshot'),
+  lastSeen: isoDate.nullable().describe('for a Service gone from the newest snapshot: when it was last seen'),
+  kubeProxy: z.object({
+    available: z.boolean(),
+    reason: z.string().nullable(),
+    snapshotId: z.uuid().nullable(),
+    zones: z.array(
+      z.object({
+        zone: z.string(),
+        node: z.string().describe('the node of the zone whose kube-proxy view is shown'),
+        nodesInZone: z.number().int(),
+        observed: ProxyViewSchema.describe('with the hints in the snapshot (what the real controller wrote)'),
+        computed: ProxyViewSchema.describe('with the hints zonewise computes'),
+      }),
+    ),
+  }),
+  drift: z.object({
+    available: z.boolean(),
+    endpoints: z.number().int().nullable().describe('endpoints whose observed hints differ from the computed ones'),
+    observedHints: z.boolean().nullable(),
+    details: z.array(z.unknown()),
+  }),
+  timeline: z.object({
+    from: isoDate,
+    to: isoDate,
+    entries: z.array(TimelineEntrySchema),
+    truncated: z.boolean(),
+    changes: z.number().int().describe('state changes inside the window'),
+    hintStateChanges: z.number().int().describe('changes of the hint state inside the window (the flapping count)'),
+    flapping: z.boolean(),
+  }),
+});

@@ -1,0 +1,73 @@
+import { crossZonePrice } from '@zw/core';
+import {
+  type ReadDb,
+  type ReportSchedule,
+  reportClusterDocuments,
+  reportClusters,
+  reportCoverage,
+  reportServiceRows,
+  reportStateCounts,
+  reportTransitionRows,
+  reportTrendRows,
+} from '@zw/db';
+import { type ReportInput, type ReportMeta, trendBuckets } from '@zw/reports';
+
+/**
+ * Reads everything a report shows from the stored history over its period: the clusters in scope (as the
+ * organization has them when the report is made) with their prices, each Service's integrals, hint-state
+ * changes, the trend buckets, and the newest zone and Service CIDR analyses of each cluster.
+ */
+export async function readReportInput(
+  db: ReadDb,
+  schedule: Pick<ReportSchedule, 'organizationId' | 'clusterIds'>,
+  meta: ReportMeta,
+  now: Date,
+): Promise<ReportInput> {
+  const chosen = schedule.clusterIds.length > 0 ? schedule.clusterIds : null;
+  const rows = await reportClusters(db, schedule.organizationId, chosen);
+  const clusters = rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    cloud: row.cloud,
+    region: row.region,
+    // As the query API prices a cluster: `other` is no provider the price table knows.
+    pricing: crossZonePrice({
+      cloud: row.cloud === 'other' ? null : row.cloud,
+      region: row.region,
+      overridePerGb: row.price_override,
+    }),
+  }));
+  const ids = clusters.map((cluster) => cluster.id);
+  const { start: from, end: to } = meta.period;
+  const query = { clusters: { ids, prices: clusters.map((cluster) => cluster.pricing.pricePerGb) }, from, to, now };
+  const buckets = trendBuckets(meta.period);
+  const [services, transitions, trendRows, states, coverage, documents] = await Promise.all([
+    reportServiceRows(db, query),
+    reportTransitionRows(db, ids, from, to),
+    reportTrendRows(db, query, buckets),
+    reportStateCounts(
+      db,
+      ids,
+      buckets.map((bucket) => (bucket.end < now ? bucket.end : now)),
+    ),
+    reportCoverage(db, ids, from, to),
+    reportClusterDocuments(db, ids, to < now ? to : now),
+  ]);
+  const known = new Set(ids);
+  return {
+    meta,
+    scope: {
+      kind: chosen ? 'clusters' : 'fleet',
+      clusters: clusters.map((cluster) => ({
+        ...cluster,
+        pricing: { pricePerGb: cluster.pricing.pricePerGb, source: cluster.pricing.source, note: cluster.pricing.note },
+      })),
+      missingClusterIds: (chosen ?? []).filter((id) => !known.has(id)),
+    },
+    coverage,
+    services,
+    transitions,
+    trend: { buckets, rows: trendRows, states },
+    documents,
+  };
+}

@@ -1,0 +1,111 @@
+import { isForbiddenWebhookAddress } from '@zw/reports';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+
+export interface WebhookPostOptions {
+  timeoutMs: number;
+  /** Allow http and non-public addresses (development and tests only). */
+  allowPrivate: boolean;
+}
+
+export interface WebhookPostResult {
+  ok: boolean;
+  /** HTTP status of the answer, null when there was none. */
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** Answers are read (so the connection can be reused) but only this much is kept for the error message. */
+const MAX_ANSWER_BYTES = 2048;
+
+/**
+ * Resolves like the system resolver, but refuses a host any of whose addresses is not public: the check
+ * happens on the very addresses the socket then connects to, so DNS rebinding cannot slip past it.
+ */
+function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const forbidden = allowPrivate ? undefined : addresses.find((entry) => isForbiddenWebhookAddress(entry.address));
+      if (forbidden) {
+        return callback(
+          new Error(`${hostname} resolves to ${forbidden.address}, which is not a public address`),
+          '',
+          0,
+        );
+      }
+      if (options.all) return callback(null, addresses);
+      const [first] = addresses;
+      if (!first) return callback(new Error(`${hostname} has no address`), '', 0);
+      return callback(null, first.address, first.family);
+    });
+  };
+}
+
+/**
+ * POSTs one webhook body. Never throws: the outcome says what happened. Redirects are not followed (a
+ * 3xx is a failure: the receiver should be configured with its final URL).
+ */
+export function postWebhook(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: WebhookPostOptions,
+): Promise<WebhookPostResult> {
+  const started = performance.now();
+  const done = (statusCode: number | null, error: string | null): WebhookPostResult => ({
+    ok: error === null && statusCode !== null && statusCode >= 200 && statusCode < 300,
+    statusCode,
+    error,
+    durationMs: Math.round(performance.now() - started),
+  });
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return Promise.resolve(done(null, 'not a URL'));
+  }
+  const secure = target.protocol === 'https:';
+  if (!secure && !(options.allowPrivate && target.protocol === 'http:')) {
+    return Promise.resolve(done(null, `${target.protocol} webhooks are not allowed (https only)`));
+  }
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  if (!options.allowPrivate && isIP(host) !== 0 && isForbiddenWebhookAddress(host)) {
+    return Promise.resolve(done(null, `${host} is not a public address`));
+  }
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (statusCode: number | null, error: string | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(done(statusCode, error));
+    };
+    const request = (secure ? httpsRequest : httpRequest)(target, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      lookup: guardedLookup(options.allowPrivate),
+    });
+    const timer = setTimeout(() => {
+      request.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
+    }, options.timeoutMs);
+    request.on('response', (response) => {
+      const status = response.statusCode ?? null;
+      let kept = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        if (kept.length < MAX_ANSWER_BYTES) kept += chunk.slice(0, MAX_ANSWER_BYTES - kept.length);
+      });
+      response.on('end', () => {
+        const failed = status === null || status < 200 || status >= 300;
+        finish(status, failed ? `receiver answered ${status}${kept ? `: ${kept.trim().slice(0, 200)}` : ''}` : null);
+      });
+      response.on('error', (error) => finish(status, error.message));
+    });
+    request.on('error', (error) => finish(null, error.message));
+    request.end(body);
+  });
+}

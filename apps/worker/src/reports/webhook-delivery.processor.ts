@@ -1,0 +1,127 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { PrismaService } from '@zw/db';
+import { type DeliverWebhookJobData, REPORT_DELIVERIES_QUEUE, type ReportsConfig } from '@zw/queue';
+import {
+  type ReportDocument,
+  signWebhook,
+  WEBHOOK_ATTEMPT_HEADER,
+  WEBHOOK_DELIVERY_HEADER,
+  WEBHOOK_EVENT,
+  WEBHOOK_EVENT_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  webhookPayload,
+} from '@zw/reports';
+import type { Job } from 'bullmq';
+import { JobMetricsRecorder } from '../job-metrics.js';
+import { REPORTS_CONFIG } from './reports-worker.config.js';
+import { postWebhook, type WebhookPostResult } from './webhook-client.js';
+
+export type DeliveryOutcome = { delivered: boolean; skipped?: string; statusCode?: number | null };
+
+class DeliveryAttemptFailed extends Error {
+  override name = 'DeliveryAttemptFailed';
+}
+
+/**
+ * POSTs each report to its schedule's webhook, signed, and records every attempt on the delivery row
+ * (visible through the API). A failed attempt throws, so BullMQ retries it with exponential backoff; the
+ * last one marks the delivery failed.
+ *
+ * Decision: every failure is retried (no answer, timeout, any non-2xx status, 4xx included): a receiver
+ * being redeployed answers 404 or 401 for a while, and giving up then would lose the report for good.
+ * Delivery is at least once: a worker that dies after the receiver answered but before recording it
+ * sends the same delivery again, under the same `Zonewise-Delivery` id, for receivers to deduplicate.
+ */
+@Processor(REPORT_DELIVERIES_QUEUE, { concurrency: 4 })
+export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicationBootstrap {
+  private readonly logger = new Logger('WebhookDelivery');
+
+  constructor(
+    @Inject(PrismaService) private readonly prisma: PrismaService,
+    @Inject(REPORTS_CONFIG) private readonly config: ReportsConfig,
+    @Inject(JobMetricsRecorder) private readonly metrics: JobMetricsRecorder,
+  ) {
+    super();
+  }
+
+  onApplicationBootstrap(): void {
+    this.metrics.attach(this.worker, REPORT_DELIVERIES_QUEUE);
+  }
+
+  async process(job: Job<DeliverWebhookJobData>): Promise<DeliveryOutcome> {
+    const { deliveryId } = job.data;
+    const delivery = await this.prisma.webhookDelivery.findUnique({
+      where: { id: deliveryId },
+      include: { report: { include: { schedule: true } } },
+    });
+    if (!delivery) return { delivered: false, skipped: 'deleted (with its report)' };
+    if (delivery.status !== 'pending') return { delivered: delivery.status === 'succeeded', skipped: delivery.status };
+    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    const { report } = delivery;
+    const { schedule } = report;
+    const now = new Date();
+    let result: WebhookPostResult;
+    if (!schedule.webhookUrl || !schedule.webhookSecret) {
+      result = { ok: false, statusCode: null, error: 'the schedule no longer has a webhook', durationMs: 0 };
+      await this.record(deliveryId, schedule.webhookUrl ?? delivery.url, now, result, true);
+      return { delivered: false, skipped: 'webhook removed' };
+    }
+    const body = webhookPayload({
+      deliveryId,
+      report: { id: report.id, url: `/v1/reports/${report.id}` },
+      document: report.document as unknown as ReportDocument,
+      formats: report.formats,
+      csv: report.csv,
+      html: report.html,
+    });
+    const timestamp = Math.floor(now.getTime() / 1000);
+    result = await postWebhook(
+      schedule.webhookUrl,
+      body,
+      {
+        'content-type': 'application/json',
+        'user-agent': 'zonewise-webhooks/1',
+        [WEBHOOK_EVENT_HEADER]: WEBHOOK_EVENT,
+        [WEBHOOK_DELIVERY_HEADER]: deliveryId,
+        [WEBHOOK_ATTEMPT_HEADER]: String(job.attemptsMade + 1),
+        [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
+        [WEBHOOK_SIGNATURE_HEADER]: signWebhook(schedule.webhookSecret, timestamp, body),
+      },
+      { timeoutMs: this.config.REPORT_WEBHOOK_TIMEOUT_MS, allowPrivate: this.config.REPORT_WEBHOOK_ALLOW_PRIVATE },
+    );
+    await this.record(deliveryId, schedule.webhookUrl, now, result, final, job.attemptsMade + 1);
+    if (result.ok) return { delivered: true, statusCode: result.statusCode };
+    if (final) this.logger.warn(`delivery ${deliveryId} of report ${report.id} failed for good: ${result.error}`);
+    throw new DeliveryAttemptFailed(result.error ?? 'delivery failed');
+  }
+
+  /** Appends the attempt to the delivery's log and sets its status (and when the next attempt is due). */
+  private async record(
+    deliveryId: string,
+    url: string,
+    at: Date,
+    result: WebhookPostResult,
+    final: boolean,
+    attempt = 1,
+  ): Promise<void> {
+    const retryInMs = this.config.REPORT_WEBHOOK_BACKOFF_MS * 2 ** (attempt - 1);
+    const status = result.ok ? 'succeeded' : final ? 'failed' : 'pending';
+    const entry = {
+      attempt,
+      at: at.toISOString(),
+      statusCode: result.statusCode,
+      error: result.error,
+      durationMs: result.durationMs,
+    };
+    await this.prisma.$executeRaw`
+      UPDATE webhook_deliveries
+         SET attempts = attempts + 1, url = ${url}, status = ${status}::webhook_delivery_status,
+             last_attempt_at = ${at}, last_status_code = ${result.statusCode}, last_error = ${result.error},
+             next_attempt_at = ${status === 'pending' ? new Date(at.getTime() + result.durationMs + retryInMs) : null}::timestamptz,
+             delivered_at = ${result.ok ? new Date() : null}::timestamptz,
+             log = log || ${JSON.stringify([entry])}::jsonb
+       WHERE id = ${deliveryId}::uuid AND status = 'pending'`;
+  }
+}

@@ -1,0 +1,97 @@
+import { generateFleetSnapshot, MONTHLY_TRAFFIC_ANNOTATION } from '@zw/core';
+import { createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
+import { withServiceAnnotations } from '../../../test/support/query-snapshots.js';
+import { lockCluster } from '../src/history/cluster-lock.js';
+import { recordSnapshot } from '../src/history/history-writer.js';
+import { analyzeDocument } from '../src/snapshot-analysis.js';
+
+/**
+ * The query API's additions to the stored read model (savings inputs per interval, the monthly roll-up per
+ * summary, zone statistics and Service CIDR analyses as shared documents) keep the history's key
+ * property: a snapshot in which nothing changed adds one summary row and one snapshot row, nothing else.
+ */
+
+let db: TestDatabase;
+let prisma: PrismaClient;
+const minute = (n: number) => new Date(Date.UTC(2026, 5, 1, 0, n));
+
+beforeAll(async () => {
+  db = await createTestDatabase('readmodelsize');
+  prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 2 });
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await db?.drop();
+});
+
+async function record(clusterId: string, at: Date, analyzed: ReturnType<typeof analyzeDocument>) {
+  const snapshot = await prisma.snapshot.create({
+    data: {
+      clusterId,
+      capturedAt: at,
+      contentHash: new Uint8Array(createHash('sha256').update(`${clusterId}${at.toISOString()}`).digest()),
+      sizeBytes: 0,
+      status: 'processing',
+    },
+  });
+  return prisma.$transaction(async (tx) => {
+    await lockCluster(tx, clusterId, 10_000);
+    return recordSnapshot(tx, { clusterId, snapshotId: snapshot.id, capturedAt: at, ...analyzed });
+  });
+}
+
+describe('read model size', () => {
+  it('adds almost nothing for an unchanged snapshot, with savings inputs, roll-ups and documents stored', async () => {
+    const { cluster } = await registerCluster(prisma, { organizationSlug: 'size', name: 'big', cloud: 'aws' });
+    let list = generateFleetSnapshot({
+      nodes: 30,
+      zones: 3,
+      services: 2000,
+      endpointsPerService: 6,
+      autoShare: 0.4,
+      seed: 9,
+    });
+    list = withServiceAnnotations(list, (_, i) => i % 10 === 0, { [MONTHLY_TRAFFIC_ANNOTATION]: '250' });
+    const analyzed = analyzeDocument(JSON.parse(JSON.stringify(list)));
+    expect(analyzed.services.every((s) => s.savings !== undefined)).toBe(true);
+    expect(analyzed.services.some((s) => s.savings?.previewState === 'populated')).toBe(true);
+    await record(cluster.id, minute(0), analyzed);
+    await prisma.$executeRawUnsafe('VACUUM ANALYZE');
+
+    const sizes = async () => {
+      const [row] = await prisma.$queryRaw<
+        { intervals: bigint; services: bigint; documents: bigint; summaries: bigint; snapshots: bigint }[]
+      >`
+        SELECT pg_total_relation_size('service_intervals') AS intervals,
+               pg_total_relation_size('cluster_services') AS services,
+               pg_total_relation_size('analysis_documents') AS documents,
+               pg_total_relation_size('snapshot_summaries') AS summaries,
+               pg_total_relation_size('snapshots') AS snapshots`;
+      return row;
+    };
+    const before = await sizes();
+    const count = 100;
+    for (let i = 1; i <= count; i++) {
+      expect((await record(cluster.id, minute(i), analyzed))?.intervalsOpened).toBe(0);
+    }
+    const after = await sizes();
+    expect(after.intervals).toBe(before.intervals);
+    expect(after.services).toBe(before.services);
+    expect(after.documents).toBe(before.documents);
+    expect(await prisma.analysisDocument.count({ where: { clusterId: cluster.id } })).toBe(2);
+    const perSnapshot = Number(after.summaries - before.summaries + (after.snapshots - before.snapshots)) / count;
+    expect(perSnapshot).toBeLessThan(2048);
+
+    // Every summary carries the same roll-up: unchanged state, unchanged figures.
+    const rollups = await prisma.snapshotSummary.findMany({
+      where: { clusterId: cluster.id },
+      select: { trafficGb: true, crossZoneGbWithHints: true, missedGb: true, opportunities: true },
+    });
+    expect(new Set(rollups.map((r) => JSON.stringify(r))).size).toBe(1);
+    expect(rollups[0].opportunities).toBeGreaterThan(0);
+  }, 120_000);
+});

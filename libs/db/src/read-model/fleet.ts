@@ -1,0 +1,62 @@
+import type { ReadDb } from '../read-db.js';
+
+/** One cluster of the fleet summary: the cluster, its newest snapshot, and its newest recorded analysis. */
+export interface FleetRow {
+  id: string;
+  name: string;
+  cloud: string;
+  region: string | null;
+  price_override: number | null;
+  /** Newest snapshot the agent pushed, whatever its status. */
+  last_snapshot_captured_at: Date | null;
+  last_snapshot_received_at: Date | null;
+  last_snapshot_status: string | null;
+  /** Newest processed snapshot (its summary row). */
+  summary_snapshot_id: string | null;
+  summary_captured_at: Date | null;
+  services: number | null;
+  services_populated: number | null;
+  services_removed: number | null;
+  services_none: number | null;
+  services_with_drift: number | null;
+  node_info_sufficient: boolean | null;
+  node_info_reason: string | null;
+  cross_zone_without_hints: number | null;
+  cross_zone_with_hints: number | null;
+  /** The monthly roll-up of the newest summary (GB; costs are GB × the cluster's price). */
+  traffic_gb: number | null;
+  cross_zone_gb_without_hints: number | null;
+  cross_zone_gb_with_hints: number | null;
+  missed_gb: number | null;
+  opportunities: number | null;
+  services_estimated_traffic: number | null;
+}
+
+/**
+ * The fleet summary of an organization (or of some of its clusters): one row per cluster, by name. Two index probes per cluster
+ * (snapshots and snapshot_summaries by (cluster_id, captured_at) backwards), one statement in all.
+ */
+export async function fleetRows(
+  db: ReadDb,
+  organizationId: string,
+  clusterIds?: readonly string[],
+): Promise<FleetRow[]> {
+  return db.query<FleetRow>(
+    `SELECT c.id::text, c.name, c.cloud::text, c.region, c.cross_zone_price_per_gb::float8 AS price_override,
+            ls.captured_at AS last_snapshot_captured_at, ls.received_at AS last_snapshot_received_at,
+            ls.status::text AS last_snapshot_status,
+            sm.snapshot_id::text AS summary_snapshot_id, sm.captured_at AS summary_captured_at, sm.services,
+            sm.services_populated, sm.services_removed, sm.services_none, sm.services_with_drift,
+            sm.node_info_sufficient, sm.node_info_reason, sm.cross_zone_without_hints, sm.cross_zone_with_hints,
+            sm.traffic_gb, sm.cross_zone_gb_without_hints, sm.cross_zone_gb_with_hints, sm.missed_gb,
+            sm.opportunities, sm.services_estimated_traffic
+       FROM clusters c
+       LEFT JOIN LATERAL (SELECT s.captured_at, s.received_at, s.status FROM snapshots s
+                           WHERE s.cluster_id = c.id ORDER BY s.captured_at DESC LIMIT 1) ls ON true
+       LEFT JOIN LATERAL (SELECT m.* FROM snapshot_summaries m
+                           WHERE m.cluster_id = c.id ORDER BY m.captured_at DESC LIMIT 1) sm ON true
+      WHERE c.organization_id = $1 AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))
+      ORDER BY c.name`,
+    [organizationId, clusterIds ?? null],
+  );
+}

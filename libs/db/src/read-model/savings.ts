@@ -1,0 +1,168 @@
+import type { ReadDb } from '../read-db.js';
+import { EFFECTIVE_TRAFFIC_SQL, MISSED_FRACTION_SQL, OPPORTUNITY_SQL } from './rollup.js';
+
+/**
+ * Decision: a month is 730 hours (8,760 / 12), the convention of cloud price lists. A Service's monthly
+ * figures count for the part of the range its state held: `months` = hours of overlap / 730.
+ */
+export const HOURS_PER_MONTH = 730;
+
+export type SavingsGroupBy = 'cluster' | 'namespace' | 'service';
+
+export interface SavingsQuery {
+  /** Clusters to cover, with their price per cross-zone GB (computed by the caller from core's price table). */
+  clusters: { id: string; pricePerGb: number }[];
+  from: Date;
+  to: Date;
+  /** Open intervals (states still holding) count up to this instant. */
+  now: Date;
+  namespace?: string;
+  groupBy: SavingsGroupBy;
+  limit: number;
+}
+
+export interface SavingsRow {
+  /** null in the totals row. */
+  cluster_id: string | null;
+  namespace: string | null;
+  name: string | null;
+  is_total: boolean;
+  months: number;
+  traffic_gb: number;
+  without_gb: number;
+  without_cost: number;
+  with_gb: number;
+  with_cost: number;
+  missed_gb: number;
+  missed_cost: number;
+  services: number;
+  services_api: number;
+  services_annotation: number;
+  services_default: number;
+  opportunities: number;
+}
+
+export interface OpportunityRow {
+  cluster_id: string;
+  namespace: string;
+  name: string;
+  traffic_gb: number;
+  missed_gb: number;
+  missed_cost: number;
+  estimated: boolean;
+  months: number;
+}
+
+/** Every interval overlapping the range, with its share of a month and its effective traffic. */
+function spansSql(namespaceFilter: string): string {
+  return `
+    WITH prices(cluster_id, price) AS (SELECT * FROM unnest($1::uuid[], $2::float8[])),
+    spans AS (
+      SELECT i.cluster_id, s.id AS service_id, s.namespace, s.name, p.price,
+             ${EFFECTIVE_TRAFFIC_SQL} AS gb,
+             CASE WHEN s.monthly_traffic_gb IS NOT NULL THEN 'api' ELSE i.traffic_source END AS source,
+             COALESCE(i.cross_zone_without_hints, 0) AS without_fraction,
+             COALESCE(i.cross_zone_with_hints, 0) AS with_fraction,
+             CASE WHEN ${OPPORTUNITY_SQL} THEN ${MISSED_FRACTION_SQL} END AS missed_fraction,
+             EXTRACT(EPOCH FROM LEAST(COALESCE(i.valid_to, $5), $4) - GREATEST(i.valid_from, $3))::numeric
+               / ${HOURS_PER_MONTH * 3600} AS months
+        FROM service_intervals i
+        JOIN cluster_services s ON s.id = i.service_id
+        JOIN prices p ON p.cluster_id = i.cluster_id
+       WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_from < LEAST($4, $5)
+         AND (i.valid_to IS NULL OR i.valid_to > $3)${namespaceFilter}
+    ), weighted AS (
+      SELECT *, (gb::numeric * months) AS gb_m FROM spans WHERE months > 0
+    )`;
+}
+
+/** Sums in numeric: exact whatever the row order, so figures do not wobble between identical queries. */
+const SUMS = `
+      sum(months)::float8 AS months_total,
+      COALESCE(sum(gb_m), 0)::float8 AS traffic_gb,
+      COALESCE(sum(gb_m * without_fraction::numeric), 0)::float8 AS without_gb,
+      COALESCE(sum(gb_m * without_fraction::numeric * price::numeric), 0)::float8 AS without_cost,
+      COALESCE(sum(gb_m * with_fraction::numeric), 0)::float8 AS with_gb,
+      COALESCE(sum(gb_m * with_fraction::numeric * price::numeric), 0)::float8 AS with_cost,
+      COALESCE(sum(gb_m * missed_fraction::numeric), 0)::float8 AS missed_gb,
+      COALESCE(sum(gb_m * missed_fraction::numeric * price::numeric), 0)::float8 AS missed_cost`;
+
+const GROUP_COLUMNS: Record<SavingsGroupBy, string[]> = {
+  cluster: ['cluster_id'],
+  namespace: ['cluster_id', 'namespace'],
+  service: ['cluster_id', 'namespace', 'name'],
+};
+
+/**
+ * Cross-zone GB and cost over a time range, without hints, with the hints as they were, and what enabling
+ * topology routing would have saved (the opportunities), grouped by cluster, namespace or Service, with
+ * the totals in the same statement (GROUPING SETS). Groups come largest cost first; at most `limit`.
+ */
+export async function savingsRows(db: ReadDb, query: SavingsQuery): Promise<SavingsRow[]> {
+  const values: unknown[] = [
+    query.clusters.map((c) => c.id),
+    query.clusters.map((c) => c.pricePerGb),
+    query.from,
+    query.to,
+    query.now,
+  ];
+  const namespaceFilter = query.namespace === undefined ? '' : ` AND s.namespace = $${values.push(query.namespace)}`;
+  const columns = GROUP_COLUMNS[query.groupBy];
+  const select = ['cluster_id', 'namespace', 'name']
+    .map((column) => (columns.includes(column) ? column : `NULL AS ${column}`))
+    .join(', ');
+  const limit = `$${values.push(query.limit)}`;
+  return db.query<SavingsRow>(
+    `${spansSql(namespaceFilter)}, grouped AS (
+      SELECT ${columns.map((c) => `${c}`).join(', ')}, GROUPING(${columns[0]}) = 1 AS is_total, ${SUMS},
+             count(DISTINCT service_id)::int AS services,
+             count(DISTINCT service_id) FILTER (WHERE source = 'api')::int AS services_api,
+             count(DISTINCT service_id) FILTER (WHERE source = 'annotation')::int AS services_annotation,
+             count(DISTINCT service_id) FILTER (WHERE source = 'default-per-endpoint')::int AS services_default,
+             count(DISTINCT service_id) FILTER (WHERE missed_fraction IS NOT NULL)::int AS opportunities
+        FROM weighted
+       GROUP BY GROUPING SETS ((${columns.join(', ')}), ())
+    ), ranked AS (
+      SELECT *, row_number() OVER (PARTITION BY is_total
+                                   ORDER BY with_cost DESC, with_gb DESC, ${columns.join(', ')}) AS rank
+        FROM grouped
+    )
+    SELECT ${select.replace('cluster_id', 'cluster_id::text')}, is_total, months_total AS months, traffic_gb,
+           without_gb, without_cost, with_gb, with_cost, missed_gb, missed_cost, services, services_api,
+           services_annotation, services_default, opportunities
+      FROM ranked WHERE is_total OR rank <= ${limit}
+     ORDER BY is_total DESC, rank`,
+    values,
+  );
+}
+
+/**
+ * The opportunities over the range: Services that, while they had no topology routing, would have had
+ * their hints populated by enabling it; ranked as core's rankOpportunities ranks them (saving in money,
+ * then in GB, then namespace and name).
+ */
+export async function opportunityRows(db: ReadDb, query: SavingsQuery): Promise<OpportunityRow[]> {
+  const values: unknown[] = [
+    query.clusters.map((c) => c.id),
+    query.clusters.map((c) => c.pricePerGb),
+    query.from,
+    query.to,
+    query.now,
+  ];
+  const namespaceFilter = query.namespace === undefined ? '' : ` AND s.namespace = $${values.push(query.namespace)}`;
+  const limit = `$${values.push(query.limit)}`;
+  return db.query<OpportunityRow>(
+    `${spansSql(namespaceFilter)}
+    SELECT cluster_id::text, namespace, name,
+           COALESCE(sum(gb_m), 0)::float8 AS traffic_gb,
+           COALESCE(sum(gb_m * missed_fraction::numeric), 0)::float8 AS missed_gb,
+           COALESCE(sum(gb_m * missed_fraction::numeric * price::numeric), 0)::float8 AS missed_cost,
+           bool_or(source = 'default-per-endpoint') AS estimated,
+           sum(months)::float8 AS months
+      FROM weighted WHERE missed_fraction IS NOT NULL
+     GROUP BY cluster_id, namespace, name
+     ORDER BY missed_cost DESC, missed_gb DESC, namespace COLLATE "C", name COLLATE "C", cluster_id
+     LIMIT ${limit}`,
+    values,
+  );
+}

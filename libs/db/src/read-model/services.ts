@@ -1,0 +1,280 @@
+import type { ReadDb } from '../read-db.js';
+import { EFFECTIVE_TRAFFIC_SQL, MISSED_FRACTION_SQL, OPPORTUNITY_SQL } from './rollup.js';
+
+/** One Service's state (its interval covering the listing's instant) with its savings inputs. */
+export interface ServiceStateRow {
+  service_id: string;
+  namespace: string;
+  name: string;
+  valid_from: Date;
+  valid_to: Date | null;
+  routing: string;
+  hint_state: string;
+  hint_reason: string | null;
+  zones: Record<string, Record<string, number | null>>;
+  cross_zone_without_hints: number | null;
+  cross_zone_with_hints: number | null;
+  ready_endpoints: number;
+  traffic_annotation: string | null;
+  traffic_gb: number;
+  traffic_source: string | null;
+  explicit_gb: number | null;
+  preview_state: string | null;
+  preview_reason: string | null;
+  preview_cross_zone: number | null;
+  /** Value of the sort key (null for the name sort). */
+  sort_key: number | null;
+}
+
+export type ServiceSort = 'name' | 'cost' | 'savings';
+
+export interface ServiceFilters {
+  namespace?: string;
+  routing?: string;
+  hintState?: string;
+  /** Case-insensitive substring of the hint reason. */
+  reason?: string;
+  /** Only Services that are (true) or are not (false) opportunities. */
+  opportunity?: boolean;
+}
+
+export interface ServiceListQuery {
+  clusterId: string;
+  /** The instant listed: every page of one listing reads the same instant, so pages never overlap or skip. */
+  at: Date;
+  filters: ServiceFilters;
+  sort: ServiceSort;
+  descending: boolean;
+  /** Sort key, namespace and name of the last row of the previous page. */
+  after: { key: number | null; namespace: string; name: string } | null;
+  limit: number;
+}
+
+const COLUMNS = `s.id::text AS service_id, s.namespace, s.name, i.valid_from, i.valid_to, i.routing::text,
+  i.hint_state::text, i.hint_reason, i.zones, i.cross_zone_without_hints, i.cross_zone_with_hints,
+  i.ready_endpoints, i.traffic_annotation, i.traffic_gb, i.traffic_source, s.monthly_traffic_gb AS explicit_gb,
+  i.preview_state::text, i.preview_reason, i.preview_cross_zone`;
+
+/**
+ * Sort keys in GB per month (the cluster's price is one factor for all its Services, so GB order is cost
+ * order): `cost` is today's cross-zone GB; `savings` is what topology routing saves (realized: without −
+ * with hints) plus what enabling it would save (an opportunity's drop to its preview).
+ */
+const SORT_KEYS: Record<Exclude<ServiceSort, 'name'>, string> = {
+  cost: `${EFFECTIVE_TRAFFIC_SQL} * COALESCE(i.cross_zone_with_hints, 0)`,
+  savings: `${EFFECTIVE_TRAFFIC_SQL} * (COALESCE(i.cross_zone_without_hints, 0) - COALESCE(i.cross_zone_with_hints, 0)
+            + CASE WHEN ${OPPORTUNITY_SQL} THEN ${MISSED_FRACTION_SQL} ELSE 0 END)`,
+};
+
+function filterSql(filters: ServiceFilters, values: unknown[]): string {
+  const clauses: string[] = [];
+  const add = (value: unknown) => `$${values.push(value)}`;
+  if (filters.namespace !== undefined) clauses.push(`s.namespace = ${add(filters.namespace)}`);
+  if (filters.routing !== undefined) clauses.push(`i.routing = ${add(filters.routing)}::routing_mode`);
+  if (filters.hintState !== undefined) clauses.push(`i.hint_state = ${add(filters.hintState)}::hint_state`);
+  if (filters.reason !== undefined) {
+    const pattern = `%${filters.reason.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    clauses.push(`i.hint_reason ILIKE ${add(pattern)}`);
+  }
+  if (filters.opportunity !== undefined) {
+    clauses.push(filters.opportunity ? `(${OPPORTUNITY_SQL})` : `NOT (${OPPORTUNITY_SQL})`);
+  }
+  return clauses.map((clause) => ` AND ${clause}`).join('');
+}
+
+/**
+ * One page of a cluster's Services as they were at `at`, filtered and sorted, after a keyset cursor.
+ *
+ * By name it walks cluster_services(cluster_id, namespace, name) and looks up each Service's interval at
+ * `at` by (service_id, valid_from), so a page costs about `limit` index probes whatever the cluster's size.
+ * By cost or savings every Service at `at` must be ranked: one pass over the cluster's intervals covering
+ * `at`, then a top-N sort.
+ */
+export async function listServiceStates(db: ReadDb, query: ServiceListQuery): Promise<ServiceStateRow[]> {
+  const values: unknown[] = [query.clusterId, query.at];
+  const filters = filterSql(query.filters, values);
+  const limit = `$${values.push(query.limit)}`;
+  if (query.sort === 'name') {
+    const after = query.after
+      ? ` AND (s.namespace, s.name) > ($${values.push(query.after.namespace)}, $${values.push(query.after.name)})`
+      : '';
+    return db.query<ServiceStateRow>(
+      `SELECT ${COLUMNS}, NULL::float8 AS sort_key
+         FROM cluster_services s
+         JOIN LATERAL (SELECT * FROM service_intervals x WHERE x.service_id = s.id AND x.valid_from <= $2
+                        ORDER BY x.valid_from DESC LIMIT 1) i ON true
+        WHERE s.cluster_id = $1 AND (i.valid_to IS NULL OR i.valid_to > $2)${filters}${after}
+        ORDER BY s.namespace, s.name
+        LIMIT ${limit}`,
+      values,
+    );
+  }
+  const key = SORT_KEYS[query.sort];
+  const direction = query.descending ? 'DESC' : 'ASC';
+  let after = '';
+  if (query.after) {
+    const k = `$${values.push(query.after.key)}::float8`;
+    const tie = `(namespace, name) > ($${values.push(query.after.namespace)}, $${values.push(query.after.name)})`;
+    after = ` WHERE sort_key ${query.descending ? '<' : '>'} ${k} OR (sort_key = ${k} AND ${tie})`;
+  }
+  return db.query<ServiceStateRow>(
+    `SELECT * FROM (
+       SELECT ${COLUMNS}, ${key} AS sort_key
+         FROM service_intervals i
+         JOIN cluster_services s ON s.id = i.service_id
+        WHERE i.cluster_id = $1 AND i.valid_from <= $2 AND (i.valid_to IS NULL OR i.valid_to > $2)${filters}
+     ) ranked${after}
+     ORDER BY sort_key ${direction}, namespace, name
+     LIMIT ${limit}`,
+    values,
+  );
+}
+
+/** The newest recorded instant of a cluster (its newest processed snapshot), with the cluster's pricing inputs. */
+export interface ClusterHeadRow {
+  id: string;
+  name: string;
+  cloud: string;
+  region: string | null;
+  price_override: number | null;
+  latest_captured_at: Date | null;
+  latest_snapshot_id: string | null;
+}
+
+/**
+ * The cluster if the organization owns it (no row otherwise: the caller answers 404), with its newest
+ * processed snapshot. One statement: the tenancy check costs no extra round trip.
+ */
+export async function clusterHead(
+  db: ReadDb,
+  organizationId: string,
+  clusterId: string,
+): Promise<ClusterHeadRow | null> {
+  const [row] = await db.query<ClusterHeadRow>(
+    `SELECT c.id::text, c.name, c.cloud::text, c.region, c.cross_zone_price_per_gb::float8 AS price_override,
+            m.captured_at AS latest_captured_at, m.snapshot_id::text AS latest_snapshot_id
+       FROM clusters c
+       LEFT JOIN LATERAL (SELECT captured_at, snapshot_id FROM snapshot_summaries
+                           WHERE cluster_id = c.id ORDER BY captured_at DESC LIMIT 1) m ON true
+      WHERE c.id = $1 AND c.organization_id = $2`,
+    [clusterId, organizationId],
+  );
+  return row ?? null;
+}
+
+/** A Service's identity and API traffic value in a cluster, or null when the cluster never had it. */
+export async function findClusterService(
+  db: ReadDb,
+  clusterId: string,
+  namespace: string,
+  name: string,
+): Promise<{ id: string; explicit_gb: number | null } | null> {
+  const [row] = await db.query<{ id: string; explicit_gb: number | null }>(
+    `SELECT id::text, monthly_traffic_gb AS explicit_gb FROM cluster_services
+      WHERE cluster_id = $1 AND namespace = $2 AND name = $3`,
+    [clusterId, namespace, name],
+  );
+  return row ?? null;
+}
+
+/** Every interval of a Service overlapping [from, to), oldest first (at most `limit`). */
+export async function serviceIntervals(
+  db: ReadDb,
+  serviceId: string,
+  from: Date,
+  to: Date,
+  limit: number,
+): Promise<ServiceStateRow[]> {
+  return db.query<ServiceStateRow>(
+    `SELECT ${COLUMNS}, NULL::float8 AS sort_key
+       FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id
+      WHERE i.service_id = $1 AND i.valid_from < $3 AND (i.valid_to IS NULL OR i.valid_to > $2)
+      ORDER BY i.valid_from
+      LIMIT $4`,
+    [serviceId, from, to, limit],
+  );
+}
+
+/** The newest interval of a Service (whether or not it still holds). */
+export async function latestServiceInterval(db: ReadDb, serviceId: string): Promise<ServiceStateRow | null> {
+  const [row] = await db.query<ServiceStateRow>(
+    `SELECT ${COLUMNS}, NULL::float8 AS sort_key
+       FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id
+      WHERE i.service_id = $1 ORDER BY i.valid_from DESC LIMIT 1`,
+    [serviceId],
+  );
+  return row ?? null;
+}
+
+export interface ServiceBatchQuery extends Omit<ServiceListQuery, 'clusterId' | 'at'> {
+  /** The clusters, each with the instant to list it at. */
+  clusters: { id: string; at: Date }[];
+}
+
+/**
+ * The first page (or the page after a cursor) of several clusters' Services in one statement: the
+ * single-cluster queries above, run per cluster inside a LATERAL join. Rows carry their cluster's id.
+ */
+export async function listServiceStatesBatch(
+  db: ReadDb,
+  query: ServiceBatchQuery,
+): Promise<(ServiceStateRow & { cluster_id: string })[]> {
+  if (query.clusters.length === 0) return [];
+  const values: unknown[] = [query.clusters.map((c) => c.id), query.clusters.map((c) => c.at)];
+  const filters = filterSql(query.filters, values);
+  const limit = `$${values.push(query.limit)}`;
+  let page: string;
+  if (query.sort === 'name') {
+    const after = query.after
+      ? ` AND (s.namespace, s.name) > ($${values.push(query.after.namespace)}, $${values.push(query.after.name)})`
+      : '';
+    page = `SELECT ${COLUMNS}, NULL::float8 AS sort_key
+              FROM cluster_services s
+              JOIN LATERAL (SELECT * FROM service_intervals x WHERE x.service_id = s.id AND x.valid_from <= c.at
+                             ORDER BY x.valid_from DESC LIMIT 1) i ON true
+             WHERE s.cluster_id = c.id AND (i.valid_to IS NULL OR i.valid_to > c.at)${filters}${after}
+             ORDER BY s.namespace, s.name
+             LIMIT ${limit}`;
+  } else {
+    let after = '';
+    if (query.after) {
+      const k = `$${values.push(query.after.key)}::float8`;
+      const tie = `(namespace, name) > ($${values.push(query.after.namespace)}, $${values.push(query.after.name)})`;
+      after = ` WHERE sort_key ${query.descending ? '<' : '>'} ${k} OR (sort_key = ${k} AND ${tie})`;
+    }
+    page = `SELECT * FROM (
+              SELECT ${COLUMNS}, ${SORT_KEYS[query.sort]} AS sort_key
+                FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id
+               WHERE i.cluster_id = c.id AND i.valid_from <= c.at
+                 AND (i.valid_to IS NULL OR i.valid_to > c.at)${filters}
+            ) ranked${after}
+            ORDER BY sort_key ${query.descending ? 'DESC' : 'ASC'}, namespace, name
+            LIMIT ${limit}`;
+  }
+  return db.query(
+    `SELECT c.id::text AS cluster_id, r.*
+       FROM unnest($1::uuid[], $2::timestamptz[]) AS c(id, at)
+      CROSS JOIN LATERAL (${page}) r`,
+    values,
+  );
+}
+
+/** The intervals of several Services overlapping [from, to), oldest first, at most `limit` per Service. */
+export async function serviceIntervalsBatch(
+  db: ReadDb,
+  serviceIds: readonly string[],
+  from: Date,
+  to: Date,
+  limit: number,
+): Promise<ServiceStateRow[]> {
+  if (serviceIds.length === 0) return [];
+  return db.query<ServiceStateRow>(
+    `SELECT r.* FROM unnest($1::bigint[]) AS x(id)
+      CROSS JOIN LATERAL (
+        SELECT ${COLUMNS}, NULL::float8 AS sort_key
+          FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id
+         WHERE i.service_id = x.id AND i.valid_from < $3 AND (i.valid_to IS NULL OR i.valid_to > $2)
+         ORDER BY i.valid_from LIMIT $4) r`,
+    [serviceIds, from, to, limit],
+  );
+}

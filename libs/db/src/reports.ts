@@ -1,0 +1,363 @@
+import type { Db } from './db-client.js';
+import type { Report, ReportFormat, ReportTrigger } from './generated/prisma/client.js';
+import type { ReadDb } from './read-db.js';
+import { EFFECTIVE_TRAFFIC_SQL, MISSED_FRACTION_SQL, OPPORTUNITY_SQL } from './read-model/rollup.js';
+import { HOURS_PER_MONTH } from './read-model/savings.js';
+
+/**
+ * Storage side of scheduled reports: claiming a schedule's period (the row whose unique key makes a
+ * report exist once), and the history read over a report's period. The row shapes are the ones
+ * `@zw/reports` builds a report from.
+ */
+
+export interface ClaimReportInput {
+  organizationId: string;
+  scheduleId: string;
+  periodStart: Date;
+  periodEnd: Date;
+  trigger: ReportTrigger;
+  partial: boolean;
+  formats: ReportFormat[];
+}
+
+/**
+ * Claims the report of a schedule's period: inserts its row unless one exists (ON CONFLICT DO NOTHING on
+ * (schedule_id, period_start, period_end)), then returns the row either way. `created` is true for the
+ * one caller whose insert made it, whoever races: a retried job, a second worker, a catch-up.
+ */
+export async function claimReportPeriod(
+  db: Db,
+  input: ClaimReportInput,
+): Promise<{ report: Report; created: boolean }> {
+  const { count } = await db.report.createMany({ data: [input], skipDuplicates: true });
+  const report = await db.report.findUniqueOrThrow({
+    where: {
+      scheduleId_periodStart_periodEnd: {
+        scheduleId: input.scheduleId,
+        periodStart: input.periodStart,
+        periodEnd: input.periodEnd,
+      },
+    },
+  });
+  return { report, created: count === 1 };
+}
+
+/** End of the newest period the schedule itself claimed (made, being made, or failed), or null. */
+export async function lastScheduledPeriodEnd(db: Db, scheduleId: string): Promise<Date | null> {
+  const { _max } = await db.report.aggregate({
+    where: { scheduleId, trigger: 'schedule' },
+    _max: { periodEnd: true },
+  });
+  return _max.periodEnd;
+}
+
+// ─── History over a period ──────────────────────────────────────────────────────────────────────
+
+export interface ReportClusterRow {
+  id: string;
+  name: string;
+  cloud: 'aws' | 'gcp' | 'azure' | 'other';
+  region: string | null;
+  price_override: number | null;
+}
+
+/** The organization's clusters, all of them or those of `clusterIds` it still owns, by name. */
+export async function reportClusters(
+  db: ReadDb,
+  organizationId: string,
+  clusterIds: readonly string[] | null,
+): Promise<ReportClusterRow[]> {
+  return db.query<ReportClusterRow>(
+    `SELECT id::text, name, cloud::text, region, cross_zone_price_per_gb::float8 AS price_override
+       FROM clusters
+      WHERE organization_id = $1 AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[]))
+      ORDER BY name, id`,
+    [organizationId, clusterIds],
+  );
+}
+
+export interface PricedClusters {
+  ids: readonly string[];
+  /** USD per cross-zone GB, in the order of `ids`. */
+  prices: readonly number[];
+}
+
+export interface PeriodQuery {
+  clusters: PricedClusters;
+  from: Date;
+  to: Date;
+  /** Open intervals (states still holding) count up to this instant. */
+  now: Date;
+}
+
+const SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600;
+
+/**
+ * Every interval of the clusters overlapping [from, to) with its share of a month in the range, its
+ * effective traffic and the fraction of that traffic each figure counts, in numeric.
+ *
+ * What a Service misses while in a state: the drop to the `topology-mode: Auto` preview when it has no
+ * routing and the preview populates hints (`preview`, the opportunity of the savings read model); all of
+ * its crossings when the controller refuses hints, or would refuse them were routing enabled (`blocked`).
+ */
+const SPANS_SQL = `
+  prices(cluster_id, price) AS (SELECT * FROM unnest($1::uuid[], $2::float8[])),
+  spans AS (
+    SELECT i.cluster_id, i.service_id, s.namespace, s.name, p.price, i.valid_from,
+           i.routing::text AS routing, i.hint_state::text AS hint_state, i.hint_reason,
+           (${EFFECTIVE_TRAFFIC_SQL})::numeric AS gb,
+           CASE WHEN s.monthly_traffic_gb IS NOT NULL THEN 'api' ELSE i.traffic_source END AS source,
+           COALESCE(i.cross_zone_without_hints, 0)::numeric AS without_fraction,
+           COALESCE(i.cross_zone_with_hints, 0)::numeric AS with_fraction,
+           CASE WHEN ${OPPORTUNITY_SQL} THEN 'preview'
+                WHEN i.routing = 'None' AND i.preview_state = 'removed' THEN 'blocked'
+                WHEN i.routing <> 'None' AND i.hint_state = 'removed' THEN 'blocked' END AS missed_basis,
+           CASE WHEN ${OPPORTUNITY_SQL} THEN NULL
+                WHEN i.routing = 'None' AND i.preview_state = 'removed' THEN i.preview_reason
+                WHEN i.routing <> 'None' AND i.hint_state = 'removed' THEN i.hint_reason END AS missed_reason,
+           (CASE WHEN ${OPPORTUNITY_SQL} THEN ${MISSED_FRACTION_SQL}
+                 WHEN (i.routing = 'None' AND i.preview_state = 'removed')
+                   OR (i.routing <> 'None' AND i.hint_state = 'removed') THEN COALESCE(i.cross_zone_with_hints, 0)
+                 ELSE 0 END)::numeric AS missed_fraction,
+           EXTRACT(EPOCH FROM LEAST(COALESCE(i.valid_to, $5), $4) - GREATEST(i.valid_from, $3))::numeric
+             / ${SECONDS_PER_MONTH} AS months
+      FROM service_intervals i
+      JOIN cluster_services s ON s.id = i.service_id
+      JOIN prices p ON p.cluster_id = i.cluster_id
+     WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_from < LEAST($4, $5)
+       AND (i.valid_to IS NULL OR i.valid_to > $3)
+  ),
+  weighted AS (SELECT *, gb * months AS gb_m FROM spans WHERE months > 0)`;
+
+function periodValues(query: PeriodQuery): unknown[] {
+  return [query.clusters.ids, query.clusters.prices, query.from, query.to, query.now];
+}
+
+export interface ServicePeriodRow {
+  clusterId: string;
+  namespace: string;
+  name: string;
+  routing: string;
+  hintState: string;
+  hintReason: string | null;
+  trafficSource: 'api' | 'annotation' | 'default-per-endpoint';
+  estimated: boolean;
+  missedBasis: 'preview' | 'blocked' | null;
+  missedReason: string | null;
+  months: number;
+  trafficGb: number;
+  withoutHintsGb: number;
+  withoutHintsCost: number;
+  withHintsGb: number;
+  withHintsCost: number;
+  missedGb: number;
+  missedCost: number;
+}
+
+/**
+ * Each Service's integrals over the period, one row per kind of missed saving it went through, with its
+ * latest state in the period. Sums run in numeric, as the savings read model's do.
+ */
+export async function reportServiceRows(db: ReadDb, query: PeriodQuery): Promise<ServicePeriodRow[]> {
+  if (query.clusters.ids.length === 0) return [];
+  return db.query<ServicePeriodRow>(
+    `WITH ${SPANS_SQL},
+     latest AS (
+       SELECT DISTINCT ON (service_id) service_id, routing, hint_state, hint_reason, source
+         FROM weighted ORDER BY service_id, valid_from DESC
+     )
+     SELECT w.cluster_id::text AS "clusterId", w.namespace, w.name,
+            l.routing, l.hint_state AS "hintState", l.hint_reason AS "hintReason", l.source AS "trafficSource",
+            bool_or(w.source = 'default-per-endpoint') AS estimated,
+            w.missed_basis AS "missedBasis", w.missed_reason AS "missedReason",
+            sum(w.months)::float8 AS months,
+            sum(w.gb_m)::float8 AS "trafficGb",
+            sum(w.gb_m * w.without_fraction)::float8 AS "withoutHintsGb",
+            sum(w.gb_m * w.without_fraction * w.price::numeric)::float8 AS "withoutHintsCost",
+            sum(w.gb_m * w.with_fraction)::float8 AS "withHintsGb",
+            sum(w.gb_m * w.with_fraction * w.price::numeric)::float8 AS "withHintsCost",
+            sum(w.gb_m * w.missed_fraction)::float8 AS "missedGb",
+            sum(w.gb_m * w.missed_fraction * w.price::numeric)::float8 AS "missedCost"
+       FROM weighted w JOIN latest l USING (service_id)
+      GROUP BY w.cluster_id, w.service_id, w.namespace, w.name, l.routing, l.hint_state, l.hint_reason, l.source,
+               w.missed_basis, w.missed_reason
+      ORDER BY w.cluster_id, w.namespace, w.name, w.missed_basis NULLS FIRST, w.missed_reason NULLS FIRST`,
+    periodValues(query),
+  );
+}
+
+export interface TransitionRow {
+  clusterId: string;
+  namespace: string;
+  name: string;
+  from: string;
+  to: string;
+  count: number;
+}
+
+/**
+ * Hint-state changes inside (from, to), counted as the Service timeline counts them: two back-to-back
+ * intervals of a Service whose hint states differ.
+ */
+export async function reportTransitionRows(
+  db: ReadDb,
+  clusterIds: readonly string[],
+  from: Date,
+  to: Date,
+): Promise<TransitionRow[]> {
+  if (clusterIds.length === 0) return [];
+  return db.query<TransitionRow>(
+    `WITH ordered AS (
+       SELECT i.cluster_id, s.namespace, s.name, i.valid_from, i.hint_state::text AS state,
+              lag(i.hint_state::text) OVER w AS previous_state, lag(i.valid_to) OVER w AS previous_end
+         FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id
+        WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_from < $3 AND (i.valid_to IS NULL OR i.valid_to >= $2)
+       WINDOW w AS (PARTITION BY i.service_id ORDER BY i.valid_from)
+     )
+     SELECT cluster_id::text AS "clusterId", namespace, name, previous_state AS "from", state AS "to",
+            count(*)::int AS count
+       FROM ordered
+      WHERE valid_from > $2 AND previous_end = valid_from AND previous_state <> state
+      GROUP BY cluster_id, namespace, name, previous_state, state
+      ORDER BY cluster_id, namespace, name, previous_state, state`,
+    [clusterIds, from, to],
+  );
+}
+
+export interface TrendRow {
+  index: number;
+  withoutHintsGb: number;
+  withoutHintsCost: number;
+  withHintsGb: number;
+  withHintsCost: number;
+  notEnabledGb: number;
+  notEnabledCost: number;
+}
+
+/** The period's integrals per bucket (buckets given in order), over every cluster of the query. */
+export async function reportTrendRows(
+  db: ReadDb,
+  query: PeriodQuery,
+  buckets: readonly { start: Date; end: Date }[],
+): Promise<TrendRow[]> {
+  if (query.clusters.ids.length === 0 || buckets.length === 0) return [];
+  return db.query<TrendRow>(
+    `WITH prices(cluster_id, price) AS (SELECT * FROM unnest($1::uuid[], $2::float8[])),
+     buckets(idx, b_start, b_end) AS (SELECT * FROM unnest($6::int[], $7::timestamptz[], $8::timestamptz[])),
+     spans AS (
+       SELECT b.idx, p.price::numeric AS price, (${EFFECTIVE_TRAFFIC_SQL})::numeric AS gb,
+              COALESCE(i.cross_zone_without_hints, 0)::numeric AS without_fraction,
+              COALESCE(i.cross_zone_with_hints, 0)::numeric AS with_fraction,
+              (CASE WHEN ${OPPORTUNITY_SQL} THEN ${MISSED_FRACTION_SQL} ELSE 0 END)::numeric AS missed_fraction,
+              EXTRACT(EPOCH FROM LEAST(COALESCE(i.valid_to, $5), b.b_end, $5) - GREATEST(i.valid_from, b.b_start))::numeric
+                / ${SECONDS_PER_MONTH} AS months
+         FROM service_intervals i
+         JOIN cluster_services s ON s.id = i.service_id
+         JOIN prices p ON p.cluster_id = i.cluster_id
+         JOIN buckets b ON i.valid_from < b.b_end AND (i.valid_to IS NULL OR i.valid_to > b.b_start)
+        WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_from < LEAST($4, $5)
+          AND (i.valid_to IS NULL OR i.valid_to > $3)
+     )
+     SELECT idx AS index,
+            sum(gb * months * without_fraction)::float8 AS "withoutHintsGb",
+            sum(gb * months * without_fraction * price)::float8 AS "withoutHintsCost",
+            sum(gb * months * with_fraction)::float8 AS "withHintsGb",
+            sum(gb * months * with_fraction * price)::float8 AS "withHintsCost",
+            sum(gb * months * missed_fraction)::float8 AS "notEnabledGb",
+            sum(gb * months * missed_fraction * price)::float8 AS "notEnabledCost"
+       FROM spans WHERE months > 0
+      GROUP BY idx ORDER BY idx`,
+    [
+      ...periodValues(query),
+      buckets.map((_, index) => index),
+      buckets.map((bucket) => bucket.start),
+      buckets.map((bucket) => bucket.end),
+    ],
+  );
+}
+
+export interface StateCountRow {
+  index: number;
+  populated: number;
+  removed: number;
+  none: number;
+}
+
+/** Services by hint state at each instant (the newest summary of each cluster before it), summed over clusters. */
+export async function reportStateCounts(
+  db: ReadDb,
+  clusterIds: readonly string[],
+  instants: readonly Date[],
+): Promise<StateCountRow[]> {
+  if (clusterIds.length === 0 || instants.length === 0) return [];
+  return db.query<StateCountRow>(
+    `SELECT b.idx AS index, COALESCE(sum(m.services_populated), 0)::int AS populated,
+            COALESCE(sum(m.services_removed), 0)::int AS removed, COALESCE(sum(m.services_none), 0)::int AS none
+       FROM unnest($2::int[], $3::timestamptz[]) AS b(idx, at)
+      CROSS JOIN unnest($1::uuid[]) AS c(id)
+       LEFT JOIN LATERAL (SELECT services_populated, services_removed, services_none FROM snapshot_summaries x
+                           WHERE x.cluster_id = c.id AND x.captured_at < b.at
+                           ORDER BY x.captured_at DESC LIMIT 1) m ON true
+      GROUP BY b.idx ORDER BY b.idx`,
+    [clusterIds, instants.map((_, index) => index), instants],
+  );
+}
+
+export interface CoverageRow {
+  clusterId: string;
+  snapshots: number;
+  firstCapturedAt: Date | null;
+  lastCapturedAt: Date | null;
+  historyBeforePeriod: boolean;
+}
+
+/** Per cluster: the snapshots recorded in [from, to), and whether any was recorded before `from`. */
+export async function reportCoverage(
+  db: ReadDb,
+  clusterIds: readonly string[],
+  from: Date,
+  to: Date,
+): Promise<CoverageRow[]> {
+  if (clusterIds.length === 0) return [];
+  return db.query<CoverageRow>(
+    `SELECT c.id::text AS "clusterId",
+            (SELECT count(*)::int FROM snapshot_summaries m
+              WHERE m.cluster_id = c.id AND m.captured_at >= $2 AND m.captured_at < $3) AS snapshots,
+            (SELECT min(captured_at) FROM snapshot_summaries m
+              WHERE m.cluster_id = c.id AND m.captured_at >= $2 AND m.captured_at < $3) AS "firstCapturedAt",
+            (SELECT max(captured_at) FROM snapshot_summaries m
+              WHERE m.cluster_id = c.id AND m.captured_at >= $2 AND m.captured_at < $3) AS "lastCapturedAt",
+            EXISTS (SELECT 1 FROM snapshot_summaries m WHERE m.cluster_id = c.id AND m.captured_at < $2)
+              AS "historyBeforePeriod"
+       FROM unnest($1::uuid[]) AS c(id)`,
+    [clusterIds, from, to],
+  );
+}
+
+export interface ClusterDocumentsRow {
+  clusterId: string;
+  capturedAt: Date;
+  nodeInfoSufficient: boolean;
+  nodeInfoReason: string | null;
+  zoneStats: unknown;
+  serviceCidrs: unknown;
+}
+
+/** Each cluster's newest analysis captured before `before`: node info, per-zone statistics, Service CIDRs. */
+export async function reportClusterDocuments(
+  db: ReadDb,
+  clusterIds: readonly string[],
+  before: Date,
+): Promise<ClusterDocumentsRow[]> {
+  if (clusterIds.length === 0) return [];
+  return db.query<ClusterDocumentsRow>(
+    `SELECT c.id::text AS "clusterId", m.captured_at AS "capturedAt", m.node_info_sufficient AS "nodeInfoSufficient",
+            m.node_info_reason AS "nodeInfoReason", z.body AS "zoneStats", d.body AS "serviceCidrs"
+       FROM unnest($1::uuid[]) AS c(id)
+       JOIN LATERAL (SELECT * FROM snapshot_summaries x WHERE x.cluster_id = c.id AND x.captured_at < $2
+                      ORDER BY x.captured_at DESC LIMIT 1) m ON true
+       LEFT JOIN analysis_documents z ON z.cluster_id = m.cluster_id AND z.hash = m.zone_stats_hash
+       LEFT JOIN analysis_documents d ON d.cluster_id = m.cluster_id AND d.hash = m.service_cidrs_hash`,
+    [clusterIds, before],
+  );
+}

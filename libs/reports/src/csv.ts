@@ -1,0 +1,112 @@
+/**
+ * The CSV rendering: one row per Service per cluster (RFC 4180: CRLF line ends, fields quoted when they
+ * hold a comma, a quote or a line break). Figures are the period's integrals, as in the JSON document.
+ */
+import type { ReportDocument, ServiceLine } from './report-document.js';
+
+export const CSV_COLUMNS = [
+  'period_start',
+  'period_end',
+  'cluster_id',
+  'cluster',
+  'namespace',
+  'service',
+  'routing',
+  'hint_state',
+  'hint_reason',
+  'service_months',
+  'traffic_gb',
+  'traffic_source',
+  'estimate',
+  'cross_zone_gb_without_hints',
+  'cost_without_hints_usd',
+  'cross_zone_gb_with_hints',
+  'cost_with_hints_usd',
+  'realized_savings_gb',
+  'realized_savings_usd',
+  'missed_savings_gb',
+  'missed_savings_usd',
+  'missed_reason',
+  'missed_basis',
+  'hint_state_changes',
+  'flapping',
+] as const;
+
+/**
+ * Decision: numbers keep 9 significant digits (fractions of a cent stay visible; the JSON keeps every
+ * digit). Text fields that a spreadsheet would run as a formula (leading = + - @, tab or CR) get a
+ * leading apostrophe; numbers are never changed.
+ */
+function numberCell(value: number): string {
+  return Number.isFinite(value) ? String(Number(value.toPrecision(9))) : '';
+}
+
+function textCell(value: string | null): string {
+  if (value === null) return '';
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+function row(document: ReportDocument, line: ServiceLine): string {
+  return [
+    textCell(document.period.start),
+    textCell(document.period.end),
+    textCell(line.cluster.id),
+    textCell(line.cluster.name),
+    textCell(line.namespace),
+    textCell(line.name),
+    textCell(line.routing),
+    textCell(line.hintState),
+    textCell(line.hintReason),
+    numberCell(line.months),
+    numberCell(line.trafficGb),
+    textCell(line.trafficSource),
+    line.estimate ? 'true' : 'false',
+    numberCell(line.withoutHints.crossZoneGb),
+    numberCell(line.withoutHints.cost),
+    numberCell(line.withHints.crossZoneGb),
+    numberCell(line.withHints.cost),
+    numberCell(line.realizedSavings.crossZoneGb),
+    numberCell(line.realizedSavings.cost),
+    numberCell(line.missedSavings.crossZoneGb),
+    numberCell(line.missedSavings.cost),
+    textCell(line.missedReason),
+    textCell(line.missedBasis),
+    String(line.hintStateChanges),
+    line.flapping ? 'true' : 'false',
+  ].join(',');
+}
+
+export function renderCsv(document: ReportDocument): string {
+  return [CSV_COLUMNS.join(','), ...document.services.map((line) => row(document, line))].join('\r\n') + '\r\n';
+}
+
+/** Parses one CSV record set as written by renderCsv (for tests and tools): rows of fields. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let field = '';
+  let fields: string[] = [];
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const character = text[i];
+    if (quoted) {
+      if (character === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (character === '"') quoted = false;
+      else field += character;
+    } else if (character === '"') quoted = true;
+    else if (character === ',') {
+      fields.push(field);
+      field = '';
+    } else if (character === '\r' && text[i + 1] === '\n') {
+      fields.push(field);
+      rows.push(fields);
+      fields = [];
+      field = '';
+      i++;
+    } else field += character;
+  }
+  if (field !== '' || fields.length > 0) rows.push([...fields, field]);
+  return rows;
+}

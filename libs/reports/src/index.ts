@@ -1,0 +1,13 @@
+export * from './schedule-periods.js';
+export * from './missed-reasons.js';
+export * from './report-input.js';
+export * from './report-document.js';
+export * from './trend-buckets.js';
+export * from './period-label.js';
+export * from './number-format.js';
+export * from './svg-charts.js';
+export * from './csv.js';
+export * from './html.js';
+export * from './webhook.js';
+export { escapeHtml } from './html-escape.js';
+export * from './webhook-address.js';

@@ -1,0 +1,122 @@
+/**
+ * What a report is built from: rows read from the stored history over the report's period (the worker
+ * reads them; `@zw/db`'s report queries return exactly these shapes), plus who asked for it. Plain data:
+ * instants are ISO strings or Dates, money is USD, traffic is GB.
+ */
+import type { ReportCadence } from './schedule-periods.js';
+
+export type TrafficSource = 'api' | 'annotation' | 'default-per-endpoint';
+export type ScopeKind = 'fleet' | 'clusters';
+export type ReportTrigger = 'schedule' | 'manual';
+
+export interface ReportMeta {
+  id: string;
+  schedule: { id: string; name: string; cadence: ReportCadence; cron: string; timeZone: string };
+  period: { start: Date; end: Date };
+  /** Made on demand before the period ended: it covers the period up to `period.end`. */
+  partial: boolean;
+  trigger: ReportTrigger;
+  generatedAt: Date;
+}
+
+export interface ClusterInput {
+  id: string;
+  name: string;
+  cloud: string;
+  region: string | null;
+  pricing: { pricePerGb: number; source: string; note: string };
+}
+
+/** Snapshots of a cluster recorded in the period, and whether its history starts before the period. */
+export interface CoverageRow {
+  clusterId: string;
+  snapshots: number;
+  firstCapturedAt: Date | null;
+  lastCapturedAt: Date | null;
+  historyBeforePeriod: boolean;
+}
+
+/**
+ * A Service's figures over the period, for one kind of missed saving: a Service contributes one row per
+ * distinct (`missedBasis`, `missedReason`) it went through (most have one). Sums are integrals over the
+ * period: GB per month × months the state held (months = hours / 730).
+ */
+export interface ServicePeriodRow {
+  clusterId: string;
+  namespace: string;
+  name: string;
+  /** The Service's latest state within the period. */
+  routing: string;
+  hintState: string;
+  hintReason: string | null;
+  trafficSource: TrafficSource;
+  /** Some of these months rest on the per-endpoint default traffic. */
+  estimated: boolean;
+  /**
+   * `preview`: no routing, enabling it would populate hints (missed = drop to the preview's crossings);
+   * `blocked`: the controller refuses (or would refuse) hints (missed = the crossings still made);
+   * null: nothing missed while in these states.
+   */
+  missedBasis: 'preview' | 'blocked' | null;
+  /** The controller's failure message behind a `blocked` row. */
+  missedReason: string | null;
+  months: number;
+  trafficGb: number;
+  withoutHintsGb: number;
+  withoutHintsCost: number;
+  withHintsGb: number;
+  withHintsCost: number;
+  missedGb: number;
+  missedCost: number;
+}
+
+/** Hint-state changes of one Service in the period, by transition. */
+export interface TransitionRow {
+  clusterId: string;
+  namespace: string;
+  name: string;
+  from: string;
+  to: string;
+  count: number;
+}
+
+/** One trend bucket's integrals (fleet-wide, over the scope), and the hint states at its end. */
+export interface TrendRow {
+  index: number;
+  withoutHintsGb: number;
+  withoutHintsCost: number;
+  withHintsGb: number;
+  withHintsCost: number;
+  /** What enabling topology routing would have saved over the bucket (the `not-enabled` reason). */
+  notEnabledGb: number;
+  notEnabledCost: number;
+}
+
+export interface StateCountRow {
+  index: number;
+  populated: number;
+  removed: number;
+  none: number;
+}
+
+/** A cluster's newest analysis at the end of the period: node info, per-zone statistics, Service CIDRs. */
+export interface ClusterDocumentsRow {
+  clusterId: string;
+  capturedAt: Date;
+  nodeInfoSufficient: boolean;
+  nodeInfoReason: string | null;
+  /** The stored per-zone statistics (the zones endpoint's `zones`), when recorded. */
+  zoneStats: unknown;
+  /** The stored `serviceCIDRs` analysis, when recorded. */
+  serviceCidrs: unknown;
+}
+
+export interface ReportInput {
+  meta: ReportMeta;
+  scope: { kind: ScopeKind; clusters: ClusterInput[]; missingClusterIds: string[] };
+  coverage: CoverageRow[];
+  services: ServicePeriodRow[];
+  transitions: TransitionRow[];
+  trend: { buckets: { start: Date; end: Date }[]; rows: TrendRow[]; states: StateCountRow[] };
+  documents: ClusterDocumentsRow[];
+}

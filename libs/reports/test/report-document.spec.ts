@@ -1,0 +1,281 @@
+import { describe, expect, it } from 'vitest';
+import { parseCsv, renderCsv, CSV_COLUMNS } from '../src/csv.js';
+import { renderHtml } from '../src/html.js';
+import { missedReasonOf } from '../src/missed-reasons.js';
+import { buildReportDocument, FLAPPING_MIN_CHANGES } from '../src/report-document.js';
+import type { ReportInput, ServicePeriodRow } from '../src/report-input.js';
+import { trendBuckets } from '../src/trend-buckets.js';
+
+const start = new Date('2026-11-19T00:00:00Z');
+const end = new Date('2026-11-20T00:00:00Z');
+
+function row(overrides: Partial<ServicePeriodRow>): ServicePeriodRow {
+  return {
+    clusterId: 'c1',
+    namespace: 'shop',
+    name: 'cart',
+    routing: 'None',
+    hintState: 'none',
+    hintReason: null,
+    trafficSource: 'annotation',
+    estimated: false,
+    missedBasis: null,
+    missedReason: null,
+    months: 1 / 30,
+    trafficGb: 10,
+    withoutHintsGb: 6,
+    withoutHintsCost: 0.12,
+    withHintsGb: 6,
+    withHintsCost: 0.12,
+    missedGb: 0,
+    missedCost: 0,
+    ...overrides,
+  };
+}
+
+function input(services: ServicePeriodRow[], extra: Partial<ReportInput> = {}): ReportInput {
+  const buckets = trendBuckets({ start, end });
+  return {
+    meta: {
+      id: 'r1',
+      schedule: { id: 's1', name: 'Daily <FinOps>', cadence: 'daily', cron: '0 0 * * *', timeZone: 'UTC' },
+      period: { start, end },
+      partial: false,
+      trigger: 'schedule',
+      generatedAt: new Date('2026-11-20T00:00:05Z'),
+    },
+    scope: {
+      kind: 'fleet',
+      clusters: [
+        {
+          id: 'c1',
+          name: 'prod',
+          cloud: 'aws',
+          region: 'us-east-1',
+          pricing: { pricePerGb: 0.02, source: 'provider-region', note: 'AWS' },
+        },
+        {
+          id: 'c2',
+          name: 'edge',
+          cloud: 'other',
+          region: null,
+          pricing: { pricePerGb: 0.02, source: 'unknown-cloud-default', note: 'no cloud given: priced like AWS' },
+        },
+      ],
+      missingClusterIds: [],
+    },
+    coverage: [
+      {
+        clusterId: 'c1',
+        snapshots: 3,
+        firstCapturedAt: new Date('2026-11-19T06:00:00Z'),
+        lastCapturedAt: new Date('2026-11-19T18:00:00Z'),
+        historyBeforePeriod: true,
+      },
+    ],
+    services,
+    transitions: [],
+    trend: { buckets, rows: [], states: [] },
+    documents: [],
+    ...extra,
+  };
+}
+
+describe('buildReportDocument', () => {
+  it('merges a Service’s rows, splits missed savings by reason and keeps the exact and at-stake figures apart', () => {
+    const document = buildReportDocument(
+      input([
+        // cart: not enabled for part of the day, then refused for too few endpoints.
+        row({ missedBasis: 'preview', months: 0.02, missedGb: 2, missedCost: 0.04 }),
+        row({
+          missedBasis: 'blocked',
+          missedReason: 'Insufficient number of endpoints (2 endpoints, 3 zones)',
+          months: 0.0133,
+          missedGb: 1,
+          missedCost: 0.02,
+        }),
+        row({
+          name: 'api',
+          routing: 'Auto',
+          hintState: 'populated',
+          withoutHintsGb: 8,
+          withoutHintsCost: 0.16,
+          withHintsGb: 2,
+          withHintsCost: 0.04,
+        }),
+        row({
+          clusterId: 'c2',
+          name: 'db',
+          routing: 'Auto',
+          hintState: 'removed',
+          trafficSource: 'default-per-endpoint',
+          estimated: true,
+          missedBasis: 'blocked',
+          missedReason: 'Insufficient Node information: allocatable CPU or zone not specified on one or more nodes',
+          missedGb: 5,
+          missedCost: 0.1,
+        }),
+      ]),
+    );
+    expect(document.totals.services).toBe(3);
+    expect(document.totals.missedSavings).toEqual({ crossZoneGb: 2, cost: 0.04 });
+    expect(document.totals.blockedAtStake.crossZoneGb).toBeCloseTo(6);
+    expect(document.totals.opportunities).toBe(1);
+    expect(document.totals.realizedSavings.crossZoneGb).toBeCloseTo(6);
+    expect(document.totals.estimate).toBe(true);
+    const reasons = Object.fromEntries(
+      document.missedSavings.byReason.map((entry) => [entry.reason, [entry.services, entry.crossZoneGb, entry.basis]]),
+    );
+    expect(reasons).toEqual({
+      'not-enabled': [1, 2, 'enable-preview'],
+      'too-few-endpoints': [1, 1, 'at-stake'],
+      'overload-threshold': [0, 0, 'at-stake'],
+      'node-info': [1, 5, 'at-stake'],
+      other: [0, 0, 'at-stake'],
+    });
+    const cart = document.services.find((line) => line.name === 'cart')!;
+    expect(cart.months).toBeCloseTo(0.0333);
+    expect(cart.withHints.crossZoneGb).toBe(12);
+    expect(cart.missedSavings.crossZoneGb).toBe(3);
+    expect(cart.missedReason).toBe('not-enabled'); // the reason it spent longest in
+    expect(document.services.map((line) => `${line.cluster.name}/${line.name}`)).toEqual([
+      'edge/db',
+      'prod/api',
+      'prod/cart',
+    ]);
+    expect(document.topOpportunities.map((line) => line.name)).toEqual(['cart']);
+    expect(document.clusters.map((cluster) => [cluster.name, cluster.totals.services])).toEqual([
+      ['prod', 2],
+      ['edge', 1],
+    ]);
+    expect(document.notes).toEqual(
+      expect.arrayContaining([
+        'edge: no analysed snapshot covers this period',
+        '1 Service(s) have no declared traffic: their volume is the per-endpoint default, an estimate',
+        'edge: no cloud given: priced like AWS',
+      ]),
+    );
+  });
+
+  it('counts hint-state changes and lists the flapping Services', () => {
+    const document = buildReportDocument(
+      input([row({ name: 'flappy', routing: 'Auto' }), row({ name: 'steady', routing: 'Auto' })], {
+        transitions: [
+          { clusterId: 'c1', namespace: 'shop', name: 'flappy', from: 'populated', to: 'removed', count: 2 },
+          { clusterId: 'c1', namespace: 'shop', name: 'flappy', from: 'removed', to: 'populated', count: 1 },
+          { clusterId: 'c1', namespace: 'shop', name: 'steady', from: 'none', to: 'populated', count: 1 },
+        ],
+      }),
+    );
+    expect(document.hintStates).toMatchObject({
+      changes: 4,
+      servicesChanged: 2,
+      flappingThreshold: FLAPPING_MIN_CHANGES,
+    });
+    expect(document.hintStates.flapping).toEqual([
+      { cluster: { id: 'c1', name: 'prod' }, namespace: 'shop', name: 'flappy', changes: 3, hintState: 'none' },
+    ]);
+    expect(document.hintStates.transitions[0]).toEqual({ from: 'populated', to: 'removed', count: 2 });
+  });
+
+  it('lists zones past the overload threshold and Service CIDRs with risks, worst first', () => {
+    const capturedAt = new Date('2026-11-19T18:00:00Z');
+    const document = buildReportDocument(
+      input([], {
+        documents: [
+          {
+            clusterId: 'c1',
+            capturedAt,
+            nodeInfoSufficient: true,
+            nodeInfoReason: null,
+            zoneStats: [
+              {
+                name: 'zone-a',
+                cpuShare: 0.5,
+                expectedOverload: { max: 0.1, maxService: 'a/x', servicesAboveThreshold: 0 },
+              },
+              {
+                name: 'zone-b',
+                cpuShare: 0.25,
+                expectedOverload: { max: 0.33, maxService: 'a/y', servicesAboveThreshold: 2 },
+              },
+            ],
+            serviceCidrs: [
+              {
+                cidr: '10.96.0.0/12',
+                family: 'IPv4',
+                utilization: 0.01,
+                allocated: {},
+                free: {},
+                risks: [],
+                conflicts: [],
+              },
+              {
+                cidr: '10.100.0.0/24',
+                family: 'IPv4',
+                utilization: 0.9,
+                allocated: {},
+                free: {},
+                risks: [],
+                conflicts: [],
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(document.zonesAtRisk).toEqual([
+      expect.objectContaining({
+        zone: 'zone-b',
+        maxExpectedOverload: 0.33,
+        servicesAboveThreshold: 2,
+        asOf: capturedAt.toISOString(),
+      }),
+    ]);
+    expect(document.serviceCidrRisks.map((risk) => risk.cidr)).toEqual(['10.100.0.0/24']);
+  });
+});
+
+describe('missedReasonOf', () => {
+  it('maps the controller’s messages to the report’s reasons', () => {
+    expect(missedReasonOf('Insufficient number of endpoints (1 endpoints, 3 zones)')).toBe('too-few-endpoints');
+    expect(
+      missedReasonOf(
+        'Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (4 endpoints, 3 zones)',
+      ),
+    ).toBe('overload-threshold');
+    expect(missedReasonOf('Nodes only ready in one zone')).toBe('node-info');
+    expect(missedReasonOf('One or more endpoints do not have a zone specified')).toBe('other');
+    expect(missedReasonOf(null)).toBe('other');
+  });
+});
+
+describe('renderings', () => {
+  const document = buildReportDocument(
+    input([
+      row({ name: '=cmd|calc', hintReason: 'quote " and, comma' }),
+      row({ name: 'api', routing: 'Auto', hintState: 'populated', withHintsCost: -0.5 }),
+    ]),
+  );
+
+  it('CSV: a header and one RFC 4180 row per Service per cluster; formula-like text is defused, numbers are not', () => {
+    const csv = renderCsv(document);
+    expect(csv.endsWith('\r\n')).toBe(true);
+    const [header, ...rows] = parseCsv(csv);
+    expect(header).toEqual([...CSV_COLUMNS]);
+    expect(rows).toHaveLength(2);
+    const byName = Object.fromEntries(rows.map((fields) => [fields[header.indexOf('service')], fields]));
+    expect(byName["'=cmd|calc"][header.indexOf('hint_reason')]).toBe('quote " and, comma');
+    expect(byName.api[header.indexOf('cost_with_hints_usd')]).toBe('-0.5');
+    expect(csv).toContain('"quote "" and, comma"');
+  });
+
+  it('HTML: one self-contained page, every user text escaped, charts inline', () => {
+    const html = renderHtml(document);
+    expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(html).toContain('Daily &lt;FinOps&gt;');
+    expect(html).not.toContain('<FinOps>');
+    expect(html).not.toMatch(/<script|<link|<img|\b(src|href)=/i);
+    expect(html.match(/<svg /g)?.length).toBeGreaterThanOrEqual(4);
+  });
+});

@@ -1,0 +1,152 @@
+import type { INestApplication, INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { KubernetesList } from '@zw/core';
+import { createApiKey, createOrganization, createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
+import { loadWorkerConfig } from '../../apps/worker/src/config.js';
+import { WorkerModule } from '../../apps/worker/src/worker.module.js';
+import { createApiApp } from '../../apps/api/src/http-app.js';
+import { createTestDatabase, type TestDatabase } from './databases.js';
+import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from './redis.js';
+import { waitFor } from './wait.js';
+
+/**
+ * The whole stack for query-API tests, in this process: a fresh migrated database, the API on an
+ * ephemeral port and a worker, sharing the real Redis under a prefix of their own. Snapshots go in through
+ * the real ingest route and are recorded by the real worker.
+ */
+export interface QueryStack {
+  db: TestDatabase;
+  prisma: PrismaClient;
+  prefix: string;
+  api: INestApplication;
+  url: string;
+  worker: INestApplicationContext;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+const quiet = { logger: ['error' as const] };
+
+export async function startQueryStack(tag: string, overrides: Record<string, string> = {}): Promise<QueryStack> {
+  const db = await createTestDatabase(tag);
+  const prefix = uniquePrefix(tag);
+  const env = {
+    DATABASE_URL: db.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    JOB_BACKOFF_MS: '100',
+    SWEEP_GRACE_MS: '1000',
+    SWEEP_EVERY_MS: '1000',
+    DB_POOL_MAX: '4',
+    READ_POOL_MAX: '4',
+    ...overrides,
+  };
+  Object.assign(process.env, env);
+  const prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 2 });
+  const api = await createApiApp(quiet);
+  await api.listen(0, '127.0.0.1');
+  const url = (await api.getUrl()).replace('[::1]', '127.0.0.1');
+  const worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(loadWorkerConfig(env)), quiet);
+  return {
+    db,
+    prisma,
+    prefix,
+    api,
+    url,
+    worker,
+    env,
+    async stop() {
+      await worker.close();
+      await api.close();
+      await prisma.$disconnect();
+      await deletePrefixKeys(prefix);
+      await db.drop();
+    },
+  };
+}
+
+export interface Tenant {
+  organizationId: string;
+  slug: string;
+  adminKey: string;
+  readKey: string;
+}
+
+/** An organization with an admin key and a read-only key. */
+export async function createTenant(prisma: PrismaClient, slug: string): Promise<Tenant> {
+  const organization = await createOrganization(prisma, { slug });
+  const admin = await createApiKey(prisma, { organizationId: organization.id, name: 'admin', scopes: ['admin'] });
+  const read = await createApiKey(prisma, { organizationId: organization.id, name: 'read', scopes: ['read'] });
+  return { organizationId: organization.id, slug, adminKey: admin.key, readKey: read.key };
+}
+
+/** A cluster of the tenant, created directly in the database, with its agent token. */
+export async function createCluster(
+  prisma: PrismaClient,
+  tenant: Tenant,
+  name: string,
+  extra: { cloud?: 'aws' | 'gcp' | 'azure' | 'other'; region?: string; crossZonePricePerGb?: number } = {},
+): Promise<{ id: string; token: string }> {
+  const { cluster, agentToken } = await registerCluster(prisma, { organizationSlug: tenant.slug, name, ...extra });
+  return { id: cluster.id, token: agentToken };
+}
+
+export interface Answer<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** An HTTP client of the API authenticating with one key (or none). */
+export function apiClient(url: string, key: string | null) {
+  async function call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    const type = response.headers.get('content-type') ?? '';
+    const parsed = /json/.test(type) && text ? (JSON.parse(text) as T) : (text as T);
+    return { status: response.status, headers: response.headers, body: parsed } as Answer<T>;
+  }
+  return {
+    get: <T = any>(path: string, headers?: Record<string, string>) => call<T>('GET', path, undefined, headers), // eslint-disable-line @typescript-eslint/no-explicit-any
+    post: <T = any>(path: string, body?: unknown) => call<T>('POST', path, body ?? {}), // eslint-disable-line @typescript-eslint/no-explicit-any
+    patch: <T = any>(path: string, body: unknown) => call<T>('PATCH', path, body), // eslint-disable-line @typescript-eslint/no-explicit-any
+    put: <T = any>(path: string, body: unknown) => call<T>('PUT', path, body), // eslint-disable-line @typescript-eslint/no-explicit-any
+    delete: <T = any>(path: string) => call<T>('DELETE', path), // eslint-disable-line @typescript-eslint/no-explicit-any
+    call,
+  };
+}
+
+/** Pushes a snapshot through the real ingest route with the cluster's agent token; returns its id. */
+export async function pushSnapshot(url: string, agentToken: string, list: KubernetesList): Promise<string> {
+  const response = await fetch(`${url}/v1/ingest/snapshots`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${agentToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(list),
+  });
+  if (response.status !== 202) throw new Error(`push answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { snapshotId: string }).snapshotId;
+}
+
+/** Waits until the worker recorded every one of these snapshots. */
+export async function waitProcessed(prisma: PrismaClient, snapshotIds: string[], timeoutMs = 30_000): Promise<void> {
+  await waitFor(
+    `${snapshotIds.length} snapshot(s) processed`,
+    async () => {
+      const failed = await prisma.snapshot.findFirst({ where: { id: { in: snapshotIds }, status: 'failed' } });
+      if (failed) throw new Error(`snapshot ${failed.id} failed: ${failed.error}`);
+      return (
+        (await prisma.snapshot.count({ where: { id: { in: snapshotIds }, status: 'processed' } })) ===
+        snapshotIds.length
+      );
+    },
+    timeoutMs,
+  );
+}
