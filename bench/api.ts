@@ -1,8 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { Agent, get } from 'node:http';
-import { once } from 'node:events';
-import { connect, createServer } from 'node:net';
-import { join } from 'node:path';
 import { generateFleetSnapshot, type KubernetesList } from '@zw/core';
 import {
   clusterHead,
@@ -15,8 +11,21 @@ import {
   ReadDb,
   registerCluster,
 } from '@zw/db';
-import pg from 'pg';
-import { Redis } from 'ioredis';
+import {
+  SERVER_URL,
+  REDIS_URL,
+  withCapturedAt,
+  inParallel,
+  waitUntil,
+  startApp,
+  stop,
+  migrate,
+  dropDatabase,
+  deleteKeys,
+  reachable,
+  freePort,
+  waitForPort,
+} from './local-stack.js';
 
 /**
  * Query-API latency under load, measured with the real processes (compiled api and worker, the local
@@ -28,11 +37,6 @@ import { Redis } from 'ioredis';
  * 50 concurrent callers, and from one). Called by bench/main.ts; bounded: a fixed request count per
  * measurement and a time cap on each.
  */
-
-const ROOT = join(__dirname, '..', '..'); // dist/bench → repository root
-const SERVER_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432';
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const CAPTURED_AT = 'zonewise.io/captured-at';
 
 const CONNECTIONS = 50;
 const REQUESTS = 4000;
@@ -82,7 +86,7 @@ export async function runApiBench(): Promise<string[]> {
     const started = performance.now();
     const large = await largeCluster(prisma, apiUrl);
     const fleet = await fleetOf(prisma, apiUrl, FLEET_CLUSTERS);
-    await waitUntil(async () => (await pending(prisma)) === 0, 600_000);
+    await waitUntil(async () => (await pending(prisma)) === 0, 600_000, 200);
     const setupSeconds = (performance.now() - started) / 1000;
     await prisma.$executeRawUnsafe('ANALYZE');
 
@@ -246,101 +250,4 @@ async function push(apiUrl: string, token: string, list: KubernetesList): Promis
     body: JSON.stringify(list),
   });
   if (response.status !== 202) throw new Error(`api bench: push answered ${response.status}: ${await response.text()}`);
-}
-
-function withCapturedAt(list: KubernetesList, at: Date): KubernetesList {
-  return { ...list, metadata: { annotations: { ...list.metadata.annotations, [CAPTURED_AT]: at.toISOString() } } };
-}
-
-async function inParallel<T>(items: T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) await work(items[next++]);
-    }),
-  );
-}
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, everyMs = 200): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`api bench: timed out after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
-function startApp(app: 'api' | 'worker', env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [join(ROOT, 'dist', 'apps', app, 'main.js')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-}
-
-function migrate(databaseUrl: string): void {
-  const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'prisma-migrate.mjs'), 'deploy'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    encoding: 'utf8',
-  });
-  if (run.status !== 0) throw new Error(`api bench: migration failed: ${run.stderr}`);
-}
-
-async function dropDatabase(name: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: `${SERVER_URL}/postgres` });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
-}
-
-async function deleteKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
-async function reachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port) }, () => {
-      socket.end();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-    socket.setTimeout(1000, () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
-
-async function waitForPort(port: number): Promise<void> {
-  await waitUntil(() => reachable(`http://127.0.0.1:${port}`), 30_000, 100);
 }

@@ -29,13 +29,24 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'zonewise-bench-'));
   try {
     const file = join(dir, 'snapshot.json');
-    writeFileSync(file, JSON.stringify(generateFleetSnapshot({ ...KUBERNETES_SCALE, autoShare: 0.5, zoneCpuWeights: [1, 1, 1.5] })));
+    writeFileSync(
+      file,
+      JSON.stringify(generateFleetSnapshot({ ...KUBERNETES_SCALE, autoShare: 0.5, zoneCpuWeights: [1, 1, 1.5] })),
+    );
     const run = runCore(file);
     const ratio = run.analyzeMs / run.floorMs;
-    console.log(`core: snapshot at Kubernetes' documented scale limits: ${KUBERNETES_SCALE.nodes} nodes, ${KUBERNETES_SCALE.zones} zones, ${KUBERNETES_SCALE.services} Services, ${KUBERNETES_SCALE.services * KUBERNETES_SCALE.endpointsPerService} endpoints (${(run.inputBytes / 2 ** 20).toFixed(1)} MiB)`);
-    console.log(`core: floor (JSON.parse input + JSON.stringify output) ${run.floorMs.toFixed(0)} ms; analyze ${run.analyzeMs.toFixed(0)} ms`);
-    console.log(`core: peak memory ${(run.maxRssBytes / 2 ** 20).toFixed(0)} MiB (limit ${MEMORY_LIMIT_BYTES / 2 ** 20} MiB): ${run.maxRssBytes < MEMORY_LIMIT_BYTES ? 'ok' : 'OVER'}`);
-    console.log(`core analyze ratio: ${ratio.toFixed(2)}x floor (target <= ${TARGET_RATIO}x): ${ratio <= TARGET_RATIO ? 'ok' : 'OVER'}`);
+    console.log(
+      `core: snapshot at Kubernetes' documented scale limits: ${KUBERNETES_SCALE.nodes} nodes, ${KUBERNETES_SCALE.zones} zones, ${KUBERNETES_SCALE.services} Services, ${KUBERNETES_SCALE.services * KUBERNETES_SCALE.endpointsPerService} endpoints (${(run.inputBytes / 2 ** 20).toFixed(1)} MiB)`,
+    );
+    console.log(
+      `core: floor (JSON.parse input + JSON.stringify output) ${run.floorMs.toFixed(0)} ms; analyze ${run.analyzeMs.toFixed(0)} ms`,
+    );
+    console.log(
+      `core: peak memory ${(run.maxRssBytes / 2 ** 20).toFixed(0)} MiB (limit ${MEMORY_LIMIT_BYTES / 2 ** 20} MiB): ${run.maxRssBytes < MEMORY_LIMIT_BYTES ? 'ok' : 'OVER'}`,
+    );
+    console.log(
+      `core analyze ratio: ${ratio.toFixed(2)}x floor (target <= ${TARGET_RATIO}x): ${ratio <= TARGET_RATIO ? 'ok' : 'OVER'}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -45,7 +56,9 @@ async function main(): Promise<void> {
 function runCore(file: string): CoreRun {
   const script = join(__dirname, 'core-run.js');
   const args = ['--expose-gc', script, file, '5'];
-  const pinned = hasTaskset() ? ['taskset', ['-c', '0', process.execPath, ...args]] as const : [process.execPath, args] as const;
+  const pinned = hasTaskset()
+    ? (['taskset', ['-c', '0', process.execPath, ...args]] as const)
+    : ([process.execPath, args] as const);
   const result = spawnSync(pinned[0], pinned[1], { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (result.status !== 0) throw new Error(`core benchmark failed: ${result.stderr}`);
   return JSON.parse(result.stdout) as CoreRun;

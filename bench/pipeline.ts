@@ -1,12 +1,22 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer, connect } from 'node:net';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { analyzeSnapshot, generateFleetSnapshot, type KubernetesList, parseSnapshot } from '@zw/core';
 import { createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
-import pg from 'pg';
-import { Redis } from 'ioredis';
+import {
+  SERVER_URL,
+  REDIS_URL,
+  withCapturedAt,
+  inParallel,
+  waitUntil,
+  startApp,
+  stop,
+  migrate,
+  dropDatabase,
+  deleteKeys,
+  reachable,
+  freePort,
+  waitForPort,
+} from './local-stack.js';
 
 /**
  * The ingest → queue → worker → history pipeline, measured with the real processes (compiled api and
@@ -17,11 +27,6 @@ import { Redis } from 'ioredis';
  *  - end-to-end latency, push to queryable, of the 150,000-endpoint snapshot;
  *  - bytes an unchanged snapshot adds to the history of that 10,000-Service cluster.
  */
-
-const ROOT = join(__dirname, '..', '..'); // dist/bench → repository root
-const SERVER_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432';
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const CAPTURED_AT = 'zonewise.io/captured-at';
 
 const MID_SIZE = { nodes: 60, zones: 3, services: 300, endpointsPerService: 10 };
 const MID_SIZE_SNAPSHOTS = 300;
@@ -231,104 +236,15 @@ function toggleTopology(list: KubernetesList, from: number, count: number): Kube
   return { ...list, items };
 }
 
-function withCapturedAt(list: KubernetesList, at: Date): KubernetesList {
-  return { ...list, metadata: { annotations: { ...list.metadata.annotations, [CAPTURED_AT]: at.toISOString() } } };
-}
-
 async function countProcessed(prisma: PrismaClient, clusterId: string): Promise<number> {
   const failed = await prisma.snapshot.findFirst({ where: { clusterId, status: 'failed' }, select: { error: true } });
   if (failed) throw new Error(`a snapshot failed: ${failed.error}`);
   return prisma.snapshot.count({ where: { clusterId, status: 'processed' } });
 }
 
-async function inParallel<T>(items: T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) await work(items[next++]);
-    }),
-  );
-}
-
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
-}
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, everyMs = 20): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`pipeline bench: timed out after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
-function startApp(app: 'api' | 'worker', env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', app, 'main.js')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return child;
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-}
-
-function migrate(databaseUrl: string): void {
-  const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'prisma-migrate.mjs'), 'deploy'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    encoding: 'utf8',
-  });
-  if (run.status !== 0) throw new Error(`pipeline bench: migration failed: ${run.stderr}`);
-}
-
-async function dropDatabase(name: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: `${SERVER_URL}/postgres` });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.end();
-}
-
-async function deleteKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== '0');
-  redis.disconnect();
-}
-
-async function reachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  const socket = connect(Number(port || (url.startsWith('redis') ? 6379 : 5432)), hostname);
-  const connected = await new Promise<boolean>((resolve) => {
-    socket.once('connect', () => resolve(true));
-    socket.once('error', () => resolve(false));
-    socket.setTimeout(1000, () => resolve(false));
-  });
-  socket.destroy();
-  return connected;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
-
-async function waitForPort(port: number): Promise<void> {
-  await waitUntil(() => reachable(`http://127.0.0.1:${port}`), 30_000, 100);
 }
 
 if (require.main === module) {

@@ -1,0 +1,106 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { connect, createServer } from 'node:net';
+import { join } from 'node:path';
+import type { KubernetesList } from '@zw/core';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+
+/**
+ * What the pipeline and API benchmarks share: the local PostgreSQL and Redis, the compiled apps as
+ * child processes, and small polling helpers.
+ */
+
+export const ROOT = join(__dirname, '..', '..'); // dist/bench → repository root
+export const SERVER_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432';
+export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const CAPTURED_AT = 'zonewise.io/captured-at';
+
+export function withCapturedAt(list: KubernetesList, at: Date): KubernetesList {
+  return { ...list, metadata: { annotations: { ...list.metadata.annotations, [CAPTURED_AT]: at.toISOString() } } };
+}
+
+export async function inParallel<T>(items: T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await work(items[next++]);
+    }),
+  );
+}
+
+export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, everyMs = 20): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`pipeline bench: timed out after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+export function startApp(app: 'api' | 'worker', env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', app, 'main.js')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return child;
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export function migrate(databaseUrl: string): void {
+  const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'prisma-migrate.mjs'), 'deploy'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    encoding: 'utf8',
+  });
+  if (run.status !== 0) throw new Error(`bench: migration of ${databaseUrl} failed: ${run.stderr}`);
+}
+
+export async function dropDatabase(name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: `${SERVER_URL}/postgres` });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.end();
+}
+
+export async function deleteKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await redis.del(...keys);
+  } while (cursor !== '0');
+  redis.disconnect();
+}
+
+export async function reachable(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port || (url.startsWith('redis') ? 6379 : 5432)), hostname);
+  const connected = await new Promise<boolean>((resolve) => {
+    socket.once('connect', () => resolve(true));
+    socket.once('error', () => resolve(false));
+    socket.setTimeout(1000, () => resolve(false));
+  });
+  socket.destroy();
+  return connected;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+export async function waitForPort(port: number): Promise<void> {
+  await waitUntil(() => reachable(`http://127.0.0.1:${port}`), 30_000, 100);
+}
