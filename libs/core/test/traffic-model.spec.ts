@@ -346,22 +346,25 @@ describe('modelSliceTraffic: the counting path equals the full model', () => {
       fc.constant<EndpointHints>({ forZones: [{ name: 'zone-a' }], forNodes: [{ name: 'n1' }] }),
     ),
   });
-  const slicesArb = fc.array(fc.array(endpointArb, { maxLength: 10 }), { minLength: 1, maxLength: 2 });
+  const slicesArb = fc
+    .array(fc.array(endpointArb, { maxLength: 10 }), { minLength: 1, maxLength: 2 })
+    .map((sliceSpecs): EndpointSlice[] =>
+      sliceSpecs.map((endpoints, index) => ({
+        metadata: { name: `web-${index}`, namespace: 'default' },
+        addressType: 'IPv4',
+        endpoints: endpoints.map((spec) => ({
+          addresses: [`10.0.0.${spec.address}`],
+          ...(spec.zone === undefined ? {} : { zone: spec.zone }),
+          conditions: spec.ready === undefined ? {} : { ready: spec.ready },
+          ...(spec.hints === undefined ? {} : { hints: spec.hints }),
+        })),
+      })),
+    );
   const sharesArb = fc.array(fc.tuple(zone, fc.double({ min: 0, max: 5, noNaN: true })), { maxLength: 4 });
 
   it('for any slices and origin shares', () => {
     fc.assert(
-      fc.property(slicesArb, sharesArb, (sliceSpecs, shares) => {
-        const slices: EndpointSlice[] = sliceSpecs.map((endpoints, index) => ({
-          metadata: { name: `web-${index}`, namespace: 'default' },
-          addressType: 'IPv4',
-          endpoints: endpoints.map((spec) => ({
-            addresses: [`10.0.0.${spec.address}`],
-            ...(spec.zone === undefined ? {} : { zone: spec.zone }),
-            conditions: spec.ready === undefined ? {} : { ready: spec.ready },
-            ...(spec.hints === undefined ? {} : { hints: spec.hints }),
-          })),
-        }));
+      fc.property(slicesArb, sharesArb, (slices, shares) => {
         const originShares = new Map(shares);
         const full = modelTraffic({ endpoints: trafficEndpointsFromSlices(slices, 'IPv4'), originShares });
         const counted = modelSliceTraffic(slices, 'IPv4', originShares);
@@ -378,17 +381,7 @@ describe('modelSliceTraffic: the counting path equals the full model', () => {
 
   it('the per-origin form used by analyze lists the same overloads, in origin-zone order', () => {
     fc.assert(
-      fc.property(slicesArb, sharesArb, (sliceSpecs, shares) => {
-        const slices: EndpointSlice[] = sliceSpecs.map((endpoints, index) => ({
-          metadata: { name: `web-${index}`, namespace: 'default' },
-          addressType: 'IPv4',
-          endpoints: endpoints.map((spec) => ({
-            addresses: [`10.0.0.${spec.address}`],
-            ...(spec.zone === undefined ? {} : { zone: spec.zone }),
-            conditions: spec.ready === undefined ? {} : { ready: spec.ready },
-            ...(spec.hints === undefined ? {} : { hints: spec.hints }),
-          })),
-        }));
+      fc.property(slicesArb, sharesArb, (slices, shares) => {
         const originShares = new Map(shares);
         const model = modelSliceTraffic(slices, 'IPv4', originShares);
         const byOrigin = sliceTrafficByOrigin(slices, 'IPv4', originShares);

@@ -1,8 +1,19 @@
 import type { Db } from './db-client.js';
 import type { Report, ReportFormat, ReportTrigger } from './generated/prisma/client.js';
 import type { ReadDb } from './read-db.js';
+import type {
+  ClusterDocumentsRow,
+  CoverageRow,
+  ServicePeriodRow,
+  StateCountRow,
+  TransitionRow,
+  TrendRow,
+} from '@zw/reports';
 import { EFFECTIVE_TRAFFIC_SQL, MISSED_FRACTION_SQL, OPPORTUNITY_SQL } from './read-model/rollup.js';
 import { HOURS_PER_MONTH } from './read-model/savings.js';
+
+// The row shapes are the pure report builder's input types: this module fills them from SQL.
+export type { ClusterDocumentsRow, CoverageRow, ServicePeriodRow, StateCountRow, TransitionRow, TrendRow };
 
 /**
  * Storage side of scheduled reports: claiming a schedule's period (the row whose unique key makes a
@@ -133,27 +144,6 @@ function periodValues(query: PeriodQuery): unknown[] {
   return [query.clusters.ids, query.clusters.prices, query.from, query.to, query.now];
 }
 
-export interface ServicePeriodRow {
-  clusterId: string;
-  namespace: string;
-  name: string;
-  routing: string;
-  hintState: string;
-  hintReason: string | null;
-  trafficSource: 'api' | 'annotation' | 'default-per-endpoint';
-  estimated: boolean;
-  missedBasis: 'preview' | 'blocked' | null;
-  missedReason: string | null;
-  months: number;
-  trafficGb: number;
-  withoutHintsGb: number;
-  withoutHintsCost: number;
-  withHintsGb: number;
-  withHintsCost: number;
-  missedGb: number;
-  missedCost: number;
-}
-
 /**
  * Each Service's integrals over the period, one row per kind of missed saving it went through, with its
  * latest state in the period. Sums run in numeric, as the savings read model's do.
@@ -186,15 +176,6 @@ export async function reportServiceRows(db: ReadDb, query: PeriodQuery): Promise
   );
 }
 
-export interface TransitionRow {
-  clusterId: string;
-  namespace: string;
-  name: string;
-  from: string;
-  to: string;
-  count: number;
-}
-
 /**
  * Hint-state changes inside (from, to), counted as the Service timeline counts them: two back-to-back
  * intervals of a Service whose hint states differ.
@@ -222,16 +203,6 @@ export async function reportTransitionRows(
       ORDER BY cluster_id, namespace, name, previous_state, state`,
     [clusterIds, from, to],
   );
-}
-
-export interface TrendRow {
-  index: number;
-  withoutHintsGb: number;
-  withoutHintsCost: number;
-  withHintsGb: number;
-  withHintsCost: number;
-  notEnabledGb: number;
-  notEnabledCost: number;
 }
 
 /** The period's integrals per bucket (buckets given in order), over every cluster of the query. */
@@ -276,13 +247,6 @@ export async function reportTrendRows(
   );
 }
 
-export interface StateCountRow {
-  index: number;
-  populated: number;
-  removed: number;
-  none: number;
-}
-
 /** Services by hint state at each instant (the newest summary of each cluster before it), summed over clusters. */
 export async function reportStateCounts(
   db: ReadDb,
@@ -301,14 +265,6 @@ export async function reportStateCounts(
       GROUP BY b.idx ORDER BY b.idx`,
     [clusterIds, instants.map((_, index) => index), instants],
   );
-}
-
-export interface CoverageRow {
-  clusterId: string;
-  snapshots: number;
-  firstCapturedAt: Date | null;
-  lastCapturedAt: Date | null;
-  historyBeforePeriod: boolean;
 }
 
 /** Per cluster: the snapshots recorded in [from, to), and whether any was recorded before `from`. */
@@ -332,15 +288,6 @@ export async function reportCoverage(
        FROM unnest($1::uuid[]) AS c(id)`,
     [clusterIds, from, to],
   );
-}
-
-export interface ClusterDocumentsRow {
-  clusterId: string;
-  capturedAt: Date;
-  nodeInfoSufficient: boolean;
-  nodeInfoReason: string | null;
-  zoneStats: unknown;
-  serviceCidrs: unknown;
 }
 
 /** Each cluster's newest analysis captured before `before`: node info, per-zone statistics, Service CIDRs. */
