@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
-import type { KubernetesList } from '@zw/core';
+import { CAPTURED_AT_ANNOTATION, type KubernetesList } from '@zw/core';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 
@@ -14,10 +14,12 @@ import { Redis } from 'ioredis';
 export const ROOT = join(__dirname, '..', '..'); // dist/bench → repository root
 export const SERVER_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const CAPTURED_AT = 'zonewise.io/captured-at';
 
 export function withCapturedAt(list: KubernetesList, at: Date): KubernetesList {
-  return { ...list, metadata: { annotations: { ...list.metadata.annotations, [CAPTURED_AT]: at.toISOString() } } };
+  return {
+    ...list,
+    metadata: { annotations: { ...list.metadata.annotations, [CAPTURED_AT_ANNOTATION]: at.toISOString() } },
+  };
 }
 
 export async function inParallel<T>(items: T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {

@@ -1,6 +1,12 @@
-import { generateFleetSnapshot, type KubernetesList, seededRandom, SERVICE_NAME_LABEL } from '@zw/core';
+import {
+  CAPTURED_AT_ANNOTATION,
+  generateFleetSnapshot,
+  type KubernetesList,
+  seededRandom,
+  SERVICE_NAME_LABEL,
+} from '@zw/core';
 
-export const CAPTURED_AT = 'zonewise.io/captured-at';
+export const CAPTURED_AT = CAPTURED_AT_ANNOTATION;
 const TOPOLOGY_MODE = 'service.kubernetes.io/topology-mode';
 
 type Item = KubernetesList['items'][number];

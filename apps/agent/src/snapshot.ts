@@ -1,14 +1,11 @@
 import type { EndpointSlice, Node, Service, ServiceCIDR } from '@zw/core';
-import { SERVICE_CIDR_ANNOTATION } from '@zw/core';
+import { CAPTURED_AT_ANNOTATION, SERVICE_CIDR_ANNOTATION } from '@zw/core';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { compactEndpointSlice, compactNode, compactService, compactServiceCIDR } from './compact.js';
 
 const gzipAsync = promisify(gzip);
-
-/** When the snapshot was taken; the API orders history by it (apps/api/src/ingest/captured-at.ts). */
-export const CAPTURED_AT_ANNOTATION = 'zonewise.io/captured-at';
 
 export interface ClusterObjects {
   nodes: readonly unknown[];

@@ -12,7 +12,7 @@ import { waitFor } from '../../../test/support/wait.js';
 import { createApiApp } from '../../api/src/http-app.js';
 import { loadWorkerConfig } from '../../worker/src/config.js';
 import { WorkerModule } from '../../worker/src/worker.module.js';
-import { CAPTURED_AT_ANNOTATION } from '../src/snapshot.js';
+import { CAPTURED_AT_ANNOTATION } from '@zw/core';
 import { DEMO_FLEET, spotNodes } from '../src/simulator/fleet.js';
 import { simulatedSnapshot } from '../src/simulator/simulation.js';
 import { buildAgentAndCli, ROOT } from './support/pipeline.js';

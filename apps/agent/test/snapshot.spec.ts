@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compactLastApplied } from '../src/compact.js';
 import { RESOURCES } from '../src/kubernetes.js';
-import { buildSnapshot, CAPTURED_AT_ANNOTATION } from '../src/snapshot.js';
+import { CAPTURED_AT_ANNOTATION } from '@zw/core';
+import { buildSnapshot } from '../src/snapshot.js';
 import { realisticCluster, SERVICE_CIDR_OBJECT } from './support/cluster.js';
 import { FakeApiServer } from './support/fake-apiserver.js';
 

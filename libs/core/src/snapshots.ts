@@ -14,6 +14,8 @@ import type { Snapshot } from './snapshot-model.js';
 
 export const SERVICE_CIDR_ANNOTATION = 'zonewise.io/service-cidr';
 export const ZONE_TRAFFIC_WEIGHTS_ANNOTATION = 'zonewise.io/zone-traffic-weights';
+/** When an agent took the snapshot (RFC 3339); the pipeline orders history by it. */
+export const CAPTURED_AT_ANNOTATION = 'zonewise.io/captured-at';
 
 export class SnapshotError extends Error {
   constructor(

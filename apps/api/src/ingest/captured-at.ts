@@ -1,17 +1,16 @@
+import { CAPTURED_AT_ANNOTATION } from '@zw/core';
 import { ProblemException } from '../problem.js';
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 /**
  * When the agent took the snapshot. History is ordered by this time, not by arrival, so agents state it:
- * on a List as the annotation below, on the wrapped form as a top-level `capturedAt`.
+ * on a List as the `zonewise.io/captured-at` annotation, on the wrapped form as a top-level `capturedAt`.
  *
  * Decision: in the body rather than a header, so it is covered by the content hash (a re-push of the
  * same capture is a duplicate; a new capture of an unchanged cluster is not). A snapshot without it is
  * taken to be captured when it arrived.
  */
-export const CAPTURED_AT_ANNOTATION = 'zonewise.io/captured-at';
-
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
-
 export function capturedAtOf(document: Record<string, unknown>, receivedAt: Date): Date {
   const { value, path } = statedCapturedAt(document);
   if (value === undefined) return receivedAt;
