@@ -54,7 +54,13 @@ async function main(): Promise<number> {
     say('playing two hours of demo-fleet history');
     await runToCompletion('fleet-backfill', 'dist/apps/agent/simulate.js', [...simulate, ...BACKFILL], env, logDir);
     children.push(
-      startChild('fleet', 'dist/apps/agent/simulate.js', [...simulate, '--interval', config.ZONEWISE_DEMO_INTERVAL], env, logDir),
+      startChild(
+        'fleet',
+        'dist/apps/agent/simulate.js',
+        [...simulate, '--interval', config.ZONEWISE_DEMO_INTERVAL],
+        env,
+        logDir,
+      ),
     );
     const fleet = await waitForFleet(apiUrl, tenant.apiKey, children);
     printWelcome(apiUrl, tenant.apiKey, config, logDir, formatFleet(fleet));
@@ -81,18 +87,28 @@ async function waitForReady(apiUrl: string, api: Child, timeoutMs = 60_000): Pro
   throw new Error(`the API did not become ready within ${timeoutMs / 1000} s (log: ${api.logFile})`);
 }
 
-/** Resolves on Ctrl-C or SIGTERM (exit 0), or when a child dies (exit 1, with its last log lines). */
+/**
+ * Resolves on Ctrl-C or SIGTERM (exit 0), or when a child dies (exit 1, with its last log lines). Once
+ * stopping has begun, children exiting is expected (a terminal's Ctrl-C reaches them too) and is not reported.
+ */
 function runUntilStopped(children: Child[]): Promise<number> {
   return new Promise((resolve) => {
+    let stopping = false;
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.once(signal, () => {
+        if (stopping) return;
+        stopping = true;
         say('stopping');
         resolve(0);
       });
     }
     for (const child of children) {
       void child.exited.then((code) => {
-        process.stderr.write(`zonewise demo: ${child.name} exited (${code}); last lines of ${child.logFile}:\n${child.lastLines()}\n`);
+        if (stopping) return;
+        stopping = true;
+        process.stderr.write(
+          `zonewise demo: ${child.name} exited (${code}); last lines of ${child.logFile}:\n${child.lastLines()}\n`,
+        );
         resolve(1);
       });
     }

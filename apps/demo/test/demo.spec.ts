@@ -75,18 +75,25 @@ describe('npm run demo', () => {
       }
 
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
-      const fleet = await fetch(`http://127.0.0.1:${port}/v1/fleet`, { headers: { authorization: `Bearer ${apiKey}` } });
+      const fleet = await fetch(`http://127.0.0.1:${port}/v1/fleet`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
       expect(fleet.status).toBe(200);
       const body = (await fleet.json()) as { clusters: { name: string; services: Record<string, number> }[] };
       expect(body.clusters).toHaveLength(4);
       for (const cluster of body.clusters) {
         expect(cluster.services.populated + cluster.services.removed + cluster.services.none).toBeGreaterThan(0);
       }
-      const unauthorized = await fetch(`http://127.0.0.1:${port}/v1/fleet`, { headers: { authorization: 'Bearer wrong-key-0123456789' } });
+      const unauthorized = await fetch(`http://127.0.0.1:${port}/v1/fleet`, {
+        headers: { authorization: 'Bearer wrong-key-0123456789' },
+      });
       expect(unauthorized.status).toBe(401);
 
       demo.child.kill('SIGINT');
       expect(await demo.exited).toBe(0);
+      // Stopping its own children is not reported as a child dying.
+      expect(demo.output()).toContain('zonewise demo: stopping');
+      expect(demo.output()).not.toMatch(/exited \(/);
       await expect(fetch(`http://127.0.0.1:${port}/readyz`)).rejects.toThrow();
     } finally {
       demo.child.kill('SIGKILL');
