@@ -21,6 +21,12 @@ import { type ServiceSavingsState, type ServiceState, withStateHash } from './hi
 
 const gunzipAsync = promisify(gunzip);
 
+/**
+ * zlib's asynchronous calls hand the thread pool one output chunk at a time (16 KiB by default): a
+ * 660 KiB mid-size payload took 3 ms that way and 0.4 ms with 1 MiB chunks; the 30 MiB one 115 ms and 22 ms.
+ */
+const GUNZIP_CHUNK_BYTES = 1 << 20;
+
 /** A snapshot that no retry can ever make processable: bad payload, too old, payload gone. */
 export class UnprocessableSnapshotError extends Error {
   override name = 'UnprocessableSnapshotError';
@@ -35,7 +41,7 @@ export interface AnalyzedSnapshot {
 export async function readPayload(gzipped: Uint8Array): Promise<unknown> {
   let json: Buffer;
   try {
-    json = await gunzipAsync(gzipped);
+    json = await gunzipAsync(gzipped, { chunkSize: GUNZIP_CHUNK_BYTES });
   } catch (error) {
     throw new UnprocessableSnapshotError(`stored payload is not valid gzip: ${(error as Error).message}`);
   }

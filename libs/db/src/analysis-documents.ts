@@ -1,24 +1,30 @@
 import { createHash } from 'node:crypto';
 import type { Db } from './db-client.js';
+import { Prisma } from './generated/prisma/client.js';
 
 /**
- * Stores a JSON document derived from a snapshot once per distinct content per cluster and returns its
- * key (the first 16 bytes of SHA-256 over its JSON). Call it under the cluster's lock: retention deletes
- * unreferenced documents under the same lock, so a document found here cannot vanish before the summary
- * referencing it commits.
+ * JSON documents derived from a snapshot, stored once per distinct content per cluster under the first 16
+ * bytes of SHA-256 over their JSON. Store them under the cluster's lock: retention deletes unreferenced
+ * documents under the same lock, so a document found stored cannot vanish before the summary referencing
+ * it commits.
  */
-export async function storeAnalysisDocument(
-  db: Db,
-  clusterId: string,
-  body: unknown,
-): Promise<Uint8Array<ArrayBuffer>> {
+export interface AnalysisDocument {
+  hash: Uint8Array<ArrayBuffer>;
+  json: string;
+}
+
+/** A document as stored: its JSON and its key. */
+export function analysisDocument(body: unknown): AnalysisDocument {
   const json = JSON.stringify(body);
-  const hash = new Uint8Array(createHash('sha256').update(json).digest().subarray(0, 16));
-  await db.$executeRaw`
+  return { json, hash: new Uint8Array(createHash('sha256').update(json).digest().subarray(0, 16)) };
+}
+
+/** The INSERT storing a document unless the cluster has it already (usable as a data-modifying CTE). */
+export function insertAnalysisDocumentSql(clusterId: string, document: AnalysisDocument): Prisma.Sql {
+  return Prisma.sql`
     INSERT INTO analysis_documents (cluster_id, hash, body)
-    VALUES (${clusterId}::uuid, ${hash}::bytea, ${json}::jsonb)
+    VALUES (${clusterId}::uuid, ${document.hash}::bytea, ${document.json}::jsonb)
     ON CONFLICT (cluster_id, hash) DO NOTHING`;
-  return hash;
 }
 
 /** Deletes the cluster's documents no snapshot summary references any more (under the cluster's lock). */

@@ -28,13 +28,18 @@ export {
 export { createOrganization, findOrganizationBySlug, type CreateOrganizationInput } from './organizations.js';
 export { ReadDb, type ExecutedQuery, type ReadDbOptions } from './read-db.js';
 export { fleetRows, type FleetRow } from './read-model/fleet.js';
-export { pruneAnalysisDocuments, storeAnalysisDocument } from './analysis-documents.js';
+export {
+  analysisDocument,
+  insertAnalysisDocumentSql,
+  pruneAnalysisDocuments,
+  type AnalysisDocument,
+} from './analysis-documents.js';
 export {
   EFFECTIVE_TRAFFIC_SQL,
   MISSED_FRACTION_SQL,
   OPPORTUNITY_SQL,
   refreshLatestRollup,
-  refreshSummaryRollup,
+  summaryRollupSql,
 } from './read-model/rollup.js';
 export {
   clusterHead,

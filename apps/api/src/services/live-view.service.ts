@@ -25,6 +25,9 @@ import type { ApiConfig } from '../config.js';
 
 const gunzipAsync = promisify(gunzip);
 
+/** zlib's default 16 KiB chunks cost a thread-pool round trip each: 1 MiB inflates 30 MiB 5x faster. */
+const GUNZIP_CHUNK_BYTES = 1 << 20;
+
 /**
  * How many parsed payloads are kept (each at most LIVE_VIEW_CACHE_MAX_BYTES of JSON; parsed, a snapshot
  * takes a few times its JSON size in memory).
@@ -141,7 +144,7 @@ export class LiveViewService {
       [snapshotId],
     );
     if (!row?.gzip) return null;
-    const snapshot = parseSnapshot(JSON.parse((await gunzipAsync(row.gzip)).toString('utf8')));
+    const snapshot = parseSnapshot(JSON.parse((await gunzipAsync(row.gzip, { chunkSize: GUNZIP_CHUNK_BYTES })).toString('utf8')));
     const indexed: IndexedSnapshot = {
       snapshot,
       services: new Map(snapshot.services.map((s) => [`${s.metadata.namespace ?? 'default'}/${s.metadata.name}`, s])),

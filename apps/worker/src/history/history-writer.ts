@@ -1,4 +1,4 @@
-import { type Prisma, refreshSummaryRollup, storeAnalysisDocument } from '@zw/db';
+import { analysisDocument, insertAnalysisDocumentSql, Prisma, summaryRollupSql } from '@zw/db';
 import { type IntervalRef, planIntervals } from './interval-plan.js';
 import { canonicalZones, type ServiceState, serviceKey } from './service-state.js';
 
@@ -81,7 +81,8 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
   }
   const fresh = plan.inserts.filter((insert) => insert.state !== null).map((insert) => insert.state!);
   if (fresh.length > 0) await insertIntervals(tx, clusterId, at, next, fresh);
-  await finish(tx, record);
+  const nothingChanged = plan.endAtSnapshot.length === 0 && plan.inserts.length === 0;
+  await finish(tx, record, nothingChanged && next === null ? previous : null);
   return { intervalsOpened: plan.inserts.length, intervalsClosed: plan.endAtSnapshot.length, inOrder: next === null };
 }
 
@@ -200,29 +201,46 @@ async function insertIntervals(tx: Tx, clusterId: string, at: Date, next: Date |
 }
 
 /**
- * The aggregates row and the snapshot's status, in one statement; then the documents it references (a
- * snapshot that changed nothing finds them stored already) and the monthly savings roll-up of the Services
- * it recorded.
+ * The aggregates row with its monthly roll-up, the snapshot's status and the documents the row references
+ * (a snapshot that changed nothing finds them stored already), in one statement. `sameRollupAs` names the
+ * summary whose roll-up this one repeats (the previous snapshot's, when nothing changed since and this is
+ * the newest): copying it saves summing every interval of the cluster again.
  */
-async function finish(tx: Tx, record: SnapshotRecord): Promise<void> {
-  const a = record.aggregates;
-  const zoneStatsHash =
-    a.zoneStats === undefined ? null : await storeAnalysisDocument(tx, record.clusterId, a.zoneStats);
-  const serviceCidrsHash =
-    a.serviceCidrs === undefined ? null : await storeAnalysisDocument(tx, record.clusterId, a.serviceCidrs);
+async function finish(tx: Tx, record: SnapshotRecord, sameRollupAs: Date | null): Promise<void> {
+  const { clusterId, capturedAt: at, aggregates: a } = record;
+  const zoneStats = a.zoneStats === undefined ? null : analysisDocument(a.zoneStats);
+  const serviceCidrs = a.serviceCidrs === undefined ? null : analysisDocument(a.serviceCidrs);
+  const documents = new Map(
+    [zoneStats, serviceCidrs].flatMap((d) => (d ? [[Buffer.from(d.hash).toString('hex'), d]] : [])),
+  );
+  const storeDocuments = [...documents.values()].map(
+    (document, n) =>
+      Prisma.sql`, ${Prisma.raw(`document_${n}`)} AS (${insertAnalysisDocumentSql(clusterId, document)})`,
+  );
+  const rollup = sameRollupAs
+    ? Prisma.sql`SELECT ${Prisma.raw(ROLLUP_COLUMNS)} FROM snapshot_summaries
+                  WHERE cluster_id = ${clusterId}::uuid AND captured_at = ${sameRollupAs}::timestamptz`
+    : summaryRollupSql(clusterId, at);
   await tx.$executeRaw`
     WITH done AS (
       UPDATE snapshots SET status = 'processed', error = NULL, processed_at = now(), status_changed_at = now()
        WHERE id = ${record.snapshotId}::uuid
-    )
+    )${storeDocuments.length > 0 ? Prisma.join(storeDocuments, '') : Prisma.empty}
     INSERT INTO snapshot_summaries (snapshot_id, cluster_id, captured_at, services, services_populated, services_removed,
                                     services_none, node_info_sufficient, node_info_reason, zones, services_with_drift,
                                     cross_zone_without_hints, cross_zone_with_hints, zone_stats_hash,
-                                    service_cidrs_hash)
-    VALUES (${record.snapshotId}::uuid, ${record.clusterId}::uuid, ${record.capturedAt}::timestamptz, ${a.services},
-            ${a.servicesPopulated}, ${a.servicesRemoved}, ${a.servicesNone}, ${a.nodeInfoSufficient},
-            ${a.nodeInfoReason}, ${JSON.stringify(a.zones)}::jsonb, ${a.servicesWithDrift},
-            ${a.crossZoneWithoutHints}::float8, ${a.crossZoneWithHints}::float8, ${zoneStatsHash}::bytea,
-            ${serviceCidrsHash}::bytea)`;
-  await refreshSummaryRollup(tx, record.clusterId, record.capturedAt);
+                                    service_cidrs_hash, ${Prisma.raw(ROLLUP_COLUMNS)})
+    SELECT ${record.snapshotId}::uuid, ${clusterId}::uuid, ${at}::timestamptz, ${a.services}::int,
+           ${a.servicesPopulated}::int, ${a.servicesRemoved}::int, ${a.servicesNone}::int, ${a.nodeInfoSufficient}::boolean,
+           ${a.nodeInfoReason}::text, ${JSON.stringify(a.zones)}::jsonb, ${a.servicesWithDrift}::int,
+           ${a.crossZoneWithoutHints}::float8, ${a.crossZoneWithHints}::float8, ${zoneStats?.hash ?? null}::bytea,
+           ${serviceCidrs?.hash ?? null}::bytea, ${Prisma.raw(
+             ROLLUP_COLUMNS.split(', ')
+               .map((c) => `r.${c}`)
+               .join(', '),
+           )}
+      FROM (SELECT 1) AS one LEFT JOIN (${rollup}) AS r ON true`;
 }
+
+const ROLLUP_COLUMNS =
+  'traffic_gb, cross_zone_gb_without_hints, cross_zone_gb_with_hints, missed_gb, opportunities, services_estimated_traffic';

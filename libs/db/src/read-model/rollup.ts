@@ -1,4 +1,5 @@
 import type { Db } from '../db-client.js';
+import { Prisma } from '../generated/prisma/client.js';
 
 /**
  * Effective monthly traffic of a Service interval `i` of Service `s`: the value set through the API,
@@ -16,35 +17,41 @@ export const OPPORTUNITY_SQL = "i.routing = 'None' AND i.preview_state = 'popula
 export const MISSED_FRACTION_SQL = '(COALESCE(i.cross_zone_with_hints, 0) - i.preview_cross_zone)';
 
 /**
+ * The monthly roll-up of a cluster at one instant, as one row named like the summary's columns: sums over
+ * the Services' intervals covering that instant, with today's API traffic values. Written into the summary
+ * when its snapshot is recorded, in the same statement (see the worker's history writer).
+ *
  * Decision: the sums run in numeric, exact whatever order Postgres scans the rows in, so a snapshot's
  * figures are the same bit for bit whether the snapshots of a cluster were recorded in order or not.
- *
- * Recomputes the monthly roll-up of the summary of the snapshot captured at `capturedAt`: sums over the
- * Services' intervals covering that instant, with today's API traffic values.
  */
+export function summaryRollupSql(clusterId: string, capturedAt: Date): Prisma.Sql {
+  return Prisma.sql`
+    SELECT COALESCE(sum(t.gb::numeric), 0)::float8 AS traffic_gb,
+           COALESCE(sum((t.gb * COALESCE(i.cross_zone_without_hints, 0))::numeric), 0)::float8
+             AS cross_zone_gb_without_hints,
+           COALESCE(sum((t.gb * COALESCE(i.cross_zone_with_hints, 0))::numeric), 0)::float8
+             AS cross_zone_gb_with_hints,
+           COALESCE(sum((t.gb * ${Prisma.raw(MISSED_FRACTION_SQL)})::numeric)
+                    FILTER (WHERE ${Prisma.raw(OPPORTUNITY_SQL)}), 0)::float8 AS missed_gb,
+           count(*) FILTER (WHERE ${Prisma.raw(OPPORTUNITY_SQL)})::int AS opportunities,
+           count(*) FILTER (WHERE s.monthly_traffic_gb IS NULL
+                              AND i.traffic_source = 'default-per-endpoint')::int AS services_estimated_traffic
+      FROM service_intervals i
+      JOIN cluster_services s ON s.id = i.service_id
+     CROSS JOIN LATERAL (SELECT ${Prisma.raw(EFFECTIVE_TRAFFIC_SQL)} AS gb) t
+     WHERE i.cluster_id = ${clusterId}::uuid AND i.valid_from <= ${capturedAt}::timestamptz
+       AND (i.valid_to IS NULL OR i.valid_to > ${capturedAt}::timestamptz)`;
+}
+
+/** Recomputes the monthly roll-up of the summary of the snapshot captured at `capturedAt`. */
 export async function refreshSummaryRollup(db: Db, clusterId: string, capturedAt: Date): Promise<void> {
-  await db.$executeRawUnsafe(
-    `UPDATE snapshot_summaries m
-        SET traffic_gb = r.traffic_gb, cross_zone_gb_without_hints = r.without_gb,
-            cross_zone_gb_with_hints = r.with_gb, missed_gb = r.missed_gb, opportunities = r.opportunities,
-            services_estimated_traffic = r.estimated
-       FROM (SELECT COALESCE(sum(t.gb::numeric), 0)::float8 AS traffic_gb,
-                    COALESCE(sum((t.gb * COALESCE(i.cross_zone_without_hints, 0))::numeric), 0)::float8 AS without_gb,
-                    COALESCE(sum((t.gb * COALESCE(i.cross_zone_with_hints, 0))::numeric), 0)::float8 AS with_gb,
-                    COALESCE(sum((t.gb * ${MISSED_FRACTION_SQL})::numeric) FILTER (WHERE ${OPPORTUNITY_SQL}), 0)::float8
-                      AS missed_gb,
-                    count(*) FILTER (WHERE ${OPPORTUNITY_SQL})::int AS opportunities,
-                    count(*) FILTER (WHERE s.monthly_traffic_gb IS NULL
-                                       AND i.traffic_source = 'default-per-endpoint')::int AS estimated
-               FROM service_intervals i
-               JOIN cluster_services s ON s.id = i.service_id
-              CROSS JOIN LATERAL (SELECT ${EFFECTIVE_TRAFFIC_SQL} AS gb) t
-              WHERE i.cluster_id = $1::uuid AND i.valid_from <= $2::timestamptz
-                AND (i.valid_to IS NULL OR i.valid_to > $2::timestamptz)) r
-      WHERE m.cluster_id = $1::uuid AND m.captured_at = $2::timestamptz`,
-    clusterId,
-    capturedAt,
-  );
+  await db.$executeRaw`
+    UPDATE snapshot_summaries m
+       SET traffic_gb = r.traffic_gb, cross_zone_gb_without_hints = r.cross_zone_gb_without_hints,
+           cross_zone_gb_with_hints = r.cross_zone_gb_with_hints, missed_gb = r.missed_gb,
+           opportunities = r.opportunities, services_estimated_traffic = r.services_estimated_traffic
+      FROM (${summaryRollupSql(clusterId, capturedAt)}) r
+     WHERE m.cluster_id = ${clusterId}::uuid AND m.captured_at = ${capturedAt}::timestamptz`;
 }
 
 /** Recomputes the roll-up of the cluster's newest summary (after an API traffic value changed). */
