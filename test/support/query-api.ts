@@ -1,13 +1,11 @@
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import type { KubernetesList } from '@zw/core';
 import { createApiKey, createOrganization, createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
-import { loadWorkerConfig } from '../../apps/worker/src/config.js';
-import { WorkerModule } from '../../apps/worker/src/worker.module.js';
 import { createApiApp } from '../../apps/api/src/http-app.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
 import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from './redis.js';
 import { waitFor } from './wait.js';
+import { startInProcessWorker } from './worker.js';
 
 /**
  * The whole stack for query-API tests, in this process: a fresh migrated database, the API on an
@@ -46,7 +44,7 @@ export async function startQueryStack(tag: string, overrides: Record<string, str
   const api = await createApiApp(quiet);
   await api.listen(0, '127.0.0.1');
   const url = (await api.getUrl()).replace('[::1]', '127.0.0.1');
-  const worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(loadWorkerConfig(env)), quiet);
+  const worker = await startInProcessWorker(env, quiet);
   return {
     db,
     prisma,

@@ -1,5 +1,4 @@
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { SERVICE_CIDR_ANNOTATION } from '@zw/core';
 import { createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -11,14 +10,13 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from '../../../test/support/redis.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { createApiApp } from '../../api/src/http-app.js';
-import { loadWorkerConfig } from '../../worker/src/config.js';
-import { WorkerModule } from '../../worker/src/worker.module.js';
 import { Agent } from '../src/agent.js';
 import { parseAgentConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { realisticCluster } from './support/cluster.js';
 import { FakeApiServer } from './support/fake-apiserver.js';
 import { buildAgentAndCli, expectedAnalysis, storedAnalysis, zonewiseAnalyze } from './support/pipeline.js';
+import { startInProcessWorker } from '../../../test/support/worker.js';
 
 /**
  * The agent end to end: the real @kubernetes/client-node against the fake API server, pushing to the
@@ -172,7 +170,7 @@ beforeAll(async () => {
   };
   Object.assign(process.env, env);
   await startApi();
-  worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(loadWorkerConfig(env)), quiet);
+  worker = await startInProcessWorker(env, quiet);
 }, 120_000);
 
 afterEach(async () => {

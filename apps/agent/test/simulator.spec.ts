@@ -1,5 +1,4 @@
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { analyzeSnapshot, type AnalysisReport, parseSnapshot } from '@zw/core';
 import { createPrismaClient, type PrismaClient } from '@zw/db';
 import { spawn } from 'node:child_process';
@@ -10,12 +9,11 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from '../../../test/support/redis.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { createApiApp } from '../../api/src/http-app.js';
-import { loadWorkerConfig } from '../../worker/src/config.js';
-import { WorkerModule } from '../../worker/src/worker.module.js';
 import { CAPTURED_AT_ANNOTATION } from '@zw/core';
 import { DEMO_FLEET, spotNodes } from '../src/simulator/fleet.js';
 import { simulatedSnapshot } from '../src/simulator/simulation.js';
 import { buildAgentAndCli, ROOT } from './support/pipeline.js';
+import { startInProcessWorker } from '../../../test/support/worker.js';
 
 const at = new Date('2026-05-01T10:00:00Z');
 const scenario = (name: string) => DEMO_FLEET.find((cluster) => cluster.name === name)!;
@@ -126,10 +124,7 @@ describe('zonewise-simulate → API → worker', () => {
     api = await createApiApp({ logger: ['error'] });
     await api.listen(0, '127.0.0.1');
     url = (await api.getUrl()).replace('[::1]', '127.0.0.1');
-    worker = await NestFactory.createApplicationContext(
-      WorkerModule.forRoot(loadWorkerConfig({ ...env, WORKER_CONCURRENCY: '4' })),
-      { logger: ['error'] },
-    );
+    worker = await startInProcessWorker({ ...env, WORKER_CONCURRENCY: '4' });
   }, 120_000);
 
   afterAll(async () => {

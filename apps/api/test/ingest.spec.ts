@@ -1,5 +1,4 @@
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import type { KubernetesList } from '@zw/core';
 import { createPrismaClient, issueAgentToken, type PrismaClient, registerCluster, serviceStateAt } from '@zw/db';
 import { createHash } from 'node:crypto';
@@ -9,9 +8,8 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from '../../../test/support/redis.js';
 import { CAPTURED_AT, capturedAt, fleet } from '../../../test/support/snapshots.js';
 import { waitFor } from '../../../test/support/wait.js';
-import { loadWorkerConfig } from '../../worker/src/config.js';
-import { WorkerModule } from '../../worker/src/worker.module.js';
 import { createApiApp } from '../src/http-app.js';
+import { startInProcessWorker } from '../../../test/support/worker.js';
 
 const LIMIT = 2 * 1024 * 1024;
 const quiet = { logger: ['error' as const] };
@@ -45,7 +43,7 @@ async function startApi(overrides: Record<string, string> = {}): Promise<{ app: 
 }
 
 async function startWorker(): Promise<INestApplicationContext> {
-  return NestFactory.createApplicationContext(WorkerModule.forRoot(loadWorkerConfig(env())), quiet);
+  return startInProcessWorker(env(), quiet);
 }
 
 function push(body: string | Buffer, token: string | null, headers: Record<string, string> = {}, base = url) {

@@ -22,9 +22,13 @@ export const workerEnvSchema = dbEnvSchema
     /** Snapshot jobs one worker process runs at once (analysis is CPU-bound; more overlaps the I/O). */
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
     /**
-     * How long a job's lock lasts without renewal. Analysis of one big snapshot blocks the event loop (no
-     * renewal meanwhile), so this must exceed the longest analysis, else the job is taken as stalled and
-     * run twice. The 150,000-endpoint snapshot needs a few seconds; the default leaves a wide margin.
+     * Threads that analyse snapshots off the event loop. Default: WORKER_CONCURRENCY, at most one less
+     * than the machine's cores (at least 1).
+     */
+    WORKER_ANALYSIS_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+    /**
+     * How long a job's lock lasts without renewal. Renewals run on the event loop, which the analysis
+     * (in its own threads) does not block; a wide margin still covers a machine starved of CPU.
      */
     WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(120_000),
     /** How often a worker looks for jobs whose worker died (lock expired) and takes them back. */

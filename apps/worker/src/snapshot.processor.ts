@@ -7,7 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { retentionCutoff, type WorkerConfig } from './config.js';
 import { lockCluster } from './history/cluster-lock.js';
 import { recordSnapshot, type RecordOutcome } from './history/history-writer.js';
-import { analyzeDocument, readPayload, UnprocessableSnapshotError } from './snapshot-analysis.js';
+import { AnalysisPool } from './analysis-pool.js';
+import { UnprocessableSnapshotError } from './snapshot-analysis.js';
 import { claimSnapshot, markSnapshotFailed } from './snapshot-status.js';
 import { JobMetricsRecorder } from './job-metrics.js';
 import { ReadModelPublisher } from './read-model-events.js';
@@ -16,8 +17,8 @@ import { WORKER_CONFIG } from './worker-config.token.js';
 export type SnapshotJobResult = { recorded: false; reason: string } | ({ recorded: true } & RecordOutcome);
 
 /**
- * Turns one stored snapshot into history. The analysis runs outside any transaction (it is CPU work and
- * needs no lock); the writes then happen in one transaction that holds the cluster's lock, re-checks the
+ * Turns one stored snapshot into history. The analysis runs outside any transaction, in a pool thread (it
+ * is CPU work and needs no lock); the writes then happen in one transaction that holds the cluster's lock, re-checks the
  * snapshot's status and records everything, so a crash at any point leaves either nothing or all of it.
  */
 @Injectable()
@@ -29,6 +30,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     @Inject(JobMetricsRecorder) private readonly metrics: JobMetricsRecorder,
     @Inject(ReadModelPublisher) private readonly readModel: ReadModelPublisher,
+    @Inject(AnalysisPool) private readonly analysis: AnalysisPool,
   ) {
     super();
   }
@@ -65,7 +67,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
       );
     }
     if (!claimed.gzip) throw new UnprocessableSnapshotError('raw payload is gone (pruned or never stored)');
-    const analyzed = analyzeDocument(await readPayload(claimed.gzip));
+    const analyzed = await this.analysis.analyze(claimed.gzip);
 
     const fault = this.config.WORKER_FAULT;
     const outcome = await this.prisma.$transaction(

@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@zw/db';
 import { MAINTENANCE_QUEUE, redisConnectionFromUrl, SNAPSHOTS_QUEUE } from '@zw/queue';
+import { ANALYSIS_THREAD_FILE, AnalysisPool, COMPILED_ANALYSIS_THREAD_FILE } from './analysis-pool.js';
 import type { WorkerConfig } from './config.js';
 import { JobMetricsRecorder } from './job-metrics.js';
 import { MaintenanceProcessor, MaintenanceSchedules } from './maintenance.processor.js';
@@ -13,9 +14,14 @@ import { SweeperService } from './sweeper.service.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
 import { WorkerRedisCloser, workerRedisProvider } from './worker-redis.js';
 
+export interface WorkerModuleOptions {
+  /** The analysis threads' script; the compiled one next to this module by default. */
+  analysisThreadFile?: string;
+}
+
 @Module({})
 export class WorkerModule {
-  static forRoot(config: WorkerConfig): DynamicModule {
+  static forRoot(config: WorkerConfig, options: WorkerModuleOptions = {}): DynamicModule {
     return {
       module: WorkerModule,
       imports: [
@@ -26,6 +32,8 @@ export class WorkerModule {
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
+        { provide: ANALYSIS_THREAD_FILE, useValue: options.analysisThreadFile ?? COMPILED_ANALYSIS_THREAD_FILE },
+        AnalysisPool,
         configuredSnapshotProcessor(config),
         MaintenanceProcessor,
         MaintenanceSchedules,

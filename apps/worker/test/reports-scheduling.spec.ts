@@ -1,5 +1,4 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import {
   redisConnectionFromUrl,
   REPORT_TICK_JOB,
@@ -31,9 +30,8 @@ import {
 } from '../../../test/support/reports.js';
 import { capturedAt, fleet } from '../../../test/support/snapshots.js';
 import { waitFor } from '../../../test/support/wait.js';
-import { loadWorkerConfig } from '../src/config.js';
 import { ReportScheduler } from '../src/reports/report-scheduler.service.js';
-import { WorkerModule } from '../src/worker.module.js';
+import { startInProcessWorker } from '../../../test/support/worker.js';
 
 /**
  * The worker's side of scheduled reports, on real Postgres and Redis with history pushed through the
@@ -58,7 +56,7 @@ const periodEnd = new Date(Math.floor(Date.now() / DAY) * DAY);
 const periodStart = new Date(periodEnd.getTime() - DAY);
 
 async function startWorker(): Promise<INestApplicationContext> {
-  return NestFactory.createApplicationContext(WorkerModule.forRoot(loadWorkerConfig(stack.env)), quiet);
+  return startInProcessWorker(stack.env, quiet);
 }
 
 async function reportsOf(scheduleId: string) {

@@ -45,10 +45,9 @@ export interface RecordOutcome {
  */
 export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<RecordOutcome | null> {
   const { clusterId, capturedAt: at } = record;
-  const position = await lockedPosition(tx, record);
-  if (!position) return null;
-  const { previous, next } = position;
-  const { observed, atPrevious } = await changesSince(tx, record, previous);
+  const placed = await placeSnapshot(tx, record);
+  if (!placed) return null;
+  const { previous, next, observed, atPrevious } = placed;
   const plan = planIntervals({
     at,
     next,
@@ -87,58 +86,66 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
 }
 
 /**
- * Locks the snapshot's row and, if it still waits to be recorded, finds where it goes: the captured-at
- * of the recorded snapshots just before and just after it. One round trip.
+ * In one round trip: locks the snapshot's row and, if it still waits to be recorded, finds where it goes
+ * (the captured-at of the recorded snapshots just before and just after it) and what differs from the
+ * previous one: the observed Services whose state is new or changed, and the intervals at `previous`
+ * whose Service changed or vanished. Postgres compares the state hashes, so an unchanged 10,000-Service
+ * snapshot moves a few hundred KiB of parameters to the database and nothing back. (A Service equal to
+ * its previous state needs no change whatever comes after it, which is why dropping those is safe for
+ * late snapshots too.)
  */
-async function lockedPosition(tx: Tx, record: SnapshotRecord) {
-  const [row] = await tx.$queryRaw<{ status: string; previous: Date | null; next: Date | null }[]>`
-    SELECT s.status::text,
-           (SELECT max(captured_at) FROM snapshot_summaries
-             WHERE cluster_id = s.cluster_id AND captured_at < s.captured_at) AS previous,
-           (SELECT min(captured_at) FROM snapshot_summaries
-             WHERE cluster_id = s.cluster_id AND captured_at > s.captured_at) AS next
-      FROM snapshots s WHERE s.id = ${record.snapshotId}::uuid
-       FOR UPDATE OF s`;
-  if (row?.status !== 'queued' && row?.status !== 'processing') return null;
-  return { previous: row.previous, next: row.next };
-}
-
-/**
- * Only what differs from the previous recorded snapshot: the observed Services whose state is new or
- * changed, and the intervals at `previous` whose Service changed or vanished. Postgres compares the
- * state hashes, so an unchanged 10,000-Service snapshot moves a few hundred KiB of parameters to the
- * database and nothing back. (A Service equal to its previous state needs no change whatever comes
- * after it, which is why dropping those is safe for late snapshots too.)
- */
-async function changesSince(tx: Tx, record: SnapshotRecord, previous: Date | null) {
+async function placeSnapshot(tx: Tx, record: SnapshotRecord) {
   const byKey = new Map(record.services.map((state) => [serviceKey(state.namespace, state.name), state]));
   const services = [...byKey.values()];
   const rows = await tx.$queryRaw<
-    { side: 'previous' | 'observed'; id: bigint | null; state_hash: bigint; valid_to: Date | null; key: string }[]
+    {
+      side: 'position' | 'previous' | 'observed';
+      id: bigint | null;
+      state_hash: bigint | null;
+      valid_to: Date | null;
+      key: string;
+      previous: Date | null;
+    }[]
   >`
-    WITH observed(key, state_hash) AS (
+    WITH placement AS (
+      SELECT s.status::text AS status,
+             (SELECT max(captured_at) FROM snapshot_summaries
+               WHERE cluster_id = s.cluster_id AND captured_at < s.captured_at) AS previous,
+             (SELECT min(captured_at) FROM snapshot_summaries
+               WHERE cluster_id = s.cluster_id AND captured_at > s.captured_at) AS next
+        FROM snapshots s WHERE s.id = ${record.snapshotId}::uuid
+         FOR UPDATE OF s
+    ), observed(key, state_hash) AS (
       SELECT * FROM unnest(${services.map((s) => serviceKey(s.namespace, s.name))}::text[],
                            ${services.map((s) => s.stateHash)}::bigint[])
     ), at_previous AS (
       SELECT i.id, i.state_hash, i.valid_to, s.namespace || '/' || s.name AS key
-        FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id
-       WHERE i.cluster_id = ${record.clusterId}::uuid AND i.valid_from <= ${previous}::timestamptz
-         AND (i.valid_to IS NULL OR i.valid_to > ${previous}::timestamptz)
+        FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id, placement
+       WHERE i.cluster_id = ${record.clusterId}::uuid AND i.valid_from <= placement.previous
+         AND (i.valid_to IS NULL OR i.valid_to > placement.previous)
     )
-    SELECT 'previous' AS side, p.id, p.state_hash, p.valid_to, p.key
+    SELECT 'position' AS side, NULL::bigint AS id, NULL::bigint AS state_hash, next AS valid_to, status AS key,
+           previous
+      FROM placement
+    UNION ALL
+    SELECT 'previous', p.id, p.state_hash, p.valid_to, p.key, NULL
       FROM at_previous p LEFT JOIN observed o USING (key)
      WHERE o.state_hash IS DISTINCT FROM p.state_hash
     UNION ALL
-    SELECT 'observed', NULL, o.state_hash, NULL, o.key
+    SELECT 'observed', NULL, o.state_hash, NULL, o.key, NULL
       FROM observed o LEFT JOIN at_previous p USING (key)
      WHERE p.state_hash IS DISTINCT FROM o.state_hash`;
+  const position = rows.find((row) => row.side === 'position');
+  if (position?.key !== 'queued' && position?.key !== 'processing') return null;
   const observed = new Map<string, ServiceState>();
   const atPrevious = new Map<string, IntervalRef>();
   for (const row of rows) {
     if (row.side === 'observed') observed.set(row.key, byKey.get(row.key)!);
-    else atPrevious.set(row.key, { id: row.id!, key: row.key, stateHash: row.state_hash, validTo: row.valid_to });
+    if (row.side === 'previous') {
+      atPrevious.set(row.key, { id: row.id!, key: row.key, stateHash: row.state_hash!, validTo: row.valid_to });
+    }
   }
-  return { observed, atPrevious };
+  return { previous: position.previous, next: position.valid_to, observed, atPrevious };
 }
 
 /** The intervals of these Services (by key) holding at instant `t`. */
