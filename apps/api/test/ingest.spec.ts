@@ -155,6 +155,24 @@ describe('POST /v1/ingest/snapshots', () => {
     expect(fromB.snapshotId).not.toBe(fromA.snapshotId);
   });
 
+  it('gives two captures of an unchanged cluster the same input hash, and a changed cluster another', async () => {
+    const pushed = async (list: KubernetesList) =>
+      ((await (await push(JSON.stringify(list), a.token)).json()) as { snapshotId: string }).snapshotId;
+    const first = await pushed(snapshot(9));
+    const recapture = await pushed(snapshot(9)); // same objects, a later captured-at
+    const changed = await pushed(snapshot(10));
+    const rows = await prisma.snapshot.findMany({
+      where: { id: { in: [first, recapture, changed] } },
+      select: { id: true, contentHash: true, inputHash: true },
+    });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const hex = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? []).toString('hex');
+    expect(hex(byId.get(first)?.inputHash)).toHaveLength(64);
+    expect(hex(byId.get(recapture)?.contentHash)).not.toBe(hex(byId.get(first)?.contentHash));
+    expect(hex(byId.get(recapture)?.inputHash)).toBe(hex(byId.get(first)?.inputHash));
+    expect(hex(byId.get(changed)?.inputHash)).not.toBe(hex(byId.get(first)?.inputHash));
+  });
+
   it('refuses a different snapshot claiming an instant already taken (409)', async () => {
     const list = snapshot();
     expect((await push(JSON.stringify(list), a.token)).status).toBe(202);

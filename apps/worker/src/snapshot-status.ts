@@ -5,7 +5,12 @@ export interface ClaimedSnapshot {
   capturedAt: Date;
   /** The organization's history retention override, if any. */
   historyRetentionDays: number | null;
-  /** The raw payload; null if it is gone. */
+  /**
+   * Whether its input (snapshots.input_hash) equals that of the latest recorded snapshot before it, as
+   * seen before taking the cluster's lock; the fast path checks again under the lock.
+   */
+  repeatsPrevious: boolean;
+  /** The raw payload; null if it is gone, and not read when the snapshot repeats its predecessor. */
   gzip: Uint8Array | null;
 }
 
@@ -15,26 +20,48 @@ export interface ClaimedSnapshot {
  */
 export async function claimSnapshot(db: Db, snapshotId: string): Promise<ClaimedSnapshot | null> {
   const rows = await db.$queryRaw<
-    { cluster_id: string; captured_at: Date; history_retention_days: number | null; gzip: Uint8Array | null }[]
+    {
+      cluster_id: string;
+      captured_at: Date;
+      history_retention_days: number | null;
+      repeats_previous: boolean;
+      gzip: Uint8Array | null;
+    }[]
   >`
     WITH claimed AS (
       UPDATE snapshots s
          SET status = 'processing', attempts = s.attempts + 1, status_changed_at = now()
         FROM clusters c JOIN organizations o ON o.id = c.organization_id
        WHERE s.id = ${snapshotId}::uuid AND c.id = s.cluster_id AND s.status IN ('queued', 'processing')
-      RETURNING s.id, s.cluster_id, s.captured_at, o.history_retention_days
+      RETURNING s.id, s.cluster_id, s.captured_at, s.input_hash, o.history_retention_days
+    ), repeats AS (
+      SELECT claimed.id, COALESCE(previous.input_hash = claimed.input_hash, false) AS repeats_previous
+        FROM claimed
+        LEFT JOIN LATERAL (
+          SELECT ps.input_hash FROM snapshot_summaries m JOIN snapshots ps ON ps.id = m.snapshot_id
+           WHERE m.cluster_id = claimed.cluster_id AND m.captured_at < claimed.captured_at
+           ORDER BY m.captured_at DESC LIMIT 1) previous ON true
     )
-    SELECT claimed.cluster_id::text, claimed.captured_at, claimed.history_retention_days, p.gzip
-      FROM claimed LEFT JOIN snapshot_payloads p ON p.snapshot_id = claimed.id`;
+    SELECT claimed.cluster_id::text, claimed.captured_at, claimed.history_retention_days, r.repeats_previous,
+           CASE WHEN r.repeats_previous THEN NULL ELSE p.gzip END AS gzip
+      FROM claimed JOIN repeats r USING (id) LEFT JOIN snapshot_payloads p ON p.snapshot_id = claimed.id`;
   const row = rows[0];
   return row
     ? {
         clusterId: row.cluster_id,
         capturedAt: row.captured_at,
         historyRetentionDays: row.history_retention_days,
+        repeatsPrevious: row.repeats_previous,
         gzip: row.gzip,
       }
     : null;
+}
+
+/** The raw payload of a snapshot; null if it is gone. */
+export async function readSnapshotPayload(db: Db, snapshotId: string): Promise<Uint8Array | null> {
+  const rows = await db.$queryRaw<{ gzip: Uint8Array }[]>`
+    SELECT gzip FROM snapshot_payloads WHERE snapshot_id = ${snapshotId}::uuid`;
+  return rows[0]?.gzip ?? null;
 }
 
 /** Records why a snapshot can never be processed; a snapshot already processed keeps its status. */

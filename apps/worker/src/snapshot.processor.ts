@@ -1,15 +1,16 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type Type } from '@nestjs/common';
-import { PrismaService } from '@zw/db';
+import { type Prisma, PrismaService } from '@zw/db';
 import { type AnalyzeSnapshotJobData, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { retentionCutoff, type WorkerConfig } from './config.js';
 import { lockCluster } from './history/cluster-lock.js';
-import { recordSnapshot, type RecordOutcome } from './history/history-writer.js';
+import { recordRepeat, recordSnapshot, type RecordOutcome } from './history/history-writer.js';
 import { AnalysisPool } from './analysis-pool.js';
+import { analyzerId } from './analyzer.js';
 import { UnprocessableSnapshotError } from './snapshot-analysis.js';
-import { claimSnapshot, markSnapshotFailed } from './snapshot-status.js';
+import { claimSnapshot, markSnapshotFailed, readSnapshotPayload } from './snapshot-status.js';
 import { JobMetricsRecorder } from './job-metrics.js';
 import { ReadModelPublisher } from './read-model-events.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
@@ -18,12 +19,15 @@ export type SnapshotJobResult = { recorded: false; reason: string } | ({ recorde
 
 /**
  * Turns one stored snapshot into history. The analysis runs outside any transaction, in a pool thread (it
- * is CPU work and needs no lock); the writes then happen in one transaction that holds the cluster's lock, re-checks the
- * snapshot's status and records everything, so a crash at any point leaves either nothing or all of it.
+ * is CPU work and needs no lock); the writes then happen in one transaction that holds the cluster's lock,
+ * re-checks the snapshot's status and records everything, so a crash at any point leaves either nothing
+ * or all of it. A snapshot whose input repeats its predecessor's is recorded without analysis (the
+ * common case of a cluster in which nothing changed), unless the lock shows that no longer holds.
  */
 @Injectable()
 export class SnapshotProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger('SnapshotProcessor');
+  private readonly analyzer = analyzerId();
 
   constructor(
     @Inject(PrismaService) private readonly prisma: PrismaService,
@@ -66,21 +70,36 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
         `captured at ${claimed.capturedAt.toISOString()}, before the ${historyDays}-day history retention window`,
       );
     }
-    if (!claimed.gzip) throw new UnprocessableSnapshotError('raw payload is gone (pruned or never stored)');
-    const analyzed = await this.analysis.analyze(claimed.gzip);
+    if (claimed.repeatsPrevious) {
+      const repeated = await this.write(claimed.clusterId, (tx) => recordRepeat(tx, snapshotId, this.analyzer));
+      if (repeated === 'not-waiting') return { recorded: false, reason: 'recorded meanwhile by another run' };
+      if (repeated !== 'not-a-repeat') return this.recorded(claimed.clusterId, repeated);
+    }
+    const gzip = claimed.gzip ?? (claimed.repeatsPrevious ? await readSnapshotPayload(this.prisma, snapshotId) : null);
+    if (!gzip) throw new UnprocessableSnapshotError('raw payload is gone (pruned or never stored)');
+    const analyzed = await this.analysis.analyze(gzip);
+    const outcome = await this.write(claimed.clusterId, (tx) =>
+      recordSnapshot(tx, {
+        clusterId: claimed.clusterId,
+        snapshotId,
+        capturedAt: claimed.capturedAt,
+        analyzer: this.analyzer,
+        ...analyzed,
+      }),
+    );
+    if (!outcome) return { recorded: false, reason: 'recorded meanwhile by another run' };
+    return this.recorded(claimed.clusterId, outcome);
+  }
 
+  /** One transaction holding the cluster's lock (with the test-only faults around its commit). */
+  private async write<T>(clusterId: string, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
     const fault = this.config.WORKER_FAULT;
-    const outcome = await this.prisma.$transaction(
+    const result = await this.prisma.$transaction(
       async (tx) => {
-        await lockCluster(tx, claimed.clusterId, this.config.WORKER_LOCK_WAIT_MS);
-        const recorded = await recordSnapshot(tx, {
-          clusterId: claimed.clusterId,
-          snapshotId,
-          capturedAt: claimed.capturedAt,
-          ...analyzed,
-        });
+        await lockCluster(tx, clusterId, this.config.WORKER_LOCK_WAIT_MS);
+        const done = await work(tx);
         if (fault.kind === 'hold-before-commit') await sleep(fault.ms);
-        return recorded;
+        return done;
       },
       {
         timeout: this.config.WORKER_TX_TIMEOUT_MS + (fault.kind === 'hold-before-commit' ? fault.ms : 0),
@@ -88,8 +107,11 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
       },
     );
     if (fault.kind === 'kill-after-commit') process.kill(process.pid, 'SIGKILL');
-    if (!outcome) return { recorded: false, reason: 'recorded meanwhile by another run' };
-    this.readModel.clusterChanged(claimed.clusterId);
+    return result;
+  }
+
+  private recorded(clusterId: string, outcome: RecordOutcome): SnapshotJobResult {
+    this.readModel.clusterChanged(clusterId);
     return { recorded: true, ...outcome };
   }
 }

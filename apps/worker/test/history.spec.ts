@@ -73,6 +73,7 @@ async function record(clusterId: string, at: Date, services: ServiceState[]) {
       clusterId,
       snapshotId: snapshot.id,
       capturedAt: at,
+      analyzer: 'test',
       services,
       aggregates: { ...AGGREGATES, services: services.length },
     });
@@ -142,6 +143,7 @@ describe('history storage', () => {
           clusterId: cluster.id,
           snapshotId: snapshot.id,
           capturedAt: minute(0),
+          analyzer: 'test',
           services: [serviceState(1), serviceState(2)],
           aggregates: AGGREGATES,
         }),

@@ -307,6 +307,62 @@ describe('snapshot pipeline', () => {
     expect(summaries.map((s) => s.snapshotId).sort()).toEqual([before, after].sort());
   });
 
+  describe('a snapshot that repeats the input of the one before it', () => {
+    // Its payload is deleted before any worker runs: only a snapshot recorded without analysis can pass.
+    async function pushWithoutPayload(list: KubernetesList, token: string): Promise<string> {
+      const snapshotId = await push(list, token);
+      await prisma.snapshotPayload.delete({ where: { snapshotId } });
+      return snapshotId;
+    }
+
+    it('is recorded without analysis: no interval changes, the same summary as its predecessor', async () => {
+      const cluster = await newCluster('repeat');
+      const list = fleet(8, 3);
+      const base = hourAgo().getTime();
+      const first = await push(capturedAt(list, new Date(base)), cluster.token);
+      const worker = startWorker();
+      await waitProcessed([first]);
+      await worker.stop();
+      const intervalsBefore = await prisma.serviceInterval.findMany({ where: { clusterId: cluster.id } });
+
+      const repeat = await pushWithoutPayload(capturedAt(list, new Date(base + 60_000)), cluster.token);
+      startWorker();
+      await waitProcessed([repeat]);
+      expect(await prisma.serviceInterval.findMany({ where: { clusterId: cluster.id } })).toEqual(intervalsBefore);
+      const summaries = await prisma.snapshotSummary.findMany({
+        where: { clusterId: cluster.id },
+        orderBy: { capturedAt: 'asc' },
+        omit: { snapshotId: true, capturedAt: true },
+      });
+      expect(summaries).toHaveLength(2);
+      expect(summaries[1]).toEqual(summaries[0]);
+      expect(summaries[0].analyzer).toMatch(/^sha256:/);
+    });
+
+    it('is analysed when a later snapshot is recorded already, or the states came from another analyzer', async () => {
+      const cluster = await newCluster('repeat-analysed');
+      const list = fleet(8, 3);
+      const base = hourAgo().getTime();
+      const first = await push(capturedAt(list, new Date(base)), cluster.token);
+      const third = await push(capturedAt(list, new Date(base + 120_000)), cluster.token);
+      const worker = startWorker();
+      await waitProcessed([first, third]);
+      await worker.stop();
+
+      const late = await pushWithoutPayload(capturedAt(list, new Date(base + 60_000)), cluster.token);
+      await prisma.snapshotSummary.update({ where: { snapshotId: third }, data: { analyzer: 'an older build' } });
+      const afterUpgrade = await pushWithoutPayload(capturedAt(list, new Date(base + 180_000)), cluster.token);
+      startWorker();
+      for (const snapshotId of [late, afterUpgrade]) {
+        const failed = await waitFor('analysis attempted', async () => {
+          const row = await statusOf(snapshotId);
+          return row.status === 'failed' ? row : null;
+        });
+        expect(failed.error).toMatch(/raw payload is gone/);
+      }
+    });
+  });
+
   it('retries with backoff when the cluster lock cannot be had, then records the snapshot', async () => {
     const cluster = await newCluster('retried');
     const holder = new pg.Client({ connectionString: db.url });

@@ -40,7 +40,7 @@ async function record(clusterId: string, at: Date, analyzed: ReturnType<typeof a
   });
   return prisma.$transaction(async (tx) => {
     await lockCluster(tx, clusterId, 10_000);
-    return recordSnapshot(tx, { clusterId, snapshotId: snapshot.id, capturedAt: at, ...analyzed });
+    return recordSnapshot(tx, { clusterId, snapshotId: snapshot.id, capturedAt: at, analyzer: 'test', ...analyzed });
   });
 }
 

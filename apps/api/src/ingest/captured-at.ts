@@ -1,4 +1,5 @@
 import { CAPTURED_AT_ANNOTATION } from '@zw/core';
+import { createHash } from 'node:crypto';
 import { ProblemException } from '../problem.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
@@ -32,4 +33,28 @@ function statedCapturedAt(document: Record<string, unknown>): { value: unknown; 
     };
   }
   return { value: document.capturedAt, path: 'capturedAt' };
+}
+
+/**
+ * SHA-256 of what the analysis reads: the document without its captured-at. Two captures of a cluster
+ * in which nothing changed have equal input hashes, and the worker records the second without analysing
+ * it again.
+ */
+export function inputHashOf(document: Record<string, unknown>): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(
+    createHash('sha256')
+      .update(JSON.stringify(withoutCapturedAt(document)))
+      .digest(),
+  );
+}
+
+function withoutCapturedAt(document: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(document.items)) {
+    const { capturedAt: _capturedAt, ...rest } = document;
+    return rest;
+  }
+  const metadata = document.metadata as { annotations?: Record<string, unknown> } | undefined;
+  if (!metadata?.annotations || !(CAPTURED_AT_ANNOTATION in metadata.annotations)) return document;
+  const { [CAPTURED_AT_ANNOTATION]: _capturedAt, ...annotations } = metadata.annotations;
+  return { ...document, metadata: { ...metadata, annotations } };
 }

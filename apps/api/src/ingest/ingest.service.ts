@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { ApiConfig } from '../config.js';
 import { ProblemException } from '../problem.js';
-import { capturedAtOf } from './captured-at.js';
+import { capturedAtOf, inputHashOf } from './captured-at.js';
 import type { SnapshotBody } from './snapshot-body.js';
 
 const gzipAsync = promisify(gzip);
@@ -64,6 +64,7 @@ export class IngestService {
           capturedAt,
           receivedAt,
           contentHash,
+          inputHash: inputHashOf(document),
           sizeBytes: body.json.length,
           // A view, not a copy: zlib and Buffer.concat results are backed by a plain ArrayBuffer.
           payload: { create: { gzip: payload as Uint8Array<ArrayBuffer> } },

@@ -26,6 +26,8 @@ export interface SnapshotRecord {
   clusterId: string;
   snapshotId: string;
   capturedAt: Date;
+  /** The analysis that produced the states (see analyzer.ts). */
+  analyzer: string;
   services: ServiceState[];
   aggregates: SnapshotAggregates;
 }
@@ -35,6 +37,8 @@ export interface RecordOutcome {
   intervalsClosed: number;
   /** False when the snapshot arrived after a later one and was inserted into the past. */
   inOrder: boolean;
+  /** True when the snapshot repeated its predecessor's input and its states were reused, not recomputed. */
+  reusedPrevious: boolean;
 }
 
 /**
@@ -82,7 +86,12 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
   if (fresh.length > 0) await insertIntervals(tx, clusterId, at, next, fresh);
   const nothingChanged = plan.endAtSnapshot.length === 0 && plan.inserts.length === 0;
   await finish(tx, record, nothingChanged && next === null ? previous : null);
-  return { intervalsOpened: plan.inserts.length, intervalsClosed: plan.endAtSnapshot.length, inOrder: next === null };
+  return {
+    intervalsOpened: plan.inserts.length,
+    intervalsClosed: plan.endAtSnapshot.length,
+    inOrder: next === null,
+    reusedPrevious: false,
+  };
 }
 
 /**
@@ -236,18 +245,68 @@ async function finish(tx: Tx, record: SnapshotRecord, sameRollupAs: Date | null)
     INSERT INTO snapshot_summaries (snapshot_id, cluster_id, captured_at, services, services_populated, services_removed,
                                     services_none, node_info_sufficient, node_info_reason, zones, services_with_drift,
                                     cross_zone_without_hints, cross_zone_with_hints, zone_stats_hash,
-                                    service_cidrs_hash, ${Prisma.raw(ROLLUP_COLUMNS)})
+                                    service_cidrs_hash, analyzer, ${Prisma.raw(ROLLUP_COLUMNS)})
     SELECT ${record.snapshotId}::uuid, ${clusterId}::uuid, ${at}::timestamptz, ${a.services}::int,
            ${a.servicesPopulated}::int, ${a.servicesRemoved}::int, ${a.servicesNone}::int, ${a.nodeInfoSufficient}::boolean,
            ${a.nodeInfoReason}::text, ${JSON.stringify(a.zones)}::jsonb, ${a.servicesWithDrift}::int,
            ${a.crossZoneWithoutHints}::float8, ${a.crossZoneWithHints}::float8, ${zoneStats?.hash ?? null}::bytea,
-           ${serviceCidrs?.hash ?? null}::bytea, ${Prisma.raw(
-             ROLLUP_COLUMNS.split(', ')
-               .map((c) => `r.${c}`)
-               .join(', '),
-           )}
+           ${serviceCidrs?.hash ?? null}::bytea, ${record.analyzer}::text, ${Prisma.raw(prefixed('r', ROLLUP_COLUMNS))}
       FROM (SELECT 1) AS one LEFT JOIN (${rollup}) AS r ON true`;
 }
 
 const ROLLUP_COLUMNS =
   'traffic_gb, cross_zone_gb_without_hints, cross_zone_gb_with_hints, missed_gb, opportunities, services_estimated_traffic';
+
+/**
+ * The fast path for a snapshot whose input (snapshots.input_hash) equals that of the latest recorded
+ * snapshot before it, which the same analyzer recorded, when no recorded snapshot comes after it: the
+ * analysis would give the same states, so nothing changes in the history and its summary repeats the
+ * previous one (roll-up included, as in `finish`). One statement, under the cluster's lock.
+ *
+ * `not-a-repeat` when those conditions do not hold under the lock (the caller then analyses the snapshot);
+ * `not-waiting` when it is no longer waiting to be recorded.
+ */
+export async function recordRepeat(
+  tx: Tx,
+  snapshotId: string,
+  analyzer: string,
+): Promise<RecordOutcome | 'not-a-repeat' | 'not-waiting'> {
+  const [row] = await tx.$queryRaw<{ waiting: boolean; recorded: boolean }[]>`
+    WITH me AS (
+      SELECT s.id, s.cluster_id, s.captured_at, s.input_hash FROM snapshots s
+       WHERE s.id = ${snapshotId}::uuid AND s.status IN ('queued', 'processing')
+         FOR UPDATE
+    ), previous AS (
+      SELECT m.* FROM snapshot_summaries m JOIN me ON m.cluster_id = me.cluster_id AND m.captured_at < me.captured_at
+       ORDER BY m.captured_at DESC LIMIT 1
+    ), repeat AS (
+      SELECT me.id, me.captured_at FROM me JOIN previous p ON true JOIN snapshots ps ON ps.id = p.snapshot_id
+       WHERE ps.input_hash = me.input_hash AND p.analyzer = ${analyzer}
+         AND NOT EXISTS (SELECT 1 FROM snapshot_summaries n
+                          WHERE n.cluster_id = me.cluster_id AND n.captured_at > me.captured_at)
+    ), done AS (
+      UPDATE snapshots s SET status = 'processed', error = NULL, processed_at = now(), status_changed_at = now()
+        FROM repeat WHERE s.id = repeat.id
+    ), inserted AS (
+      INSERT INTO snapshot_summaries (snapshot_id, cluster_id, captured_at, ${Prisma.raw(REPEATED_SUMMARY_COLUMNS)})
+      SELECT repeat.id, p.cluster_id, repeat.captured_at, ${Prisma.raw(prefixed('p', REPEATED_SUMMARY_COLUMNS))}
+        FROM repeat, previous p
+      RETURNING snapshot_id
+    )
+    SELECT EXISTS (SELECT 1 FROM me) AS waiting, EXISTS (SELECT 1 FROM inserted) AS recorded`;
+  if (!row.waiting) return 'not-waiting';
+  if (!row.recorded) return 'not-a-repeat';
+  return { intervalsOpened: 0, intervalsClosed: 0, inOrder: true, reusedPrevious: true };
+}
+
+/** Everything a summary holds about its snapshot's analysis (all but its keys). */
+const REPEATED_SUMMARY_COLUMNS = `services, services_populated, services_removed, services_none, node_info_sufficient,
+  node_info_reason, zones, services_with_drift, cross_zone_without_hints, cross_zone_with_hints, zone_stats_hash,
+  service_cidrs_hash, analyzer, ${ROLLUP_COLUMNS}`;
+
+function prefixed(alias: string, columns: string): string {
+  return columns
+    .split(',')
+    .map((column) => `${alias}.${column.trim()}`)
+    .join(', ');
+}
