@@ -6,10 +6,10 @@ export interface ClaimedSnapshot {
   /** The organization's history retention override, if any. */
   historyRetentionDays: number | null;
   /**
-   * Whether its input (snapshots.input_hash) equals that of the latest recorded snapshot before it, as
-   * seen before taking the cluster's lock; the fast path checks again under the lock.
+   * The latest snapshot before it that is recorded or being recorded, when its input (input_hash) is the
+   * same, as seen before taking the cluster's lock; the fast path checks again under the lock.
    */
-  repeatsPrevious: boolean;
+  repeats: { snapshotId: string; recorded: boolean } | null;
   /** The raw payload; null if it is gone, and not read when the snapshot repeats its predecessor. */
   gzip: Uint8Array | null;
 }
@@ -24,7 +24,8 @@ export async function claimSnapshot(db: Db, snapshotId: string): Promise<Claimed
       cluster_id: string;
       captured_at: Date;
       history_retention_days: number | null;
-      repeats_previous: boolean;
+      repeated_id: string | null;
+      repeated_recorded: boolean | null;
       gzip: Uint8Array | null;
     }[]
   >`
@@ -34,27 +35,35 @@ export async function claimSnapshot(db: Db, snapshotId: string): Promise<Claimed
         FROM clusters c JOIN organizations o ON o.id = c.organization_id
        WHERE s.id = ${snapshotId}::uuid AND c.id = s.cluster_id AND s.status IN ('queued', 'processing')
       RETURNING s.id, s.cluster_id, s.captured_at, s.input_hash, o.history_retention_days
-    ), repeats AS (
-      SELECT claimed.id, COALESCE(previous.input_hash = claimed.input_hash, false) AS repeats_previous
+    ), repeated AS (
+      SELECT claimed.id, previous.id AS repeated_id, previous.status = 'processed' AS repeated_recorded
         FROM claimed
         LEFT JOIN LATERAL (
-          SELECT ps.input_hash FROM snapshot_summaries m JOIN snapshots ps ON ps.id = m.snapshot_id
-           WHERE m.cluster_id = claimed.cluster_id AND m.captured_at < claimed.captured_at
-           ORDER BY m.captured_at DESC LIMIT 1) previous ON true
+          SELECT ps.id, ps.status, ps.input_hash FROM snapshots ps
+           WHERE ps.cluster_id = claimed.cluster_id AND ps.captured_at < claimed.captured_at
+             AND ps.status IN ('processed', 'processing')
+           ORDER BY ps.captured_at DESC LIMIT 1) previous ON previous.input_hash = claimed.input_hash
     )
-    SELECT claimed.cluster_id::text, claimed.captured_at, claimed.history_retention_days, r.repeats_previous,
-           CASE WHEN r.repeats_previous THEN NULL ELSE p.gzip END AS gzip
-      FROM claimed JOIN repeats r USING (id) LEFT JOIN snapshot_payloads p ON p.snapshot_id = claimed.id`;
+    SELECT claimed.cluster_id::text, claimed.captured_at, claimed.history_retention_days, r.repeated_id::text,
+           r.repeated_recorded, CASE WHEN r.repeated_id IS NULL THEN p.gzip END AS gzip
+      FROM claimed JOIN repeated r USING (id) LEFT JOIN snapshot_payloads p ON p.snapshot_id = claimed.id`;
   const row = rows[0];
   return row
     ? {
         clusterId: row.cluster_id,
         capturedAt: row.captured_at,
         historyRetentionDays: row.history_retention_days,
-        repeatsPrevious: row.repeats_previous,
+        repeats: row.repeated_id ? { snapshotId: row.repeated_id, recorded: row.repeated_recorded === true } : null,
         gzip: row.gzip,
       }
     : null;
+}
+
+/** Whether a snapshot is still being recorded (its status `processing`). */
+export async function isBeingRecorded(db: Db, snapshotId: string): Promise<boolean> {
+  const rows = await db.$queryRaw<{ status: string }[]>`
+    SELECT status::text FROM snapshots WHERE id = ${snapshotId}::uuid`;
+  return rows[0]?.status === 'processing';
 }
 
 /** The raw payload of a snapshot; null if it is gone. */

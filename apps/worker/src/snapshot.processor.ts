@@ -10,10 +10,14 @@ import { recordRepeat, recordSnapshot, type RecordOutcome } from './history/hist
 import { AnalysisPool } from './analysis-pool.js';
 import { analyzerId } from './analyzer.js';
 import { UnprocessableSnapshotError } from './snapshot-analysis.js';
-import { claimSnapshot, markSnapshotFailed, readSnapshotPayload } from './snapshot-status.js';
+import { claimSnapshot, isBeingRecorded, markSnapshotFailed, readSnapshotPayload } from './snapshot-status.js';
 import { JobMetricsRecorder } from './job-metrics.js';
 import { ReadModelPublisher } from './read-model-events.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
+
+/** How long a repeat waits for its predecessor to be recorded before it is analysed itself. */
+const PREDECESSOR_WAIT_MS = 2000;
+const PREDECESSOR_POLL_MS = 5;
 
 export type SnapshotJobResult = { recorded: false; reason: string } | ({ recorded: true } & RecordOutcome);
 
@@ -70,12 +74,13 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
         `captured at ${claimed.capturedAt.toISOString()}, before the ${historyDays}-day history retention window`,
       );
     }
-    if (claimed.repeatsPrevious) {
+    if (claimed.repeats) {
+      if (!claimed.repeats.recorded) await this.untilRecorded(claimed.repeats.snapshotId);
       const repeated = await this.write(claimed.clusterId, (tx) => recordRepeat(tx, snapshotId, this.analyzer));
       if (repeated === 'not-waiting') return { recorded: false, reason: 'recorded meanwhile by another run' };
       if (repeated !== 'not-a-repeat') return this.recorded(claimed.clusterId, repeated);
     }
-    const gzip = claimed.gzip ?? (claimed.repeatsPrevious ? await readSnapshotPayload(this.prisma, snapshotId) : null);
+    const gzip = claimed.repeats ? await readSnapshotPayload(this.prisma, snapshotId) : claimed.gzip;
     if (!gzip) throw new UnprocessableSnapshotError('raw payload is gone (pruned or never stored)');
     const analyzed = await this.analysis.analyze(gzip);
     const outcome = await this.write(claimed.clusterId, (tx) =>
@@ -108,6 +113,18 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     );
     if (fault.kind === 'kill-after-commit') process.kill(process.pid, 'SIGKILL');
     return result;
+  }
+
+  /**
+   * Waits (boundedly, holding no lock or connection) for the snapshot this one repeats to be recorded: a
+   * backlog of one cluster is drained in order by concurrent jobs, and the repeat is then recorded with no
+   * analysis at all instead of with one that would give the same states.
+   */
+  private async untilRecorded(snapshotId: string): Promise<void> {
+    const deadline = Date.now() + PREDECESSOR_WAIT_MS;
+    while (Date.now() < deadline && (await isBeingRecorded(this.prisma, snapshotId))) {
+      await sleep(PREDECESSOR_POLL_MS);
+    }
   }
 
   private recorded(clusterId: string, outcome: RecordOutcome): SnapshotJobResult {
