@@ -107,12 +107,12 @@ describe('history storage', () => {
   it('opens one interval per Service, closes and opens only what changed', async () => {
     const { cluster } = await registerCluster(prisma, { organizationSlug: 'h', name: 'basic' });
     const first = await record(cluster.id, minute(0), [serviceState(1), serviceState(2), serviceState(3)]);
-    expect(first).toEqual({ intervalsOpened: 3, intervalsClosed: 0, inOrder: true });
+    expect(first).toEqual({ intervalsOpened: 3, intervalsClosed: 0, inOrder: true, reusedPrevious: false });
     // svc-2 changes, svc-3 disappears, svc-4 appears
     const second = await record(cluster.id, minute(1), [serviceState(1), serviceState(2, 1), serviceState(4)]);
-    expect(second).toEqual({ intervalsOpened: 2, intervalsClosed: 2, inOrder: true });
+    expect(second).toEqual({ intervalsOpened: 2, intervalsClosed: 2, inOrder: true, reusedPrevious: false });
     const unchanged = await record(cluster.id, minute(2), [serviceState(1), serviceState(2, 1), serviceState(4)]);
-    expect(unchanged).toEqual({ intervalsOpened: 0, intervalsClosed: 0, inOrder: true });
+    expect(unchanged).toEqual({ intervalsOpened: 0, intervalsClosed: 0, inOrder: true, reusedPrevious: false });
 
     const ref = (i: number): ServiceRef => ({ clusterId: cluster.id, namespace: `team-${i % 20}`, name: `svc-${i}` });
     expect(await serviceStateAt(prisma, ref(2), new Date(minute(0).getTime() - 1))).toBeNull();
@@ -148,7 +148,7 @@ describe('history storage', () => {
           aggregates: AGGREGATES,
         }),
       );
-    expect(await write()).toEqual({ intervalsOpened: 2, intervalsClosed: 0, inOrder: true });
+    expect(await write()).toEqual({ intervalsOpened: 2, intervalsClosed: 0, inOrder: true, reusedPrevious: false });
     expect((await prisma.snapshot.findUniqueOrThrow({ where: { id: snapshot.id } })).status).toBe('processed');
     expect(await write()).toBeNull();
     expect(await prisma.serviceInterval.count({ where: { clusterId: cluster.id } })).toBe(2);
@@ -160,7 +160,7 @@ describe('history storage', () => {
     await record(cluster.id, minute(0), [serviceState(1), serviceState(2)]);
     await record(cluster.id, minute(2), [serviceState(1), serviceState(2)]);
     const late = await record(cluster.id, minute(1), [serviceState(1), serviceState(2, 1)]);
-    expect(late).toEqual({ intervalsOpened: 2, intervalsClosed: 1, inOrder: false });
+    expect(late).toEqual({ intervalsOpened: 2, intervalsClosed: 1, inOrder: false, reusedPrevious: false });
     const intervals = await serviceTimeline(
       prisma,
       { clusterId: cluster.id, namespace: 'team-2', name: 'svc-2' },
