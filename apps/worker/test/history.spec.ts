@@ -8,11 +8,10 @@ import {
   type ServiceRef,
 } from '@zw/db';
 import { seededRandom } from '@zw/core';
-import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
-import { lockCluster } from '../src/history/cluster-lock.js';
+import { recordAt } from './support/record.js';
 import { recordSnapshot, type SnapshotAggregates } from '../src/history/history-writer.js';
 import { type ServiceState, withStateHash } from '../src/history/service-state.js';
 
@@ -56,28 +55,9 @@ function serviceState(index: number, variant = 0): ServiceState {
   });
 }
 
-/** Stores a snapshot row (the summary references it) and records the given states at `at`. */
-async function record(clusterId: string, at: Date, services: ServiceState[]) {
-  const snapshot = await prisma.snapshot.create({
-    data: {
-      clusterId,
-      capturedAt: at,
-      contentHash: new Uint8Array(createHash('sha256').update(`${clusterId}${at.toISOString()}`).digest()),
-      sizeBytes: 0,
-      status: 'processing',
-    },
-  });
-  return prisma.$transaction(async (tx) => {
-    await lockCluster(tx, clusterId, 10_000);
-    return recordSnapshot(tx, {
-      clusterId,
-      snapshotId: snapshot.id,
-      capturedAt: at,
-      analyzer: 'test',
-      services,
-      aggregates: { ...AGGREGATES, services: services.length },
-    });
-  });
+/** Records the given states at `at`. */
+function record(clusterId: string, at: Date, services: ServiceState[]) {
+  return recordAt(prisma, clusterId, at, { services, aggregates: { ...AGGREGATES, services: services.length } });
 }
 
 const minute = (n: number) => new Date(Date.UTC(2026, 5, 1, 0, n));

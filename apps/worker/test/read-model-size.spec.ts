@@ -1,12 +1,10 @@
 import { generateFleetSnapshot, MONTHLY_TRAFFIC_ANNOTATION } from '@zw/core';
 import { createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
 import { withServiceAnnotations } from '../../../test/support/query-snapshots.js';
-import { lockCluster } from '../src/history/cluster-lock.js';
-import { recordSnapshot } from '../src/history/history-writer.js';
 import { analyzeDocument } from '../src/snapshot-analysis.js';
+import { recordAt } from './support/record.js';
 
 /**
  * The query API's additions to the stored read model (savings inputs per interval, the monthly roll-up per
@@ -28,20 +26,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function record(clusterId: string, at: Date, analyzed: ReturnType<typeof analyzeDocument>) {
-  const snapshot = await prisma.snapshot.create({
-    data: {
-      clusterId,
-      capturedAt: at,
-      contentHash: new Uint8Array(createHash('sha256').update(`${clusterId}${at.toISOString()}`).digest()),
-      sizeBytes: 0,
-      status: 'processing',
-    },
-  });
-  return prisma.$transaction(async (tx) => {
-    await lockCluster(tx, clusterId, 10_000);
-    return recordSnapshot(tx, { clusterId, snapshotId: snapshot.id, capturedAt: at, analyzer: 'test', ...analyzed });
-  });
+function record(clusterId: string, at: Date, analyzed: ReturnType<typeof analyzeDocument>) {
+  return recordAt(prisma, clusterId, at, analyzed);
 }
 
 describe('read model size', () => {
