@@ -28,11 +28,20 @@ if ! redis_up; then
   wait_for Redis redis_up || exit 1
 fi
 
-# Headless Chromium (Debian's package) for the HTML report's screenshot test; that test skips, saying
-# so, when no browser is there. Never fatal: only the screenshot test needs it.
-if [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] && [ "${ZONEWISE_SKIP_CHROMIUM:-}" != "1" ] \
-  && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
-  echo "ensure-services: installing chromium (for the HTML report screenshot test)" >&2
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1 \
-    || echo "ensure-services: could not install chromium; the screenshot test will be skipped" >&2
+# Debian packages the tests drive for real: headless Chromium (the dashboard's and the HTML report's
+# browser tests) and Prometheus (traffic sources; promtool checks the alert rules). Tests that need one
+# skip, saying so, when it is missing. Never fatal here.
+apt_install() { # package binary purpose
+  [ -x "$2" ] && return 0
+  command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ] || return 0
+  echo "ensure-services: installing $1 ($3)" >&2
+  if [ -z "${APT_UPDATED:-}" ]; then apt-get update -qq >/dev/null 2>&1; APT_UPDATED=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null 2>&1 \
+    || echo "ensure-services: could not install $1; the tests that need it will be skipped" >&2
+}
+if [ "${ZONEWISE_SKIP_CHROMIUM:-}" != "1" ]; then
+  apt_install chromium "${CHROMIUM_PATH:-/usr/bin/chromium}" "browser tests"
+fi
+if [ "${ZONEWISE_SKIP_PROMETHEUS:-}" != "1" ]; then
+  apt_install prometheus "${PROMETHEUS_PATH:-/usr/bin/prometheus}" "traffic-source tests and promtool"
 fi
