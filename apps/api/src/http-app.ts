@@ -5,12 +5,13 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { IncomingMessage } from 'node:http';
 import { AppModule } from './app.module.js';
 import { validateApiEnv } from './config.js';
+import { graphQLPostOnly } from './graphql/graphql-get.middleware.js';
+import { JSON_CONTENT_TYPE, jsonBodiesOnly } from './http/media-type.middleware.js';
 import { INGEST_PATH } from './ingest/ingest.controller.js';
 import { httpMetricsMiddleware } from './ops/http-metrics.middleware.js';
 import { MetricsService } from './ops/metrics.service.js';
 import { AllProblemsFilter } from './problem.js';
 
-const JSON_CONTENT_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
 export const SIMULATE_PATH = '/v1/simulate';
 
 /**
@@ -27,6 +28,8 @@ export async function createApiApp(options: { logger?: LogLevel[] } = {}): Promi
     ...(options.logger ? { logger: options.logger } : {}),
   });
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
+  app.use(graphQLPostOnly());
+  app.use(jsonBodiesOnly());
   const isJson = (request: IncomingMessage) => JSON_CONTENT_TYPE.test(request.headers['content-type'] ?? '');
   app.useBodyParser('json', {
     limit: config.SIMULATE_MAX_BODY_BYTES,

@@ -3,7 +3,6 @@ import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
 import type { z } from 'zod';
 import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
-import { ApiKeyRateLimitGuard } from '../auth/rate-limit.guard.js';
 import { parseInput } from '../http/validation.js';
 import { idFromPath } from './report-views.js';
 import { ReportSchedulesService } from './report-schedules.service.js';
@@ -77,7 +76,7 @@ function reportModel(view: ReportView): ReportModel {
  * scoped the same way (another tenant's id is NOT_FOUND); mutations need an `admin` key.
  */
 @Resolver(() => ReportScheduleModel)
-@UseGuards(ApiKeyGuard, ApiKeyRateLimitGuard)
+@UseGuards(ApiKeyGuard)
 export class ReportsResolver {
   constructor(
     @Inject(ReportSchedulesService) private readonly schedules: ReportSchedulesService,
