@@ -4,6 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { ApiKeysController } from './api-keys/api-keys.controller.js';
+import { AuditLogController } from './audit/audit-log.controller.js';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { ApiKeyRateLimitGuard } from './auth/rate-limit.guard.js';
@@ -49,6 +50,7 @@ import { ApiRedisCloser, apiRedisProvider } from './redis.provider.js';
     FleetController,
     ClustersController,
     ApiKeysController,
+    AuditLogController,
     ServicesController,
     ClusterStateController,
     SavingsController,

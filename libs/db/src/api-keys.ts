@@ -19,6 +19,8 @@ export interface CreateApiKeyInput {
    * ZONEWISE_DEMO_API_KEY, so scripts can rely on it; otherwise one is generated.
    */
   key?: string;
+  /** From this instant the key answers 401 "expired"; omitted or null: it never expires. */
+  expiresAt?: Date | null;
 }
 
 export const MIN_CHOSEN_KEY_LENGTH = 16;
@@ -43,6 +45,7 @@ export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<Cr
       scopes,
       keyHash: hashApiKey(key),
       keyPrefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+      expiresAt: input.expiresAt ?? null,
     },
   });
   return { apiKey, key };

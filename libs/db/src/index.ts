@@ -67,3 +67,4 @@ export {
   type SavingsRow,
 } from './read-model/savings.js';
 export * from './reports.js';
+export { pruneAuditLog, recordAudit, type AuditActor, type AuditEvent } from './audit-log.js';

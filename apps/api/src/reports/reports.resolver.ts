@@ -2,6 +2,8 @@ import { Inject, UseGuards } from '@nestjs/common';
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
 import type { z } from 'zod';
 import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard.js';
+import type { AuditActor } from '@zw/db';
+import { CurrentActor } from '../audit/audit-actor.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { parseInput } from '../http/validation.js';
 import { idFromPath } from './report-views.js';
@@ -123,6 +125,7 @@ export class ReportsResolver {
   @RequireScope('admin')
   async createReportSchedule(
     @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
     @Args('input', { type: () => ReportScheduleInput }) input: ReportScheduleInput,
   ) {
     const body = parseInput(
@@ -134,7 +137,7 @@ export class ReportsResolver {
       },
       'body',
     );
-    const result = await this.schedules.create(caller.organizationId, body);
+    const result = await this.schedules.create(caller.organizationId, body, actor);
     return { schedule: scheduleModel(result.schedule), webhookSecret: result.webhookSecret };
   }
 
@@ -142,6 +145,7 @@ export class ReportsResolver {
   @RequireScope('admin')
   async updateReportSchedule(
     @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
     @Args('id', { type: () => ID }) id: string,
     @Args('changes', { type: () => ReportScheduleChanges }) changes: ReportScheduleChanges,
   ) {
@@ -155,14 +159,18 @@ export class ReportsResolver {
       },
       'body',
     );
-    const result = await this.schedules.update(caller.organizationId, scheduleId, body);
+    const result = await this.schedules.update(caller.organizationId, scheduleId, body, actor);
     return { schedule: scheduleModel(result.schedule), webhookSecret: result.webhookSecret };
   }
 
   @Mutation(() => Boolean, { description: 'delete a schedule with its reports (admin)' })
   @RequireScope('admin')
-  async deleteReportSchedule(@CurrentCaller() caller: Caller, @Args('id', { type: () => ID }) id: string) {
-    await this.schedules.delete(caller.organizationId, idFromPath(id));
+  async deleteReportSchedule(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Args('id', { type: () => ID }) id: string,
+  ) {
+    await this.schedules.delete(caller.organizationId, idFromPath(id), actor);
     return true;
   }
 
@@ -170,11 +178,12 @@ export class ReportsResolver {
   @RequireScope('admin')
   async runReportSchedule(
     @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
     @Args('id', { type: () => ID }) id: string,
     @Args('period', { type: () => ReportRunPeriodEnum, nullable: true }) period?: ReportRunPeriodEnum,
   ) {
     const scheduleId = idFromPath(id);
     const body = parseInput(RunScheduleBody, present({ period }), 'body');
-    return reportModel((await this.schedules.run(caller.organizationId, scheduleId, body)).report);
+    return reportModel((await this.schedules.run(caller.organizationId, scheduleId, body, actor)).report);
   }
 }
