@@ -1,5 +1,5 @@
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
-import type { KubernetesList } from '@zw/core';
+import { type KubernetesList, moneyReplacer } from '@zw/core';
 import { createApiKey, createOrganization, createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
 import { createApiApp } from '../../apps/api/src/http-app.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
@@ -147,4 +147,9 @@ export async function waitProcessed(prisma: PrismaClient, snapshotIds: string[],
     },
     timeoutMs,
   );
+}
+
+/** A figure as the API answers it: every `cost` in cents. */
+export function inCents<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, moneyReplacer)) as T;
 }

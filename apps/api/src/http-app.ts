@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { IncomingMessage } from 'node:http';
+import { moneyReplacer } from '@zw/core';
 import { AppModule } from './app.module.js';
 import { validateApiEnv } from './config.js';
 import { graphQLPostOnly } from './graphql/graphql-get.middleware.js';
@@ -39,6 +40,8 @@ export async function createApiApp(options: { logger?: LogLevel[] } = {}): Promi
     limit: '1mb',
     type: (request: IncomingMessage) => !request.url?.startsWith(INGEST_PATH) && isJson(request),
   });
+  // Every `cost` of every JSON answer in cents (res.json); cached answers and GraphQL use the same replacer.
+  app.set('json replacer', moneyReplacer);
   app.useGlobalFilters(new AllProblemsFilter());
   setUpOpenApi(app);
   app.enableShutdownHooks();

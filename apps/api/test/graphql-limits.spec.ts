@@ -140,7 +140,7 @@ describe('GraphQL limits', () => {
     expect(aliasBomb.status).toBe(400);
     expect(aliasBomb.body.errors?.[0].message).toMatch(/Aliases limit of 10 exceeded, found 40/);
     expect(hugeDocument.status).toBe(400);
-    expect(hugeDocument.body.errors?.[0].message).toMatch(/Document contains more th[ae]n 1000 tokens/);
+    expect(hugeDocument.body.errors?.[0].message).toMatch(/Document contains more th(an|at) 1000 tokens/);
   });
 
   it('refuses a query nested deeper than GRAPHQL_MAX_DEPTH', async () => {

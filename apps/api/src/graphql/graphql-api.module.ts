@@ -3,6 +3,7 @@ import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { GraphQLModule } from '@nestjs/graphql';
+import { moneyReplacer } from '@zw/core';
 import { ReadDb } from '@zw/db';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -46,6 +47,8 @@ import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
           includeStacktraceInErrorResponses: config.NODE_ENV === 'development',
           allowBatchedHttpRequests: false,
           parseOptions: { maxTokens: config.GRAPHQL_MAX_TOKENS },
+          // Money in cents, as in REST answers.
+          stringifyResult: (result: unknown) => JSON.stringify(result, moneyReplacer),
           validationRules: armor.validationRules,
           // Nest's Apollo types come from Apollo's ESM build, these from its CJS build: same shapes.
           plugins: [...armor.plugins, gatePlugin(config, authenticator, rateLimit)] as ApolloDriverConfig['plugins'],

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiParam, ApiQuery, ApiResponse, type SchemaObject } from '@nestjs/swagger';
 import { z } from 'zod';
+import { TakesQuery } from './validation.js';
 
 /**
  * The OpenAPI document is generated from the same zod schemas that validate requests (and describe
@@ -12,11 +13,15 @@ export function openApiSchema(schema: z.ZodType, io: 'input' | 'output' = 'outpu
   return json as SchemaObject;
 }
 
-/** One `ApiQuery` per field of a query schema. */
+/**
+ * The query parameters a handler takes: one `ApiQuery` per field of the schema, and the declaration the
+ * unknown-parameter rule (QueryParametersGuard) checks every request against.
+ */
 export function ApiQueryFrom(schema: z.ZodObject): MethodDecorator {
   const json = openApiSchema(schema, 'input');
   const required = new Set(json.required ?? []);
   return applyDecorators(
+    TakesQuery(schema),
     ...Object.entries(json.properties ?? {}).map(([name, property]) =>
       ApiQuery({
         name,
