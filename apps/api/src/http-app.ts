@@ -9,6 +9,7 @@ import { validateApiEnv } from './config.js';
 import { graphQLPostOnly } from './graphql/graphql-get.middleware.js';
 import { JSON_CONTENT_TYPE, jsonBodiesOnly } from './http/media-type.middleware.js';
 import { INGEST_PATH } from './ingest/ingest.controller.js';
+import { completeDocument } from './http/openapi.js';
 import { httpMetricsMiddleware } from './ops/http-metrics.middleware.js';
 import { MetricsService } from './ops/metrics.service.js';
 import { AllProblemsFilter } from './problem.js';
@@ -59,8 +60,25 @@ function setUpOpenApi(app: INestApplication): void {
           'Send `Authorization: Bearer <API key>`. Errors are `application/problem+json` (RFC 9457).',
       )
       .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'an API key (zwk_…)' }, 'apiKey')
+      .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
+      .addServer('/', 'the server this document is served from')
+      // Keys and tokens are opaque random strings, not JWTs: no bearerFormat beyond saying so.
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'an API key (zwk_…)' },
+        'apiKey',
+      )
+      .addBearerAuth(
+        {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'opaque',
+          description: "a cluster's agent token (zwa_…): it only pushes that cluster's snapshots",
+        },
+        'agentToken',
+      )
       .build(),
   );
+  completeDocument(document);
+  delete (document.info as { contact?: unknown }).contact; // DocumentBuilder's empty default
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 }

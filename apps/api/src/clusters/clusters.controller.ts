@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@zw/db';
 import { CurrentActor } from '../audit/audit-actor.js';
 import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
@@ -28,6 +28,7 @@ export class ClustersController {
   @ApiOperation({ summary: 'Register a cluster; the answer carries its agent token, shown only once' })
   @ApiBodyFrom(CreateClusterBody)
   @ApiResponseFrom(201, CreatedClusterSchema, 'created')
+  @ApiResponse({ status: 409, description: 'the organization already has a cluster with this name' })
   create(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Body() body: unknown) {
     return this.clusters.create(caller.organizationId, parseInput(CreateClusterBody, body, 'body'), actor);
   }
@@ -54,6 +55,7 @@ export class ClustersController {
   @ApiPathParams({ id: 'cluster id' })
   @ApiBodyFrom(UpdateClusterBody)
   @ApiResponseFrom(200, ClusterSchema, 'the cluster as changed')
+  @ApiResponse({ status: 409, description: 'the organization already has a cluster with the new name' })
   update(
     @CurrentCaller() caller: Caller,
     @CurrentActor() actor: AuditActor,
