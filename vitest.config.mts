@@ -17,6 +17,8 @@ export default defineConfig({
     globals: false,
     include: ['libs/*/test/**/*.spec.ts', 'apps/*/test/**/*.spec.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
+    // Every error answer any suite receives is checked for stack traces and server paths.
+    setupFiles: ['./test/support/no-internals.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -217,6 +217,15 @@ describe('GraphQL limits', () => {
     expect(body.detail).toMatch(/POST \/graphql/);
   });
 
+  it('shows stack traces only with NODE_ENV=development, and the suites catch any that leaks', async () => {
+    await withApi({ NODE_ENV: 'development' }, async (url) => {
+      // test/support/no-internals.ts checks every error answer of every suite: this one fails the request.
+      await expect(post(tenant.readKey, { query: '{ fleet { nope } }' }, url)).rejects.toThrow(
+        /answered 400 with a stack trace/,
+      );
+    });
+  });
+
   it('never answers a stack trace or a server path', async () => {
     const key = await freshKey('errors');
     for (const query of [

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseWhatIf } from '@zw/core';
 import { createApiApp } from '../src/http-app.js';
+import { WhatIfSchema } from '../src/simulate/simulate.schemas.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
 import { TEST_REDIS_URL, uniquePrefix } from '../../../test/support/redis.js';
 
@@ -138,5 +140,25 @@ describe('the OpenAPI document', () => {
       expect(cidrs).toContain(field);
     expect(document.servers?.length).toBeGreaterThan(0);
     expect(document.info.license).toEqual({ name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' });
+  });
+
+  it("documents the what-if shape the core's parser accepts", () => {
+    const accepted = {
+      enableRouting: [{ namespace: 'shop', name: 'cart', mode: 'PreferSameZone' }],
+      scaleReplicas: [{ namespace: 'shop', name: 'cart', zone: 'us-east-1a', delta: -2 }],
+      removeZoneNodes: [{ zone: 'us-east-1c', reschedule: true }],
+    };
+    expect(WhatIfSchema.parse(accepted)).toEqual(accepted);
+    expect(parseWhatIf(accepted)).toEqual(accepted);
+    const refused = [
+      { enableRouting: [{ namespace: 'shop', name: 'cart', mode: 'Sideways' }] },
+      { scaleReplicas: [{ namespace: 'shop', name: 'cart', zone: 'a', delta: 1, extra: true }] },
+      { removeZoneNodes: [{}] },
+      { somethingElse: [] },
+    ];
+    for (const whatIf of refused) {
+      expect(WhatIfSchema.safeParse(whatIf).success, JSON.stringify(whatIf)).toBe(false);
+      expect(() => parseWhatIf(whatIf), JSON.stringify(whatIf)).toThrow();
+    }
   });
 });
