@@ -13,7 +13,7 @@
 import {
   type AuditActor,
   Cloud,
-  createApiKey,
+  createAuditedApiKey,
   createOrganization,
   createPrismaClient,
   dbEnvSchema,
@@ -139,27 +139,11 @@ async function run(
       const organization = await findOrganizationBySlug(prisma, org);
       if (!organization) throw new Error(`no organization "${org}" (create it with create-org)`);
       const scope = values.scope === 'admin' ? 'admin' : 'read';
-      const { apiKey, key } = await prisma.$transaction(async (tx) => {
-        const created = await createApiKey(tx, {
-          organizationId: organization.id,
-          name: values.name!,
-          scopes: [scope],
-          expiresAt,
-        });
-        await recordAudit(tx, actor, {
-          organizationId: organization.id,
-          action: 'api_key.create',
-          targetType: 'api_key',
-          targetId: created.apiKey.id,
-          details: {
-            name: created.apiKey.name,
-            scopes: created.apiKey.scopes,
-            prefix: created.apiKey.keyPrefix,
-            expiresAt: expiresAt?.toISOString() ?? null,
-          },
-        });
-        return created;
-      });
+      const { apiKey, key } = await createAuditedApiKey(
+        prisma,
+        { organizationId: organization.id, name: values.name!, scopes: [scope], expiresAt },
+        actor,
+      );
       return {
         apiKeyId: apiKey.id,
         organizationId: organization.id,

@@ -6,6 +6,7 @@ import { buildProjects } from '../../../test/support/processes.js';
 import {
   apiClient,
   createTenant,
+  postGraphQL,
   pushSnapshot,
   type QueryStack,
   startQueryStack,
@@ -84,14 +85,10 @@ describe('audit log', () => {
     expect((await admin.patch(`/v1/report-schedules/${scheduleId}`, { name: 'weekly-ops' })).status).toBe(200);
     expect((await admin.post(`/v1/report-schedules/${scheduleId}/run`, {})).status).toBe(202);
     expect((await admin.delete(`/v1/report-schedules/${scheduleId}`)).status).toBe(204);
-    const viaGraphQL = await fetch(`${stack.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${tenant.adminKey}` },
-      body: JSON.stringify({
-        query: 'mutation { createReportSchedule(input: { name: "monthly", cadence: monthly }) { schedule { id } } }',
-      }),
+    const viaGraphQL = await postGraphQL(stack.url, tenant.adminKey, {
+      query: 'mutation { createReportSchedule(input: { name: "monthly", cadence: monthly }) { schedule { id } } }',
     });
-    const graphQLSchedule = ((await viaGraphQL.json()) as any).data.createReportSchedule.schedule.id; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const graphQLSchedule = viaGraphQL.body.data.createReportSchedule.schedule.id as string;
     expect((await admin.delete('/v1/clusters/' + clusterId)).status).toBe(204);
 
     const entries = await auditLog('?limit=500');

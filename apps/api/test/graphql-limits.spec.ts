@@ -4,6 +4,8 @@ import { createApiApp } from '../src/http-app.js';
 import {
   createCluster,
   createTenant,
+  type GraphQLAnswer,
+  postGraphQL,
   pushSnapshot,
   type QueryStack,
   startQueryStack,
@@ -30,20 +32,7 @@ const LIMITS = {
   RATE_LIMIT_REQUESTS: '60',
 };
 
-interface GraphQLAnswer {
-  status: number;
-  headers: Headers;
-  body: { data?: any; errors?: { message: string; extensions: Record<string, unknown> }[] }; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-async function post(key: string | null, body: unknown, url = stack.url): Promise<GraphQLAnswer> {
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as GraphQLAnswer['body'] };
-}
+const post = (key: string | null, body: unknown, url = stack.url) => postGraphQL(url, key, body);
 
 const graphql = (key: string | null, query: string, variables: Record<string, unknown> = {}) =>
   post(key, { query, variables });

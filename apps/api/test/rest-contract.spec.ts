@@ -3,6 +3,7 @@ import {
   apiClient,
   createCluster,
   createTenant,
+  postGraphQL,
   pushSnapshot,
   type QueryStack,
   startQueryStack,
@@ -138,14 +139,10 @@ describe('money', () => {
       (await api.get(`/v1/clusters/${clusterId}/services?limit=50`)).body,
       (await api.get('/v1/savings?groupBy=service')).body,
     ];
-    const graphql = await fetch(`${stack.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${tenant.readKey}` },
-      body: JSON.stringify({
-        query: '{ fleet { clusters { monthly { withHints { cost } withoutHints { cost } missedSavings { cost } } } } }',
-      }),
+    const graphql = await postGraphQL(stack.url, tenant.readKey, {
+      query: '{ fleet { clusters { monthly { withHints { cost } withoutHints { cost } missedSavings { cost } } } } }',
     });
-    bodies.push(await graphql.json());
+    bodies.push(graphql.body);
     const costs: number[] = [];
     const collect = (value: unknown, key = ''): void => {
       if (Array.isArray(value)) value.forEach((item) => collect(item));

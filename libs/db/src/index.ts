@@ -19,6 +19,7 @@ export {
   API_KEY_PREFIX,
   MIN_CHOSEN_KEY_LENGTH,
   createApiKey,
+  createAuditedApiKey,
   findApiKey,
   hashApiKey,
   type ApiKeyIdentity,

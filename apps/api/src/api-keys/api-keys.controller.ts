@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type ApiKey, type AuditActor, createApiKey, PrismaService, recordAudit } from '@zw/db';
+import { type ApiKey, type AuditActor, createAuditedApiKey, PrismaService, recordAudit } from '@zw/db';
 import { z } from 'zod';
 import { CurrentActor } from '../audit/audit-actor.js';
 import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
@@ -96,22 +96,11 @@ export class ApiKeysController {
         : expiresInDays !== undefined
           ? new Date(Date.now() + expiresInDays * DAY_MS)
           : null;
-    const { apiKey, key } = await this.prisma.$transaction(async (tx) => {
-      const created = await createApiKey(tx, { organizationId: caller.organizationId, ...input, expiresAt: expiry });
-      await recordAudit(tx, actor, {
-        organizationId: caller.organizationId,
-        action: 'api_key.create',
-        targetType: 'api_key',
-        targetId: created.apiKey.id,
-        details: {
-          name: created.apiKey.name,
-          scopes: created.apiKey.scopes,
-          prefix: created.apiKey.keyPrefix,
-          expiresAt: expiry?.toISOString() ?? null,
-        },
-      });
-      return created;
-    });
+    const { apiKey, key } = await createAuditedApiKey(
+      this.prisma,
+      { organizationId: caller.organizationId, ...input, expiresAt: expiry },
+      actor,
+    );
     return { apiKey: apiKeyView(apiKey), key };
   }
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { problemBody } from '../problem.js';
+import { problemBody, writeProblem } from '../problem.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -12,17 +12,7 @@ export function graphQLPostOnly() {
   return (request: IncomingMessage, response: ServerResponse, next: () => void): void => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== GRAPHQL_PATH || request.method === 'POST' || request.method === 'OPTIONS') return next();
-    response.statusCode = 405;
-    response.setHeader('Allow', 'POST');
-    response.setHeader('Content-Type', 'application/problem+json');
-    response.end(
-      JSON.stringify(
-        problemBody(
-          405,
-          `GraphQL is served at POST ${GRAPHQL_PATH} with a JSON body {"query": "…", "variables": {…}} and Authorization: Bearer <API key>; the REST API and its documentation are at /docs`,
-          { endpoint: `POST ${GRAPHQL_PATH}` },
-        ),
-      ),
-    );
+    const detail = `GraphQL is served at POST ${GRAPHQL_PATH} with a JSON body {"query": "…", "variables": {…}} and Authorization: Bearer <API key>; the REST API and its documentation are at /docs`;
+    writeProblem(response, 405, problemBody(405, detail, { endpoint: `POST ${GRAPHQL_PATH}` }), { Allow: 'POST' });
   };
 }

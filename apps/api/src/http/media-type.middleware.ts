@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { problemBody } from '../problem.js';
+import { problemBody, writeProblem } from '../problem.js';
 
 export const JSON_CONTENT_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
 
@@ -18,17 +18,10 @@ export function jsonBodiesOnly() {
     if (!hasBody(request) || request.method === 'GET' || request.method === 'HEAD') return next();
     const type = request.headers['content-type'];
     if (type !== undefined && JSON_CONTENT_TYPE.test(type)) return next();
-    response.statusCode = 415;
-    response.setHeader('Content-Type', 'application/problem+json');
-    response.setHeader('Accept-Post', 'application/json');
-    response.end(
-      JSON.stringify(
-        problemBody(
-          415,
-          `unsupported media type ${type === undefined ? '(no Content-Type)' : JSON.stringify(type.split(';')[0])}: send the body as application/json`,
-          { accepted: ['application/json'] },
-        ),
-      ),
-    );
+    const sent = type === undefined ? '(no Content-Type)' : JSON.stringify(type.split(';')[0]);
+    const body = problemBody(415, `unsupported media type ${sent}: send the body as application/json`, {
+      accepted: ['application/json'],
+    });
+    writeProblem(response, 415, body, { 'Accept-Post': 'application/json' });
   };
 }
