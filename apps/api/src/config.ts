@@ -3,8 +3,8 @@ import { parseEnvironment, queueEnvSchema } from '@zw/queue';
 import { z } from 'zod';
 
 // GraphQL's limits (graphql-armor rules and the computed cost): a hostile document is refused before
-// anything resolves. The defaults leave the dashboard's fleet page (cost ~1,100 at 20 Services a cluster)
-// well inside them.
+// anything resolves. The defaults leave the dashboard's fleet page (cost ~1,300 at 5 Services a cluster,
+// ~4,600 at 20) well inside them. Lists without `first` count once whatever their length (armor's model).
 const graphQLSettings = {
   /** `authenticated`: introspection needs a valid API key, like every query; `off`: refused for everyone. */
   GRAPHQL_INTROSPECTION: z.enum(['authenticated', 'off']).default('authenticated'),
