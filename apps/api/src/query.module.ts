@@ -8,6 +8,7 @@ import { AuditLogController } from './audit/audit-log.controller.js';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { ApiKeyRateLimitGuard } from './auth/rate-limit.guard.js';
+import { RateStorageModule } from './auth/rate-storage.module.js';
 import { WindowRateStorage } from './auth/window-rate-storage.js';
 import { ReadModelCache } from './cache/read-model-cache.js';
 import { ClustersController } from './clusters/clusters.controller.js';
@@ -31,10 +32,12 @@ import { ApiRedisCloser, apiRedisProvider } from './redis.provider.js';
 @Module({
   imports: [
     BullModule.registerQueue({ name: SNAPSHOTS_QUEUE }, { name: MAINTENANCE_QUEUE }),
+    RateStorageModule,
     ThrottlerModule.forRootAsync({
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<ApiConfig, true>) => ({
-        storage: new WindowRateStorage(config.get('RATE_LIMIT_WINDOW_MS', { infer: true })),
+      imports: [RateStorageModule],
+      inject: [ConfigService, WindowRateStorage],
+      useFactory: (config: ConfigService<ApiConfig, true>, storage: WindowRateStorage) => ({
+        storage,
         throttlers: [
           {
             name: 'default',
@@ -73,6 +76,7 @@ import { ApiRedisCloser, apiRedisProvider } from './redis.provider.js';
     SavingsService,
   ],
   exports: [
+    RateStorageModule,
     readDbProvider,
     ApiKeyAuthenticator,
     ApiKeyGuard,

@@ -2,6 +2,7 @@ import type { ThrottlerStorage } from '@nestjs/throttler';
 
 interface Window {
   startedAt: number;
+  ttl: number;
   hits: number;
 }
 
@@ -23,15 +24,15 @@ export interface WindowState {
  * not a contract, so that is acceptable. A key over its limit is refused until its window ends
  * (Retry-After says when).
  *
- * Any limiter may share it: keys are opaque strings, and `charge` counts a request as several (GraphQL
- * charges a query's computed cost).
+ * Any limiter may share it (RateStorageModule provides the one instance): keys are opaque strings, each
+ * with its own window length, and `charge` counts a request as several (GraphQL charges a query's cost).
  */
 export class WindowRateStorage implements ThrottlerStorage {
   private readonly windows = new Map<string, Window>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(sweepEveryMs: number) {
-    this.sweeper = setInterval(() => this.sweep(sweepEveryMs), sweepEveryMs);
+    this.sweeper = setInterval(() => this.sweep(), sweepEveryMs);
     this.sweeper.unref();
   }
 
@@ -44,7 +45,7 @@ export class WindowRateStorage implements ThrottlerStorage {
     const now = Date.now();
     let window = this.windows.get(key);
     if (!window || now >= window.startedAt + ttl) {
-      window = { startedAt: now, hits: 0 };
+      window = { startedAt: now, ttl, hits: 0 };
       this.windows.set(key, window);
     }
     window.hits += units;
@@ -59,8 +60,8 @@ export class WindowRateStorage implements ThrottlerStorage {
   }
 
   /** Forgets windows that ended (keys that stopped calling). */
-  private sweep(olderThanMs: number): void {
-    const cutoff = Date.now() - 2 * olderThanMs;
-    for (const [key, window] of this.windows) if (window.startedAt < cutoff) this.windows.delete(key);
+  private sweep(): void {
+    const now = Date.now();
+    for (const [key, window] of this.windows) if (now >= window.startedAt + window.ttl) this.windows.delete(key);
   }
 }
