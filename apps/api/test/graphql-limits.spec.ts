@@ -159,6 +159,8 @@ describe('GraphQL limits', () => {
     const anonymous = await graphql(null, query);
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.errors?.[0].extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect(anonymous.body.errors?.[0].extensions).not.toHaveProperty('http');
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="zonewise"');
     expect(anonymous.body.data).toBeUndefined();
     const wrongKey = await graphql('zwk_this-is-not-a-key-of-anybody-at-all', query);
     expect(wrongKey.status).toBe(401);
