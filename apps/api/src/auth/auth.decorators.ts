@@ -15,7 +15,7 @@ export function ApiKeyAuth(): ClassDecorator {
   return applyDecorators(
     UseGuards(ApiKeyGuard, ApiKeyRateLimitGuard),
     ApiBearerAuth('apiKey'),
-    ApiResponse({ status: 401, ...problem('no API key, or an unknown or revoked one') }),
+    ApiResponse({ status: 401, ...problem('no API key, or an unknown, revoked or expired one') }),
     ApiResponse({ status: 403, ...problem('an agent token, or a key without the scope this operation needs') }),
     ApiResponse({ status: 429, ...problem('rate limit of this API key exceeded; see Retry-After') }),
   );
