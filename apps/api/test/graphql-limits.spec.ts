@@ -149,6 +149,11 @@ describe('GraphQL limits', () => {
     const big = await graphql(key, query, { ns: 'x'.repeat(5000) });
     expect(big.status, JSON.stringify(big.body)).toBe(413);
     expect(big.body.errors?.[0].message).toMatch(/GraphQL variables are too large: \d+ bytes, at most 1024/);
+    const huge = await post(key, { query: `{ fleet { generatedAt } } # ${'x'.repeat(2 * 1024 * 1024)}` });
+    expect(huge.status).toBe(413);
+    expect(huge.body).toMatchObject({ status: 413, detail: 'request body is too large' });
+    const notAQuery = await post(key, { query: 5 });
+    expect(notAQuery.status).toBe(400);
     const batch = await post(key, [{ query: '{ fleet { generatedAt } }' }, { query: '{ fleet { generatedAt } }' }]);
     expect(batch.status).toBe(400);
     expect(JSON.stringify(batch.body)).toMatch(/batching/i);
