@@ -5,6 +5,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { ApiKeysController } from './api-keys/api-keys.controller.js';
 import { AuditLogController } from './audit/audit-log.controller.js';
+import { AuditLogService } from './audit/audit-log.service.js';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { ApiKeyRateLimitGuard } from './auth/rate-limit.guard.js';
@@ -68,6 +69,7 @@ import { ApiRedisCloser, apiRedisProvider } from './redis.provider.js';
     ApiKeyGuard,
     ApiKeyRateLimitGuard,
     MetricsService,
+    AuditLogService,
     ReadModelCache,
     FleetService,
     ClustersService,
@@ -77,6 +79,7 @@ import { ApiRedisCloser, apiRedisProvider } from './redis.provider.js';
   ],
   exports: [
     RateStorageModule,
+    AuditLogService,
     readDbProvider,
     ApiKeyAuthenticator,
     ApiKeyGuard,

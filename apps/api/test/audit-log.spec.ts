@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuditLogSchema } from '../src/audit/audit-log.controller.js';
+import { AuditLogSchema } from '../src/audit/audit-log.schemas.js';
 import { buildProjects } from '../../../test/support/processes.js';
 import {
   apiClient,
@@ -158,6 +158,19 @@ describe('audit log', () => {
       cursor = page.nextCursor;
     } while (cursor);
     expect(paged).toEqual(all.map((entry) => entry.id));
+  });
+
+  it('is readable over GraphQL too, by admin keys', async () => {
+    const query =
+      '{ auditLog(action: "cluster", first: 2) { nodes { action actorType actorName targetId details } nextCursor } }';
+    const answer = await postGraphQL(stack.url, tenant.adminKey, { query });
+    expect(answer.body.errors).toBeUndefined();
+    const rest = (await auditLog('?action=cluster&limit=2')).map((entry) => entry.action);
+    expect(answer.body.data.auditLog.nodes.map((node: { action: string }) => node.action)).toEqual(rest);
+    expect(JSON.parse(answer.body.data.auditLog.nodes[0].details)).toBeTypeOf('object');
+    expect(answer.body.data.auditLog.nextCursor).toEqual(expect.any(String));
+    const forbidden = await postGraphQL(stack.url, tenant.readKey, { query });
+    expect(forbidden.body.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN' });
   });
 
   it('is readable by admins of the organization only', async () => {

@@ -7,6 +7,7 @@ import { moneyReplacer } from '@zw/core';
 import { ReadDb } from '@zw/db';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AuditLogResolver } from '../audit/audit-log.resolver.js';
 import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import { ApiKeyRateLimitGuard } from '../auth/rate-limit.guard.js';
 import type { ApiConfig } from '../config.js';
@@ -64,7 +65,7 @@ import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
       },
     }),
   ],
-  providers: [RootResolver, ClusterResolver, ServiceResolver],
+  providers: [RootResolver, ClusterResolver, ServiceResolver, AuditLogResolver],
 })
 export class GraphQLApiModule {}
 

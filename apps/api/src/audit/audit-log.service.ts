@@ -1,0 +1,55 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type Prisma, PrismaService } from '@zw/db';
+import type { z } from 'zod';
+import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
+import type { AuditEntrySchema, AuditLogQuery, AuditLogSchema } from './audit-log.schemas.js';
+
+type AuditRow = Prisma.AuditLogEntryGetPayload<object>;
+
+export function entryView(row: AuditRow): z.output<typeof AuditEntrySchema> {
+  return {
+    id: row.id,
+    at: row.at.toISOString(),
+    actor: {
+      type: row.actorType as 'api_key' | 'admin_cli',
+      keyId: row.actorKeyId,
+      name: row.actorName,
+      clientAddress: row.clientAddress,
+    },
+    action: row.action,
+    target: { type: row.targetType, id: row.targetId },
+    details: row.details as Record<string, unknown>,
+  };
+}
+
+/** Reads an organization's audit log, newest first, for REST and GraphQL alike. */
+@Injectable()
+export class AuditLogService {
+  constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
+
+  async list(organizationId: string, input: z.output<typeof AuditLogQuery>): Promise<z.output<typeof AuditLogSchema>> {
+    const print = fingerprint(['audit-log', input.action, input.from, input.to]);
+    const after = decodeCursor(input.cursor, print);
+    const afterAt = after ? new Date(String(after.k[0])) : null;
+    const rows = await this.prisma.auditLogEntry.findMany({
+      where: {
+        organizationId,
+        ...(input.action
+          ? input.action.includes('.')
+            ? { action: input.action }
+            : { action: { startsWith: `${input.action}.` } }
+          : {}),
+        at: { ...(input.from ? { gte: new Date(input.from) } : {}), ...(input.to ? { lt: new Date(input.to) } : {}) },
+        ...(afterAt ? { OR: [{ at: { lt: afterAt } }, { at: afterAt, id: { lt: String(after!.k[1]) } }] } : {}),
+      },
+      orderBy: [{ at: 'desc' }, { id: 'desc' }],
+      take: input.limit + 1,
+    });
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return {
+      entries: page.map(entryView),
+      nextCursor: rows.length > input.limit ? encodeCursor({ f: print, k: [last.at.toISOString(), last.id] }) : null,
+    };
+  }
+}
