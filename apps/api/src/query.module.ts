@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE } from '@zw/queue';
+import { MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE, TRAFFIC_QUEUE } from '@zw/queue';
 import { ApiKeysController } from './api-keys/api-keys.controller.js';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
@@ -25,11 +25,14 @@ import { ServicesController } from './services/services.controller.js';
 import { ServicesService } from './services/services.service.js';
 import { ClusterStateController } from './zones/cluster-state.controller.js';
 import { ApiRedisCloser, apiRedisProvider } from './redis.provider.js';
+import { trafficConfigProvider } from './traffic-sources/traffic-config.js';
+import { TrafficSourcesController } from './traffic-sources/traffic-sources.controller.js';
+import { TrafficSourcesService } from './traffic-sources/traffic-sources.service.js';
 
 /** The query API: tenancy, the REST read model, operations endpoints. */
 @Module({
   imports: [
-    BullModule.registerQueue({ name: SNAPSHOTS_QUEUE }, { name: MAINTENANCE_QUEUE }),
+    BullModule.registerQueue({ name: SNAPSHOTS_QUEUE }, { name: MAINTENANCE_QUEUE }, { name: TRAFFIC_QUEUE }),
     ThrottlerModule.forRootAsync({
       inject: [ConfigService],
       useFactory: (config: ConfigService<ApiConfig, true>) => ({
@@ -53,6 +56,7 @@ import { ApiRedisCloser, apiRedisProvider } from './redis.provider.js';
     ClusterStateController,
     SavingsController,
     SimulateController,
+    TrafficSourcesController,
   ],
   providers: [
     readDbProvider,
@@ -69,6 +73,8 @@ import { ApiRedisCloser, apiRedisProvider } from './redis.provider.js';
     ServicesService,
     LiveViewService,
     SavingsService,
+    trafficConfigProvider,
+    TrafficSourcesService,
   ],
   exports: [
     readDbProvider,

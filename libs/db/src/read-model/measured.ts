@@ -1,0 +1,57 @@
+import type { ReadDb } from '../read-db.js';
+import { EFFECTIVE_TRAFFIC_SQL } from './rollup.js';
+
+/**
+ * A cluster's model against its measurement, over the Services of its newest state. Volumes in GB per
+ * month; cross-zone GB only over the Services whose source gave zones (`services_with_zones`), so the
+ * two sides always cover the same Services:
+ *   estimated = the model's volume (API value, else annotation, else default) × its withHints fraction
+ *   measured  = the measured volume × the measured cross-zone fraction
+ */
+export interface MeasuredComparisonRow {
+  services: number;
+  services_measured: number;
+  services_with_zones: number;
+  /** Effective traffic of every current Service, and the part of it that is measured. */
+  traffic_gb: number;
+  measured_share_gb: number;
+  /** Over the measured Services: the model's volume and the measured one. */
+  estimated_gb: number;
+  measured_gb: number;
+  /** Over the Services with measured zones: cross-zone GB by the model and as measured, and the measured volume. */
+  estimated_cross_zone_gb: number;
+  measured_cross_zone_gb: number;
+  zoned_measured_gb: number;
+  /** Over the same Services: the model's fraction weighted by the measured volume. */
+  model_cross_zone_gb_on_measured: number;
+  oldest_measured_at: Date | null;
+}
+
+const MODEL_GB = 'COALESCE(s.monthly_traffic_gb, i.traffic_gb)';
+const ZONED = 's.measured_cross_zone IS NOT NULL';
+
+export async function measuredComparison(db: ReadDb, clusterId: string): Promise<MeasuredComparisonRow> {
+  const [row] = await db.query<MeasuredComparisonRow>(
+    `SELECT count(*)::int AS services,
+            count(*) FILTER (WHERE s.measured_traffic_gb IS NOT NULL)::int AS services_measured,
+            count(*) FILTER (WHERE ${ZONED})::int AS services_with_zones,
+            COALESCE(sum((${EFFECTIVE_TRAFFIC_SQL})::numeric), 0)::float8 AS traffic_gb,
+            COALESCE(sum(s.measured_traffic_gb::numeric)
+                     FILTER (WHERE s.monthly_traffic_gb IS NULL), 0)::float8 AS measured_share_gb,
+            COALESCE(sum((${MODEL_GB})::numeric) FILTER (WHERE s.measured_traffic_gb IS NOT NULL), 0)::float8
+              AS estimated_gb,
+            COALESCE(sum(s.measured_traffic_gb::numeric), 0)::float8 AS measured_gb,
+            COALESCE(sum((${MODEL_GB} * COALESCE(i.cross_zone_with_hints, 0))::numeric) FILTER (WHERE ${ZONED}), 0)::float8
+              AS estimated_cross_zone_gb,
+            COALESCE(sum((s.measured_traffic_gb * s.measured_cross_zone)::numeric), 0)::float8 AS measured_cross_zone_gb,
+            COALESCE(sum(s.measured_traffic_gb::numeric) FILTER (WHERE ${ZONED}), 0)::float8 AS zoned_measured_gb,
+            COALESCE(sum((s.measured_traffic_gb * COALESCE(i.cross_zone_with_hints, 0))::numeric)
+                     FILTER (WHERE ${ZONED}), 0)::float8 AS model_cross_zone_gb_on_measured,
+            min(s.measured_at) AS oldest_measured_at
+       FROM service_intervals i
+       JOIN cluster_services s ON s.id = i.service_id
+      WHERE i.cluster_id = $1 AND i.valid_to IS NULL`,
+    [clusterId],
+  );
+  return row;
+}
