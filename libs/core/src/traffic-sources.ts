@@ -45,9 +45,19 @@ export function trafficQuery(spec: TrafficQuerySpec): string {
   const window = `${Math.round(spec.windowSeconds)}s`;
   switch (spec.preset) {
     case 'istio':
-      return `sum by (destination_service_namespace, destination_service_name) (increase({__name__=~"istio_request_bytes_sum|istio_response_bytes_sum",reporter="destination"}[${window}]))`;
+      return sumOfBoth(
+        'destination_service_namespace, destination_service_name',
+        ['istio_request_bytes_sum', 'istio_response_bytes_sum'],
+        '{reporter="destination"}',
+        window,
+      );
     case 'linkerd':
-      return `sum by (dst_namespace, dst_service) (increase({__name__=~"tcp_read_bytes_total|tcp_write_bytes_total",direction="outbound",dst_service!=""}[${window}]))`;
+      return sumOfBoth(
+        'dst_namespace, dst_service',
+        ['tcp_read_bytes_total', 'tcp_write_bytes_total'],
+        '{direction="outbound",dst_service!=""}',
+        window,
+      );
     case 'beyla':
       return `sum by (k8s_dst_namespace, k8s_dst_name, k8s_dst_type, src_zone, dst_zone) (increase(beyla_network_flow_bytes_total[${window}]))`;
     case 'opencost':
@@ -55,6 +65,16 @@ export function trafficQuery(spec: TrafficQuerySpec): string {
     case 'custom':
       return (spec.template ?? '').split(WINDOW_PLACEHOLDER).join(window);
   }
+}
+
+/**
+ * The bytes of two counters summed per group, in one query. `increase` drops the metric name, so one
+ * selector over both names would give two series with the same labels; `A + B` keeps groups with both,
+ * and `or A or B` those with only one of them.
+ */
+function sumOfBoth(by: string, [a, b]: readonly [string, string], selector: string, window: string): string {
+  const sumOf = (name: string) => `sum by (${by}) (increase(${name}${selector}[${window}]))`;
+  return `(${sumOf(a)} + ${sumOf(b)}) or ${sumOf(a)} or ${sumOf(b)}`;
 }
 
 /** Why a custom template is refused, or null. */

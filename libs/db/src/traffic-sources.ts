@@ -90,11 +90,14 @@ export async function storeMeasurements(
   });
 }
 
-/** A failed measurement: the status and error on the source; the previous measurements stay (with their age). */
+/**
+ * A failed measurement: the status and error on the source; the previous measurements stay (with their
+ * age), and so does `last_query`, the query they came from.
+ */
 export async function recordTrafficFailure(
   db: Db,
   clusterId: string,
-  failure: { status: string; error: string; query: string | null; series?: number; at: Date },
+  failure: { status: string; error: string; series?: number; at: Date },
 ): Promise<void> {
   await db.clusterTrafficSource.updateMany({
     where: { clusterId },
@@ -103,7 +106,6 @@ export async function recordTrafficFailure(
       lastError: failure.error,
       lastAttemptAt: failure.at,
       consecutiveFailures: { increment: 1 },
-      ...(failure.query !== null ? { lastQuery: failure.query } : {}),
       ...(failure.series !== undefined ? { seriesCount: failure.series } : {}),
     },
   });

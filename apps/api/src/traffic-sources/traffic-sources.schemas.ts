@@ -7,15 +7,15 @@ const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
 
 /** A Prometheus-style duration (`90s`, `5m`, `1h`, `1d`) as seconds. */
 export function durationSeconds(text: string): number {
-  const [, amount, unit] = DURATION.exec(text)!;
-  return Number(amount) * UNIT_SECONDS[unit];
+  const match = DURATION.exec(text);
+  return match ? Number(match[1]) * UNIT_SECONDS[match[2]] : Number.NaN;
 }
 
 const duration = (what: string, min: number, max: number) =>
   z
     .string()
     .regex(DURATION, 'a duration such as 90s, 5m, 1h or 1d')
-    .refine((text) => durationSeconds(text) >= min && durationSeconds(text) <= max, {
+    .refine((text) => !DURATION.test(text) || (durationSeconds(text) >= min && durationSeconds(text) <= max), {
       message: `${what}: between ${min}s and ${max / 86_400}d`,
     });
 

@@ -32,6 +32,18 @@ function durationText(seconds: number): string {
   return `${seconds}s`;
 }
 
+function sameSource(
+  row: ClusterTrafficSource,
+  fields: { preset: string; url: string; windowSeconds: number; queryTemplate: string | null },
+): boolean {
+  return (
+    row.preset === fields.preset &&
+    row.url === fields.url &&
+    row.windowSeconds === fields.windowSeconds &&
+    row.queryTemplate === fields.queryTemplate
+  );
+}
+
 export function trafficSourceView(row: ClusterTrafficSource): TrafficSourceView {
   const preset = row.preset as TrafficPreset;
   return {
@@ -97,6 +109,12 @@ export class TrafficSourcesService {
       create: { clusterId, ...data },
       update: data,
     });
+    // Measurements of another source would be shown under this one's name: they go, and the Services
+    // fall back to their estimates until it answers. The same source set again keeps them.
+    if (existing && !sameSource(existing, fields)) {
+      await clearMeasurements(this.prisma, clusterId);
+      await this.cache.changed({ organizationId, clusterId });
+    }
     await enqueueTrafficSourceSync(this.queue, clusterId, this.config);
     return { created: existing === null, source: trafficSourceView(row) };
   }

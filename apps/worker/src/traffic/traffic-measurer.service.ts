@@ -91,7 +91,7 @@ export class TrafficMeasurer {
     query: string,
     extra: { series?: number } = {},
   ): Promise<never> {
-    await recordTrafficFailure(this.prisma, clusterId, { status, error, query, at, ...extra });
+    await recordTrafficFailure(this.prisma, clusterId, { status, error: `${error} (query: ${query})`, at, ...extra });
     this.logger.warn(`traffic source of cluster ${clusterId}: ${status}: ${error}`);
     throw new TrafficMeasurementError(`${status}: ${error}`);
   }

@@ -48,27 +48,29 @@ export class TrafficScheduler implements OnApplicationBootstrap {
     }
   }
 
-  /** Brings the cluster's scheduler in line with Postgres; true when the cluster has a source. */
-  async sync(clusterId: string): Promise<boolean> {
+  /**
+   * Brings the cluster's scheduler in line with Postgres. `scheduled`: the scheduler was created or its
+   * interval changed, and BullMQ runs an `every` scheduler's first job at once, so that run measures.
+   */
+  async sync(clusterId: string): Promise<{ configured: boolean; scheduled: boolean }> {
     const source = await this.prisma.clusterTrafficSource.findUnique({
       where: { clusterId },
       select: { clusterId: true, intervalSeconds: true },
     });
     if (!source) {
       await this.queue.removeJobScheduler(trafficSchedulerId(clusterId));
-      return false;
+      return { configured: false, scheduled: false };
     }
     const current = await this.queue.getJobScheduler(trafficSchedulerId(clusterId));
-    await this.ensure(source, current?.every ?? undefined);
-    return true;
+    return { configured: true, scheduled: await this.ensure(source, current?.every ?? undefined) };
   }
 
   private async ensure(
     source: { clusterId: string; intervalSeconds: number },
     every: number | null | undefined,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const wanted = source.intervalSeconds * 1000;
-    if (every === wanted) return;
+    if (every === wanted) return false;
     await this.queue.upsertJobScheduler(
       trafficSchedulerId(source.clusterId),
       { every: wanted },
@@ -78,5 +80,6 @@ export class TrafficScheduler implements OnApplicationBootstrap {
         opts: measureJobOptions(this.config),
       },
     );
+    return true;
   }
 }

@@ -24,8 +24,11 @@ export class TrafficProcessor extends WorkerHost implements OnApplicationBootstr
   async process(job: Job<TrafficJobData>): Promise<unknown> {
     if (job.name === MEASURE_TRAFFIC_JOB) return this.measurer.measure(job.data.clusterId);
     if (job.name === SYNC_TRAFFIC_SOURCE_JOB) {
-      const configured = await this.scheduler.sync(job.data.clusterId);
-      return configured ? this.measurer.measure(job.data.clusterId) : { measured: false, reason: 'source removed' };
+      const { configured, scheduled } = await this.scheduler.sync(job.data.clusterId);
+      if (!configured) return { measured: false, reason: 'source removed' };
+      // A new scheduler's first run measures now; one measurement per change, not two.
+      if (scheduled) return { measured: false, reason: 'the new schedule measures now' };
+      return this.measurer.measure(job.data.clusterId);
     }
     throw new Error(`unknown traffic job "${job.name}"`);
   }
