@@ -208,6 +208,63 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
     30_000,
   );
 
+  it('the cluster, the fleet summary and GraphQL say what is measured and where it came from', async () => {
+    const { before } = await configure({
+      preset: 'opencost',
+      url: proxy.url,
+      window: '5s',
+      interval: '1h',
+    });
+    expect((await attempted(before)).status).toBe('ok');
+    const comparison = TrafficComparisonSchema.parse(
+      (await admin().get(`/v1/clusters/${cluster.id}/measured-traffic`)).body,
+    );
+    const rest = (await admin().get(`/v1/clusters/${cluster.id}`)).body as { trafficSource: { status: string } };
+    expect(rest.trafficSource).toMatchObject({ preset: 'opencost', status: 'ok', lastError: null });
+
+    const fleet = (await admin().get('/v1/fleet')).body as {
+      clusters: { id: string; trafficSource: { status: string }; monthly: Record<string, number> }[];
+      totals: { monthly: { measuredShare: number } };
+    };
+    const entry = fleet.clusters.find((candidate) => candidate.id === cluster.id)!;
+    expect(entry.trafficSource.status).toBe('ok');
+    expect(entry.monthly.servicesWithMeasuredTraffic).toBe(plans.length);
+    expect(entry.monthly.measuredTrafficGb).toBeCloseTo(comparison.trafficGb.measured!, 6);
+    expect(entry.monthly.measuredShare).toBeCloseTo(comparison.measuredShare!, 6);
+    expect(fleet.totals.monthly.measuredShare).toBeCloseTo(comparison.measuredShare!, 6);
+
+    const response = await fetch(`${stack.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.readKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: `query($id: ID!) { cluster(id: $id) {
+          trafficSource { preset status lastError }
+          monthly { servicesWithMeasuredTraffic measuredTrafficGb measuredShare }
+          services(first: 100) { nodes { namespace name
+            monthly { inputs { trafficSource trafficNote } }
+            measured { trafficGb crossZone ageSeconds source { preset windowSeconds query } }
+            modelVsMeasured { crossZone { estimated measured error } cost { estimated measured error } } } } } }`,
+        variables: { id: cluster.id },
+      }),
+    });
+    const graph = ((await response.json()) as { data: { cluster: Record<string, any> } }).data.cluster; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(graph.trafficSource).toEqual({ preset: 'opencost', status: 'ok', lastError: null });
+    expect(graph.monthly.measuredShare).toBeCloseTo(comparison.measuredShare!, 6);
+    const rows = new Map(
+      (graph.services.nodes as { namespace: string; name: string }[]).map((node) => [
+        `${node.namespace}/${node.name}`,
+        node,
+      ]),
+    );
+    for (const plan of plans) {
+      const node = rows.get(`${plan.namespace}/${plan.name}`) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(node.monthly.inputs.trafficSource).toBe('measured');
+      expect(node.measured.source).toMatchObject({ preset: 'opencost', windowSeconds: 5 });
+      expect(node.measured.crossZone).toBeCloseTo(plan.crossZone, 9);
+      expect(node.modelVsMeasured.crossZone.measured).toBeCloseTo(plan.crossZone, 9);
+    }
+  }, 30_000);
+
   it.each([
     { mode: 'drop' as const, status: 'unreachable' },
     { mode: 'hang' as const, status: 'timeout' },

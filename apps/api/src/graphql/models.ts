@@ -41,7 +41,7 @@ export class CrossZoneFractions {
 @ObjectType({ description: 'the inputs a figure came from' })
 export class CostInputs {
   @Field(() => Float) trafficGb: number;
-  @Field({ description: '`api`, `annotation` or `default-per-endpoint`' }) trafficSource: string;
+  @Field({ description: '`api`, `measured`, `annotation` or `default-per-endpoint`' }) trafficSource: string;
   @Field() trafficEstimate: boolean;
   @Field(() => String, { nullable: true }) trafficNote: string | null;
   @Field(() => Float) pricePerGb: number;
@@ -93,6 +93,37 @@ export class Timeline {
 }
 
 @ObjectType()
+export class MeasurementSource {
+  @Field() preset: string;
+  @Field(() => String, { nullable: true }) query: string | null;
+  @Field(() => Int) windowSeconds: number;
+}
+
+@ObjectType({ description: "the newest measurement of the cluster's traffic source for a Service" })
+export class MeasuredTraffic {
+  @Field(() => Float, { description: 'GB per month' }) trafficGb: number;
+  @Field(() => Float, { nullable: true, description: 'measured share crossing zones; null without zone labels' })
+  crossZone: number | null;
+  @Field() measuredAt: string;
+  @Field(() => Int) ageSeconds: number;
+  @Field(() => MeasurementSource) source: MeasurementSource;
+}
+
+@ObjectType()
+export class EstimateVsMeasured {
+  @Field(() => Float) estimated: number;
+  @Field(() => Float, { nullable: true }) measured: number | null;
+  @Field(() => Float, { nullable: true, description: 'estimated − measured' }) error: number | null;
+}
+
+@ObjectType()
+export class ModelVsMeasured {
+  @Field(() => EstimateVsMeasured) trafficGb: EstimateVsMeasured;
+  @Field(() => EstimateVsMeasured) crossZone: EstimateVsMeasured;
+  @Field(() => EstimateVsMeasured) cost: EstimateVsMeasured;
+}
+
+@ObjectType()
 export class Service {
   /** Internal: the cluster_services id, for the timeline loader. */
   serviceId: string;
@@ -107,6 +138,8 @@ export class Service {
   @Field(() => ServiceMonthly) monthly: ServiceMonthly;
   @Field({ description: 'no routing today, and enabling it would populate hints' }) opportunity: boolean;
   @Field(() => [ZoneAllocation]) zones: ZoneAllocation[];
+  @Field(() => MeasuredTraffic, { nullable: true }) measured: MeasuredTraffic | null;
+  @Field(() => ModelVsMeasured, { nullable: true }) modelVsMeasured: ModelVsMeasured | null;
 }
 
 @ObjectType()
@@ -229,8 +262,19 @@ export class MonthlyFigures {
   @Field(() => CrossZoneCost) missedSavings: CrossZoneCost;
   @Field(() => Int) opportunities: number;
   @Field(() => Int) servicesWithEstimatedTraffic: number;
+  @Field(() => Int) servicesWithMeasuredTraffic: number;
+  @Field(() => Float) measuredTrafficGb: number;
+  @Field(() => Float, { nullable: true, description: 'measuredTrafficGb ÷ trafficGb' }) measuredShare: number | null;
   @Field(() => Pricing) pricing: Pricing;
   @Field() estimate: boolean;
+}
+
+@ObjectType({ description: "a cluster's Prometheus traffic source and how its last measurement went" })
+export class TrafficSourceStatus {
+  @Field() preset: string;
+  @Field() status: string;
+  @Field(() => String, { nullable: true }) lastError: string | null;
+  @Field(() => String, { nullable: true }) lastSuccessAt: string | null;
 }
 
 @ObjectType()
@@ -246,6 +290,7 @@ export class Cluster {
   @Field(() => CrossZoneFractions, { nullable: true }) crossZone: CrossZoneFractions | null;
   @Field(() => LastSnapshot, { nullable: true }) lastSnapshot: LastSnapshot | null;
   @Field(() => MonthlyFigures, { nullable: true }) monthly: MonthlyFigures | null;
+  @Field(() => TrafficSourceStatus, { nullable: true }) trafficSource: TrafficSourceStatus | null;
   @Field(() => String, { nullable: true, description: 'captured-at of the newest processed snapshot' })
   asOf: string | null;
   /** Internal: pricing inputs for the savings loader. */

@@ -9,7 +9,12 @@ import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { notFound, validationProblem } from '../problem.js';
 import { type ClusterPricing, clusterPricing } from '../savings/pricing.js';
 import { SavingsService } from '../savings/savings.service.js';
-import { serviceSummaryView, zoneAllocations } from '../services/service-view.js';
+import {
+  type MeasurementSource,
+  measurementSourceOf,
+  serviceSummaryView,
+  zoneAllocations,
+} from '../services/service-view.js';
 import { DEFAULT_TIMELINE_DAYS, TIMELINE_LIMIT, timelineOf } from '../services/services.service.js';
 import type { ZoneStatsSchema } from '../zones/cluster-state.schemas.js';
 import type { z } from 'zod';
@@ -37,7 +42,7 @@ export interface GraphQLContext {
   now: Date;
 }
 
-type ClusterModel = Cluster & { pricing: ClusterPricing };
+type ClusterModel = Cluster & { pricing: ClusterPricing; measurementSource: MeasurementSource | null };
 type ServiceModel = Service & { clusterId: string };
 
 function date(field: string, text: string | undefined | null, fallback: Date): Date {
@@ -148,9 +153,11 @@ export class RootResolver {
       crossZone: view.crossZone,
       lastSnapshot: view.lastSnapshot,
       monthly: view.monthly,
+      trafficSource: view.trafficSource,
       asOf: row.summary_captured_at?.toISOString() ?? null,
       pricePerGb: pricing.pricePerGb,
       pricing,
+      measurementSource: measurementSourceOf(row),
     };
   }
 }
@@ -321,7 +328,7 @@ interface StoredCidr {
 }
 
 function serviceModel(row: ServiceStateRow, cluster: ClusterModel): ServiceModel {
-  const view = serviceSummaryView(row, cluster.pricing);
+  const view = serviceSummaryView(row, cluster.pricing, cluster.measurementSource);
   return {
     serviceId: row.service_id,
     clusterId: cluster.id,
@@ -336,5 +343,7 @@ function serviceModel(row: ServiceStateRow, cluster: ClusterModel): ServiceModel
     monthly: view.monthly,
     opportunity: view.opportunity,
     zones: zoneAllocations(row),
+    measured: view.measured,
+    modelVsMeasured: view.modelVsMeasured,
   };
 }
