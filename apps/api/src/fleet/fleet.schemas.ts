@@ -42,7 +42,10 @@ export const FleetClusterSchema = z.object({
       missedSavings: z.object({ crossZoneGb: z.number(), cost: z.number() }),
       opportunities: z.number().int().describe('Services without routing whose hints would be populated if enabled'),
       servicesWithEstimatedTraffic: z.number().int(),
-      servicesWithMeasuredTraffic: z.number().int().describe("Services whose volume the cluster's traffic source measured"),
+      servicesWithMeasuredTraffic: z
+        .number()
+        .int()
+        .describe("Services whose volume the cluster's traffic source measured"),
       measuredTrafficGb: z.number().describe('the part of trafficGb that is measured'),
       measuredShare: z.number().nullable().describe('measuredTrafficGb ÷ trafficGb (null without traffic)'),
       pricing: z.object({ pricePerGb: z.number(), source: z.string(), note: z.string() }),
