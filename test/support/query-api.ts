@@ -1,5 +1,5 @@
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
-import type { KubernetesList } from '@zw/core';
+import { type KubernetesList, moneyReplacer } from '@zw/core';
 import { createApiKey, createOrganization, createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
 import { createApiApp } from '../../apps/api/src/http-app.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
@@ -147,4 +147,25 @@ export async function waitProcessed(prisma: PrismaClient, snapshotIds: string[],
     },
     timeoutMs,
   );
+}
+
+/** A figure as the API answers it: every `cost` in cents. */
+export function inCents<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, moneyReplacer)) as T;
+}
+
+export interface GraphQLAnswer {
+  status: number;
+  headers: Headers;
+  body: { data?: any; errors?: { message: string; extensions: Record<string, unknown> }[] }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** POSTs a GraphQL request body (`{query, variables}`, or anything hostile) to /graphql with a key (or none). */
+export async function postGraphQL(url: string, key: string | null, body: unknown): Promise<GraphQLAnswer> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as GraphQLAnswer['body'] };
 }

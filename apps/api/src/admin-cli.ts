@@ -3,14 +3,17 @@
  * from here; later keys can be created with POST /v1/api-keys):
  *   node dist/apps/api/admin-cli.js create-org --org acme [--org-name "Acme Corp"]
  *   node dist/apps/api/admin-cli.js create-api-key --org acme --name ops [--scope read|admin]
+ *        [--expires-in 30d | --expires-at 2027-01-31T00:00:00Z]
  *   node dist/apps/api/admin-cli.js create-cluster --org acme --name prod-eu-1 [--cloud aws] [--region eu-west-1]
  *        [--kubernetes-version 1.35] [--price-per-gb 0.01]
  *   node dist/apps/api/admin-cli.js rotate-token --org acme --name prod-eu-1
  * Prints one JSON line; secrets (agent token, API key) are shown only here. Reads DATABASE_URL.
+ * Every change is written to the organization's audit log as done by `admin_cli` and the OS user.
  */
 import {
+  type AuditActor,
   Cloud,
-  createApiKey,
+  createAuditedApiKey,
   createOrganization,
   createPrismaClient,
   dbEnvSchema,
@@ -19,9 +22,11 @@ import {
   issueAgentToken,
   Prisma,
   type PrismaClient,
+  recordAudit,
   registerCluster,
 } from '@zw/db';
 import { parseEnvironment } from '@zw/queue';
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 
 const COMMANDS = ['create-org', 'create-api-key', 'create-cluster', 'rotate-token'] as const;
@@ -29,7 +34,7 @@ type Command = (typeof COMMANDS)[number];
 
 const USAGE = [
   'usage: admin-cli create-org --org SLUG [--org-name NAME]',
-  '       admin-cli create-api-key --org SLUG --name NAME [--scope read|admin]',
+  '       admin-cli create-api-key --org SLUG --name NAME [--scope read|admin] [--expires-in 30d|12h | --expires-at ISO]',
   '       admin-cli create-cluster|rotate-token --org SLUG --name NAME [--cloud aws|gcp|azure|other] [--region R]',
   '                 [--kubernetes-version V] [--price-per-gb P]',
 ].join('\n');
@@ -51,6 +56,8 @@ async function main(argv: string[]): Promise<void> {
       region: { type: 'string' },
       'kubernetes-version': { type: 'string' },
       'price-per-gb': { type: 'string' },
+      'expires-in': { type: 'string' },
+      'expires-at': { type: 'string' },
     },
   });
   const [command] = positionals;
@@ -60,48 +67,124 @@ async function main(argv: string[]): Promise<void> {
     throw new UsageError(`--cloud must be one of ${Object.keys(Cloud).join(', ')}`);
   if (values.scope !== undefined && values.scope !== 'read' && values.scope !== 'admin')
     throw new UsageError('--scope must be read or admin');
+  const expiresAt = expiryOf(values);
   const env = parseEnvironment(dbEnvSchema, process.env);
   const prisma = createPrismaClient({ databaseUrl: env.DATABASE_URL, poolMax: 1 });
   try {
-    console.log(JSON.stringify(await run(prisma, command as Command, values)));
+    console.log(JSON.stringify(await run(prisma, command as Command, values, expiresAt)));
   } finally {
     await prisma.$disconnect();
   }
 }
 
-async function run(prisma: PrismaClient, command: Command, values: Values): Promise<Record<string, unknown>> {
+const EXPIRES_IN = /^(\d+)([dhm])$/;
+const UNIT_MS = { d: 24 * 3600_000, h: 3600_000, m: 60_000 } as const;
+
+/** `--expires-in 30d|12h|90m` or `--expires-at <RFC 3339>`: when the key stops working (null: never). */
+function expiryOf(values: Values): Date | null {
+  const { 'expires-in': expiresIn, 'expires-at': expiresAt } = values;
+  if (expiresIn !== undefined && expiresAt !== undefined)
+    throw new UsageError('give --expires-in or --expires-at, not both');
+  if (expiresIn !== undefined) {
+    const match = EXPIRES_IN.exec(expiresIn);
+    if (!match || Number(match[1]) === 0)
+      throw new UsageError('--expires-in must be a duration such as 30d, 12h or 90m');
+    return new Date(Date.now() + Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
+  }
+  if (expiresAt !== undefined) {
+    const at = new Date(expiresAt);
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(expiresAt) || Number.isNaN(at.getTime()))
+      throw new UsageError('--expires-at must be an RFC 3339 timestamp, e.g. 2027-01-31T00:00:00Z');
+    if (at.getTime() <= Date.now()) throw new UsageError('--expires-at must be in the future');
+    return at;
+  }
+  return null;
+}
+
+/** The admin CLI acts as whoever runs it, as the operating system knows them. */
+function cliActor(): AuditActor {
+  let name = process.env.USER ?? 'unknown';
+  try {
+    name = userInfo().username;
+  } catch {
+    // no passwd entry (some containers): keep $USER
+  }
+  return { type: 'admin_cli', keyId: null, name, clientAddress: null };
+}
+
+async function run(
+  prisma: PrismaClient,
+  command: Command,
+  values: Values,
+  expiresAt: Date | null,
+): Promise<Record<string, unknown>> {
   const org = values.org!;
+  const actor = cliActor();
   switch (command) {
     case 'create-org': {
-      const organization = await createOrganization(prisma, { slug: org, name: values['org-name'] });
+      const organization = await prisma.$transaction(async (tx) => {
+        const created = await createOrganization(tx, { slug: org, name: values['org-name'] });
+        await recordAudit(tx, actor, {
+          organizationId: created.id,
+          action: 'organization.create',
+          targetType: 'organization',
+          targetId: created.id,
+          details: { slug: created.slug, name: created.name },
+        });
+        return created;
+      });
       return { organizationId: organization.id, slug: organization.slug, name: organization.name };
     }
     case 'create-api-key': {
       const organization = await findOrganizationBySlug(prisma, org);
       if (!organization) throw new Error(`no organization "${org}" (create it with create-org)`);
       const scope = values.scope === 'admin' ? 'admin' : 'read';
-      const { apiKey, key } = await createApiKey(prisma, {
+      const { apiKey, key } = await createAuditedApiKey(
+        prisma,
+        { organizationId: organization.id, name: values.name!, scopes: [scope], expiresAt },
+        actor,
+      );
+      return {
+        apiKeyId: apiKey.id,
         organizationId: organization.id,
-        name: values.name!,
-        scopes: [scope],
-      });
-      return { apiKeyId: apiKey.id, organizationId: organization.id, scopes: apiKey.scopes, apiKey: key };
+        scopes: apiKey.scopes,
+        expiresAt: apiKey.expiresAt?.toISOString() ?? null,
+        apiKey: key,
+      };
     }
     case 'create-cluster': {
-      const { cluster, agentToken } = await registerCluster(prisma, {
-        organizationSlug: org,
-        name: values.name!,
-        cloud: values.cloud as Cloud | undefined,
-        region: values.region,
-        kubernetesVersion: values['kubernetes-version'],
-        crossZonePricePerGb: values['price-per-gb'],
-      });
+      const { cluster, agentToken } = await registerCluster(
+        prisma,
+        {
+          organizationSlug: org,
+          name: values.name!,
+          cloud: values.cloud as Cloud | undefined,
+          region: values.region,
+          kubernetesVersion: values['kubernetes-version'],
+          crossZonePricePerGb: values['price-per-gb'],
+        },
+        actor,
+      );
       return { clusterId: cluster.id, organizationId: cluster.organizationId, agentToken };
     }
     case 'rotate-token': {
       const cluster = await findCluster(prisma, org, values.name!);
       if (!cluster) throw new Error(`no cluster "${values.name}" in organization "${org}"`);
-      return { clusterId: cluster.id, agentToken: await issueAgentToken(prisma, cluster.id) };
+      const agentToken = await prisma.$transaction(async (tx) => {
+        const token = await issueAgentToken(tx, cluster.id);
+        await recordAudit(tx, actor, {
+          organizationId: cluster.organizationId,
+          action: 'cluster.agent_token_rotate',
+          targetType: 'cluster',
+          targetId: cluster.id,
+          details: {
+            name: cluster.name,
+            tokenPrefix: (await tx.agentToken.findUniqueOrThrow({ where: { clusterId: cluster.id } })).tokenPrefix,
+          },
+        });
+        return token;
+      });
+      return { clusterId: cluster.id, agentToken };
     }
   }
 }

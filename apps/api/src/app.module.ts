@@ -1,11 +1,13 @@
 import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
+import { APP_GUARD } from '@nestjs/core';
 import { DbModule } from '@zw/db';
 import { redisConnectionFromUrl } from '@zw/queue';
 import { type ApiConfig, validateApiEnv } from './config.js';
 import { IngestModule } from './ingest/ingest.module.js';
 import { GraphQLApiModule } from './graphql/graphql-api.module.js';
+import { QueryParametersGuard } from './http/validation.js';
 import { QueryModule } from './query.module.js';
 import { ReportsModule } from './reports/reports.module.js';
 
@@ -36,6 +38,7 @@ export class AppModule {
         GraphQLApiModule,
         ReportsModule,
       ],
+      providers: [{ provide: APP_GUARD, useClass: QueryParametersGuard }],
     };
   }
 }

@@ -2,6 +2,28 @@ import { dbEnvSchema } from '@zw/db';
 import { parseEnvironment, queueEnvSchema } from '@zw/queue';
 import { z } from 'zod';
 
+// GraphQL's limits (graphql-armor rules and the computed cost): a hostile document is refused before
+// anything resolves. The defaults leave the dashboard's fleet page (cost ~1,300 at 5 Services a cluster,
+// ~4,600 at 20) well inside them. Lists without `first` count once whatever their length (armor's model).
+const graphQLSettings = {
+  /** `authenticated`: introspection needs a valid API key, like every query; `off`: refused for everyone. */
+  GRAPHQL_INTROSPECTION: z.enum(['authenticated', 'off']).default('authenticated'),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(12),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).max(1000).default(15),
+  /** Lexical tokens of one document: bounds what a huge query string costs to parse. */
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(2000),
+  /** Computed cost (graphql-armor's model: objects 2, scalars 1, ×1.5 per level, × `first`) of one operation. */
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(20_000),
+  /** A query is charged to its key's rate limit as one request per this much cost (at least one). */
+  GRAPHQL_COST_PER_REQUEST: z.coerce.number().int().min(1).default(1000),
+  /** Largest `variables` object (serialized JSON) of one operation. */
+  GRAPHQL_MAX_VARIABLES_BYTES: z.coerce
+    .number()
+    .int()
+    .min(256)
+    .default(64 * 1024),
+};
+
 export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -50,6 +72,9 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
     .int()
     .min(0)
     .default(16 * 1024 * 1024),
+  /** `development` adds stack traces to GraphQL errors; anything else never shows internals. */
+  NODE_ENV: z.string().optional(),
+  ...graphQLSettings,
 });
 
 export type ApiConfig = z.output<typeof apiEnvSchema>;

@@ -3,14 +3,17 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { IncomingMessage } from 'node:http';
+import { moneyReplacer } from '@zw/core';
 import { AppModule } from './app.module.js';
 import { validateApiEnv } from './config.js';
+import { graphQLPostOnly } from './graphql/graphql-get.middleware.js';
+import { JSON_CONTENT_TYPE, jsonBodiesOnly } from './http/media-type.middleware.js';
 import { INGEST_PATH } from './ingest/ingest.controller.js';
+import { completeDocument } from './http/openapi.js';
 import { httpMetricsMiddleware } from './ops/http-metrics.middleware.js';
 import { MetricsService } from './ops/metrics.service.js';
 import { AllProblemsFilter } from './problem.js';
 
-const JSON_CONTENT_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
 export const SIMULATE_PATH = '/v1/simulate';
 
 /**
@@ -27,6 +30,8 @@ export async function createApiApp(options: { logger?: LogLevel[] } = {}): Promi
     ...(options.logger ? { logger: options.logger } : {}),
   });
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
+  app.use(graphQLPostOnly());
+  app.use(jsonBodiesOnly());
   const isJson = (request: IncomingMessage) => JSON_CONTENT_TYPE.test(request.headers['content-type'] ?? '');
   app.useBodyParser('json', {
     limit: config.SIMULATE_MAX_BODY_BYTES,
@@ -36,6 +41,8 @@ export async function createApiApp(options: { logger?: LogLevel[] } = {}): Promi
     limit: '1mb',
     type: (request: IncomingMessage) => !request.url?.startsWith(INGEST_PATH) && isJson(request),
   });
+  // Every `cost` of every JSON answer in cents (res.json); cached answers and GraphQL use the same replacer.
+  app.set('json replacer', moneyReplacer);
   app.useGlobalFilters(new AllProblemsFilter());
   setUpOpenApi(app);
   app.enableShutdownHooks();
@@ -53,8 +60,25 @@ function setUpOpenApi(app: INestApplication): void {
           'Send `Authorization: Bearer <API key>`. Errors are `application/problem+json` (RFC 9457).',
       )
       .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'an API key (zwk_…)' }, 'apiKey')
+      .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
+      .addServer('/', 'the server this document is served from')
+      // Keys and tokens are opaque random strings, not JWTs: no bearerFormat beyond saying so.
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'an API key (zwk_…)' },
+        'apiKey',
+      )
+      .addBearerAuth(
+        {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'opaque',
+          description: "a cluster's agent token (zwa_…): it only pushes that cluster's snapshots",
+        },
+        'agentToken',
+      )
       .build(),
   );
+  completeDocument(document);
+  delete (document.info as { contact?: unknown }).contact; // DocumentBuilder's empty default
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 }

@@ -22,6 +22,19 @@ export function problemBody(status: number, detail: string, extensions: Record<s
   return { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail, ...extensions };
 }
 
+/** Answers a problem (as problem+json) on a raw response: for filters, and middleware outside Nest's routing. */
+export function writeProblem(
+  response: ServerResponse,
+  status: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): void {
+  for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+  response.statusCode = status;
+  response.setHeader('Content-Type', 'application/problem+json');
+  response.end(JSON.stringify(body));
+}
+
 /** Writes every HttpException of the routes it guards as problem+json. */
 @Catch(HttpException)
 export class ProblemFilter implements ExceptionFilter {
@@ -32,11 +45,7 @@ export class ProblemFilter implements ExceptionFilter {
       exception instanceof ProblemException
         ? problemBody(status, exception.detail, exception.extensions)
         : problemBody(status, exception.message);
-    const headers = exception instanceof ProblemException ? exception.headers : {};
-    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
-    response.statusCode = status;
-    response.setHeader('Content-Type', 'application/problem+json');
-    response.end(JSON.stringify(problem));
+    writeProblem(response, status, problem, exception instanceof ProblemException ? exception.headers : {});
   }
 }
 
@@ -138,10 +147,7 @@ export class AllProblemsFilter implements ExceptionFilter {
     }
     const response = host.switchToHttp().getResponse<ServerResponse>();
     if (response.headersSent) return undefined;
-    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
-    response.statusCode = status;
-    response.setHeader('Content-Type', 'application/problem+json');
-    response.end(JSON.stringify(body));
+    writeProblem(response, status, body, headers);
     return undefined;
   }
 }

@@ -4,6 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE, TRAFFIC_QUEUE } from '@zw/queue';
 import { ApiKeysController } from './api-keys/api-keys.controller.js';
+import { AuditLogController } from './audit/audit-log.controller.js';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { ApiKeyRateLimitGuard } from './auth/rate-limit.guard.js';
@@ -52,6 +53,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     FleetController,
     ClustersController,
     ApiKeysController,
+    AuditLogController,
     ServicesController,
     ClusterStateController,
     SavingsController,

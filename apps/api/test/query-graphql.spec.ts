@@ -175,8 +175,10 @@ describe('GraphQL /graphql', () => {
 
   it("refuses unauthenticated requests and scopes every query to the caller's organization", async () => {
     const anonymous = await graphql(null, '{ fleet { clusters { id } } }');
+    // Refused before anything resolves: a request error (HTTP 401), no data at all.
+    expect(anonymous.status).toBe(401);
     expect(anonymous.body.errors?.[0].extensions).toMatchObject({ code: 'UNAUTHENTICATED', status: 401 });
-    expect(anonymous.body.data).toBeNull();
+    expect(anonymous.body.data).toBeUndefined();
     const [theirs] = (await graphql(large.readKey, '{ fleet { clusters { id } } }')).body.data.fleet.clusters;
     const stolen = await graphql(
       small.readKey,

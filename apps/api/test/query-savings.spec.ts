@@ -6,6 +6,7 @@ import {
   type KubernetesList,
   MONTHLY_TRAFFIC_ANNOTATION,
   parseSnapshot,
+  roundCents,
   snapshotSavings,
   type SnapshotSavings,
 } from '@zw/core';
@@ -51,13 +52,19 @@ function closeTo(actual: number, expected: number) {
   expect(Math.abs(actual - expected)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(expected)));
 }
 
+/** Money is answered in cents: the exact figure, rounded. */
+function centsOf(actual: number, expected: number) {
+  expect(actual).toBe(roundCents(actual));
+  expect(Math.abs(actual - expected)).toBeLessThanOrEqual(0.005 + 1e-9 * Math.max(1, Math.abs(expected)));
+}
+
 function expectFigure(
   actual: { crossZoneGb: number; cost: number },
   expected: { crossZoneGb: number; cost: number },
   scale: number,
 ) {
   closeTo(actual.crossZoneGb, expected.crossZoneGb * scale);
-  closeTo(actual.cost, expected.cost * scale);
+  centsOf(actual.cost, expected.cost * scale);
 }
 
 beforeAll(async () => {
@@ -166,7 +173,7 @@ describe('GET /v1/savings', () => {
     );
     expect(limited.groups).toHaveLength(3);
     expect(limited.truncated).toBe(true);
-    closeTo(limited.totals.withHints.cost, byService.totals.withHints.cost);
+    expect(limited.totals.withHints.cost).toBe(byService.totals.withHints.cost);
   });
 
   it('prices each cluster at its own price and adds them up across the fleet', async () => {
@@ -180,7 +187,7 @@ describe('GET /v1/savings', () => {
       source: 'provider-default',
     });
     expectFigure(gcp.withHints, clusters.gcp.expected.totals.withHints, 0.1);
-    closeTo(
+    centsOf(
       savings.totals.withHints.cost,
       0.1 * (clusters.aws.expected.totals.withHints.cost + clusters.gcp.expected.totals.withHints.cost),
     );
@@ -189,7 +196,7 @@ describe('GET /v1/savings', () => {
     const wider = SavingsSchema.parse(
       (await apiClient(stack.url, tenant.readKey).get(`/v1/savings?from=${earlier}&to=${RANGE.to}`)).body,
     );
-    closeTo(wider.totals.withHints.cost, savings.totals.withHints.cost);
+    expect(wider.totals.withHints.cost).toBe(savings.totals.withHints.cost);
     const before = SavingsSchema.parse(
       (await apiClient(stack.url, tenant.readKey).get(`/v1/savings?from=${earlier}&to=${RANGE.from}`)).body,
     );

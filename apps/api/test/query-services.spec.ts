@@ -23,6 +23,7 @@ import {
   startQueryStack,
   type Tenant,
   waitProcessed,
+  inCents,
 } from '../../../test/support/query-api.js';
 import { servicesOf, withServiceAnnotations } from '../../../test/support/query-snapshots.js';
 import { capturedAt, evolve, fleet } from '../../../test/support/snapshots.js';
@@ -110,13 +111,13 @@ describe('GET /v1/clusters/{id}/services', () => {
       expect(service.hints).toEqual(analysis.hints);
       expect(service.crossZone).toEqual(analysis.crossZone);
       expect(service.readyEndpoints).toBe(analysis.readyEndpoints);
-      expect(service.monthly.withoutHints).toEqual(expected.cost.withoutHints);
-      expect(service.monthly.withHints).toEqual(expected.cost.withHints);
-      expect(service.monthly.realizedSavings).toEqual(expected.cost.realizedSavings);
+      expect(service.monthly.withoutHints).toEqual(inCents(expected.cost.withoutHints));
+      expect(service.monthly.withHints).toEqual(inCents(expected.cost.withHints));
+      expect(service.monthly.realizedSavings).toEqual(inCents(expected.cost.realizedSavings));
       expect(service.monthly.inputs).toEqual(expected.cost.inputs);
       const opportunity = expected.routing === 'None' && expected.preview?.state === 'populated';
       expect(service.opportunity).toBe(opportunity);
-      expect(service.monthly.missedSavings).toEqual(opportunity ? expected.missed!.savings : null);
+      expect(service.monthly.missedSavings).toEqual(opportunity ? inCents(expected.missed!.savings) : null);
       expect(service.ifAutoEnabled?.wouldPopulate ?? null).toBe(
         expected.preview ? expected.preview.state === 'populated' : null,
       );

@@ -139,6 +139,7 @@ const ROUTES: Route[] = [
     organizationWide: true,
   },
   { method: 'GET', template: '/v1/api-keys', admin: true, path: () => '/v1/api-keys', organizationWide: true },
+  { method: 'GET', template: '/v1/audit-log', admin: true, path: () => '/v1/audit-log', organizationWide: true },
   {
     method: 'POST',
     template: '/v1/api-keys',

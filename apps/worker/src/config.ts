@@ -49,6 +49,8 @@ export const workerEnvSchema = dbEnvSchema
     /** Deployment defaults; an organization may override them (organizations.*_retention_days). */
     PAYLOAD_RETENTION_DAYS: z.coerce.number().min(0).default(7),
     HISTORY_RETENTION_DAYS: z.coerce.number().min(0).default(90),
+    /** Days the audit log (who changed keys, clusters, prices, schedules) is kept. */
+    AUDIT_LOG_RETENTION_DAYS: z.coerce.number().min(1).default(365),
     /**
      * When set, the worker rewrites this file each SWEEP_EVERY_MS after talking to Redis successfully:
      * a container healthcheck can test its age (docker-compose.yml does).

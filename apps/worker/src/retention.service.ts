@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { PrismaService, pruneAnalysisDocuments } from '@zw/db';
+import { PrismaService, pruneAnalysisDocuments, pruneAuditLog } from '@zw/db';
 import type { WorkerConfig } from './config.js';
 import { lockCluster } from './history/cluster-lock.js';
 import { ReadModelPublisher } from './read-model-events.js';
@@ -10,14 +10,16 @@ export interface RetentionResult {
   snapshotsDeleted: number;
   intervalsDeleted: number;
   servicesDeleted: number;
+  auditEntriesDeleted: number;
 }
 
 const BATCH = 1000;
 
 /**
  * Keeps storage bounded: raw payloads past their retention, then per-snapshot rows (snapshot and its
- * aggregates) and closed history intervals past the history retention. Organizations may override
- * either period. Snapshots still waiting are never touched.
+ * aggregates) and closed history intervals past the history retention, and audit entries past
+ * AUDIT_LOG_RETENTION_DAYS. Organizations may override the payload and history periods. Snapshots still
+ * waiting are never touched.
  */
 @Injectable()
 export class RetentionService {
@@ -54,8 +56,14 @@ export class RetentionService {
            LIMIT ${BATCH})`,
     );
     const { intervalsDeleted, servicesDeleted } = await this.pruneIntervals(now, historyDays);
-    const result = { payloadsDeleted, snapshotsDeleted, intervalsDeleted, servicesDeleted };
-    if (payloadsDeleted || snapshotsDeleted || intervalsDeleted) this.logger.log(`pruned ${JSON.stringify(result)}`);
+    const auditEntriesDeleted = await pruneAuditLog(
+      this.prisma,
+      new Date(now.getTime() - this.config.AUDIT_LOG_RETENTION_DAYS * 24 * 3600_000),
+      BATCH,
+    );
+    const result = { payloadsDeleted, snapshotsDeleted, intervalsDeleted, servicesDeleted, auditEntriesDeleted };
+    if (payloadsDeleted || snapshotsDeleted || intervalsDeleted || auditEntriesDeleted)
+      this.logger.log(`pruned ${JSON.stringify(result)}`);
     return result;
   }
 

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { type KubernetesList, seededRandom } from '@zw/core';
-import { createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
+import { createPrismaClient, type PrismaClient, recordAudit, registerCluster } from '@zw/db';
 import { enqueueSnapshot, MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE, SWEEP_JOB } from '@zw/queue';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -424,8 +424,19 @@ describe('snapshot pipeline', () => {
     const servicesBefore = await prisma.clusterService.count({ where: { clusterId: cluster.id } });
     expect(closedEarly).toBeGreaterThan(0);
 
+    // Audit entries: one past AUDIT_LOG_RETENTION_DAYS (10), one within it.
+    const { organizationId } = await prisma.cluster.findUniqueOrThrow({ where: { id: cluster.id } });
+    const actor = { type: 'admin_cli' as const, keyId: null, name: 'ops', clientAddress: null };
+    await recordAudit(prisma, actor, { organizationId, action: 'cluster.create', targetType: 'cluster' });
+    await recordAudit(prisma, actor, { organizationId, action: 'cluster.update', targetType: 'cluster' });
+    await prisma.auditLogEntry.updateMany({
+      where: { organizationId, action: 'cluster.create' },
+      data: { at: new Date(now - 11 * 86_400_000) },
+    });
+
     // 1 day of payloads, 0.05 days (72 min) of history; the sweeper must leave the waiting one alone here.
     startWorker({
+      AUDIT_LOG_RETENTION_DAYS: '10',
       PAYLOAD_RETENTION_DAYS: '1',
       HISTORY_RETENTION_DAYS: '0.05',
       RETENTION_EVERY_MS: '1000',
@@ -439,6 +450,11 @@ describe('snapshot pipeline', () => {
     const payloads = new Set(
       (await prisma.snapshotPayload.findMany({ select: { snapshotId: true } })).map((p) => p.snapshotId),
     );
+    await waitFor(
+      'the old audit entry to go',
+      async () => (await prisma.auditLogEntry.count({ where: { organizationId } })) === 1,
+    );
+    expect((await prisma.auditLogEntry.findFirstOrThrow({ where: { organizationId } })).action).toBe('cluster.update');
     expect(payloads.has(ids.recent)).toBe(true); // received just now
     expect(payloads.has(ids.kept)).toBe(true); // its organization keeps payloads 30 days
     expect(payloads.has(waiting.id)).toBe(true); // never prune what still waits

@@ -1,4 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { roundCents } from '@zw/core';
 import {
   redisConnectionFromUrl,
   REPORT_TICK_JOB,
@@ -189,9 +190,10 @@ describe('a daily schedule over a recorded day', () => {
       `/v1/savings?clusterId=${clusterId}&from=${periodStart.toISOString()}&to=${periodEnd.toISOString()}`,
     );
     expect(savings.status).toBe(200);
-    closeTo(document.totals.withHints.cost, savings.body.totals.withHints.cost);
-    closeTo(document.totals.withoutHints.cost, savings.body.totals.withoutHints.cost);
-    closeTo(document.totals.missedSavings.cost, savings.body.totals.missedSavings.cost);
+    // The stored document keeps exact figures; answers (the API's, the report's files) show cents.
+    expect(roundCents(document.totals.withHints.cost)).toBe(savings.body.totals.withHints.cost);
+    expect(roundCents(document.totals.withoutHints.cost)).toBe(savings.body.totals.withoutHints.cost);
+    expect(roundCents(document.totals.missedSavings.cost)).toBe(savings.body.totals.missedSavings.cost);
     expect(document.topOpportunities.map((o) => `${o.namespace}/${o.name}`)).toEqual(
       savings.body.opportunities
         .slice(0, 10)
@@ -245,7 +247,7 @@ describe('a daily schedule over a recorded day', () => {
     });
     expect(delivered.headers['zonewise-delivery']).toBe(report.delivery!.id);
     expect(payload.attachments.json.totals.withHints.cost).toBe(
-      (report.document as unknown as ReportDocument).totals.withHints.cost,
+      roundCents((report.document as unknown as ReportDocument).totals.withHints.cost),
     );
     expect(payload.attachments.csv).toBe(report.csv);
     expect(payload.attachments.html).toBe(report.html);

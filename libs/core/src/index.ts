@@ -24,3 +24,4 @@ export * from './savings.js';
 export * from './what-if.js';
 export * from './opportunity.js';
 export * from './snapshot-savings.js';
+export * from './money.js';

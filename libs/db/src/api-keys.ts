@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { type AuditActor, recordAudit } from './audit-log.js';
 import type { Db } from './db-client.js';
-import type { ApiKey, ApiKeyScope } from './generated/prisma/client.js';
+import type { ApiKey, ApiKeyScope, PrismaClient } from './generated/prisma/client.js';
 
 /** API keys look like `zwk_<43 base64url chars>`: 256 random bits, told apart from agent tokens (`zwa_`) at a glance. */
 export const API_KEY_PREFIX = 'zwk_';
@@ -19,6 +20,8 @@ export interface CreateApiKeyInput {
    * ZONEWISE_DEMO_API_KEY, so scripts can rely on it; otherwise one is generated.
    */
   key?: string;
+  /** From this instant the key answers 401 "expired"; omitted or null: it never expires. */
+  expiresAt?: Date | null;
 }
 
 export const MIN_CHOSEN_KEY_LENGTH = 16;
@@ -43,9 +46,34 @@ export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<Cr
       scopes,
       keyHash: hashApiKey(key),
       keyPrefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+      expiresAt: input.expiresAt ?? null,
     },
   });
   return { apiKey, key };
+}
+
+/** Creates a key and its `api_key.create` audit entry in one transaction. */
+export async function createAuditedApiKey(
+  prisma: PrismaClient,
+  input: CreateApiKeyInput,
+  actor: AuditActor,
+): Promise<CreatedApiKey> {
+  return prisma.$transaction(async (tx) => {
+    const created = await createApiKey(tx, input);
+    await recordAudit(tx, actor, {
+      organizationId: input.organizationId,
+      action: 'api_key.create',
+      targetType: 'api_key',
+      targetId: created.apiKey.id,
+      details: {
+        name: created.apiKey.name,
+        scopes: created.apiKey.scopes,
+        prefix: created.apiKey.keyPrefix,
+        expiresAt: created.apiKey.expiresAt?.toISOString() ?? null,
+      },
+    });
+    return created;
+  });
 }
 
 export interface ApiKeyIdentity {

@@ -1,4 +1,5 @@
 import { issueAgentToken } from './agent-tokens.js';
+import { type AuditActor, recordAudit } from './audit-log.js';
 import type { Db } from './db-client.js';
 import type { Cloud, Cluster, PrismaClient } from './generated/prisma/client.js';
 
@@ -20,8 +21,15 @@ export interface RegisteredCluster {
   agentToken: string;
 }
 
-/** Creates a cluster (and its organization if new) with its agent token, in one transaction. */
-export async function registerCluster(prisma: PrismaClient, input: RegisterClusterInput): Promise<RegisteredCluster> {
+/**
+ * Creates a cluster (and its organization if new) with its agent token, in one transaction; with an
+ * actor, the audit entry (`cluster.create`) is written in it too.
+ */
+export async function registerCluster(
+  prisma: PrismaClient,
+  input: RegisterClusterInput,
+  actor?: AuditActor,
+): Promise<RegisteredCluster> {
   return prisma.$transaction(async (tx) => {
     const organization = await tx.organization.upsert({
       where: { slug: input.organizationSlug },
@@ -38,7 +46,22 @@ export async function registerCluster(prisma: PrismaClient, input: RegisterClust
         crossZonePricePerGb: input.crossZonePricePerGb ?? null,
       },
     });
-    return { cluster, agentToken: await issueAgentToken(tx, cluster.id) };
+    const agentToken = await issueAgentToken(tx, cluster.id);
+    if (actor) {
+      await recordAudit(tx, actor, {
+        organizationId: organization.id,
+        action: 'cluster.create',
+        targetType: 'cluster',
+        targetId: cluster.id,
+        details: {
+          name: cluster.name,
+          cloud: cluster.cloud,
+          region: cluster.region,
+          crossZonePricePerGb: cluster.crossZonePricePerGb === null ? null : Number(cluster.crossZonePricePerGb),
+        },
+      });
+    }
+    return { cluster, agentToken };
   });
 }
 

@@ -19,6 +19,7 @@ export {
   API_KEY_PREFIX,
   MIN_CHOSEN_KEY_LENGTH,
   createApiKey,
+  createAuditedApiKey,
   findApiKey,
   hashApiKey,
   type ApiKeyIdentity,
@@ -79,3 +80,4 @@ export {
   type ServiceMeasurement,
 } from './traffic-sources.js';
 export { measuredComparison, type MeasuredComparisonRow } from './read-model/measured.js';
+export { pruneAuditLog, recordAudit, type AuditActor, type AuditEvent } from './audit-log.js';

@@ -2,6 +2,7 @@
  * The CSV rendering: one row per Service per cluster (RFC 4180: CRLF line ends, fields quoted when they
  * hold a comma, a quote or a line break). Figures are the period's integrals, as in the JSON document.
  */
+import { roundCents } from '@zw/core';
 import type { ReportDocument, ServiceLine } from './report-document.js';
 
 export const CSV_COLUMNS = [
@@ -37,6 +38,11 @@ export const CSV_COLUMNS = [
  * digit). Text fields that a spreadsheet would run as a formula (leading = + - @, tab or CR) get a
  * leading apostrophe; numbers are never changed.
  */
+/** USD to the cent, as every answer shows money. */
+function moneyCell(value: number): string {
+  return Number.isFinite(value) ? String(roundCents(value)) : '';
+}
+
 function numberCell(value: number): string {
   return Number.isFinite(value) ? String(Number(value.toPrecision(9))) : '';
 }
@@ -63,13 +69,13 @@ function row(document: ReportDocument, line: ServiceLine): string {
     textCell(line.trafficSource),
     line.estimate ? 'true' : 'false',
     numberCell(line.withoutHints.crossZoneGb),
-    numberCell(line.withoutHints.cost),
+    moneyCell(line.withoutHints.cost),
     numberCell(line.withHints.crossZoneGb),
-    numberCell(line.withHints.cost),
+    moneyCell(line.withHints.cost),
     numberCell(line.realizedSavings.crossZoneGb),
-    numberCell(line.realizedSavings.cost),
+    moneyCell(line.realizedSavings.cost),
     numberCell(line.missedSavings.crossZoneGb),
-    numberCell(line.missedSavings.cost),
+    moneyCell(line.missedSavings.cost),
     textCell(line.missedReason),
     textCell(line.missedBasis),
     String(line.hintStateChanges),

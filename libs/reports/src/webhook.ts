@@ -8,6 +8,7 @@
  * shows the receiver side.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { moneyReplacer } from '@zw/core';
 import type { ReportDocument } from './report-document.js';
 
 export const WEBHOOK_SIGNATURE_HEADER = 'zonewise-signature';
@@ -89,23 +90,26 @@ export interface WebhookPayloadInput {
  */
 export function webhookPayload(input: WebhookPayloadInput): string {
   const { document } = input;
-  return JSON.stringify({
-    event: WEBHOOK_EVENT,
-    deliveryId: input.deliveryId,
-    report: {
-      id: input.report.id,
-      url: input.report.url,
-      schedule: { id: document.schedule.id, name: document.schedule.name },
-      period: document.period,
-      trigger: document.trigger,
-      generatedAt: document.generatedAt,
-      currency: document.currency,
-      totals: document.totals,
+  return JSON.stringify(
+    {
+      event: WEBHOOK_EVENT,
+      deliveryId: input.deliveryId,
+      report: {
+        id: input.report.id,
+        url: input.report.url,
+        schedule: { id: document.schedule.id, name: document.schedule.name },
+        period: document.period,
+        trigger: document.trigger,
+        generatedAt: document.generatedAt,
+        currency: document.currency,
+        totals: document.totals,
+      },
+      attachments: {
+        ...(input.formats.includes('json') ? { json: document } : {}),
+        ...(input.formats.includes('csv') && input.csv !== null ? { csv: input.csv } : {}),
+        ...(input.formats.includes('html') && input.html !== null ? { html: input.html } : {}),
+      },
     },
-    attachments: {
-      ...(input.formats.includes('json') ? { json: document } : {}),
-      ...(input.formats.includes('csv') && input.csv !== null ? { csv: input.csv } : {}),
-      ...(input.formats.includes('html') && input.html !== null ? { html: input.html } : {}),
-    },
-  });
+    moneyReplacer,
+  );
 }

@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type ApiKey, createApiKey, PrismaService } from '@zw/db';
+import { type ApiKey, type AuditActor, createAuditedApiKey, PrismaService, recordAudit } from '@zw/db';
 import { z } from 'zod';
+import { CurrentActor } from '../audit/audit-actor.js';
 import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
@@ -18,8 +19,29 @@ const CreateApiKeyBody = z
       .min(1)
       .default(['read'])
       .describe('`read`: every query; `admin`: also create, change and delete clusters, keys and traffic values'),
+    expiresAt: z.iso
+      .datetime({ offset: true, message: 'expected an RFC 3339 timestamp in the future' })
+      .optional()
+      .describe('when the key stops working (RFC 3339); omit for a key that never expires'),
+    expiresInDays: z
+      .number()
+      .int()
+      .min(1)
+      .max(3650)
+      .optional()
+      .describe('alternatively, how many days from now the key works'),
   })
-  .strict();
+  .strict()
+  .refine((body) => body.expiresAt === undefined || body.expiresInDays === undefined, {
+    message: 'give expiresAt or expiresInDays, not both',
+    path: ['expiresAt'],
+  })
+  .refine((body) => body.expiresAt === undefined || Date.parse(body.expiresAt) > Date.now(), {
+    message: 'must be in the future',
+    path: ['expiresAt'],
+  });
+
+const DAY_MS = 24 * 3600_000;
 
 const ApiKeySchema = z.object({
   id: z.uuid(),
@@ -29,6 +51,7 @@ const ApiKeySchema = z.object({
   createdAt: isoDate,
   lastUsedAt: isoDate.nullable(),
   revokedAt: isoDate.nullable(),
+  expiresAt: isoDate.nullable().describe('from then on the key answers 401 "expired"; null: never'),
 });
 
 const CreatedApiKeySchema = z.object({
@@ -45,6 +68,7 @@ function apiKeyView(row: ApiKey): z.output<typeof ApiKeySchema> {
     createdAt: row.createdAt.toISOString(),
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
   };
 }
 
@@ -64,9 +88,19 @@ export class ApiKeysController {
   @ApiOperation({ summary: 'Create an API key for this organization; the secret is shown only once' })
   @ApiBodyFrom(CreateApiKeyBody)
   @ApiResponseFrom(201, CreatedApiKeySchema, 'created')
-  async create(@CurrentCaller() caller: Caller, @Body() body: unknown) {
-    const input = parseInput(CreateApiKeyBody, body, 'body');
-    const { apiKey, key } = await createApiKey(this.prisma, { organizationId: caller.organizationId, ...input });
+  async create(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Body() body: unknown) {
+    const { expiresAt, expiresInDays, ...input } = parseInput(CreateApiKeyBody, body, 'body');
+    const expiry =
+      expiresAt !== undefined
+        ? new Date(expiresAt)
+        : expiresInDays !== undefined
+          ? new Date(Date.now() + expiresInDays * DAY_MS)
+          : null;
+    const { apiKey, key } = await createAuditedApiKey(
+      this.prisma,
+      { organizationId: caller.organizationId, ...input, expiresAt: expiry },
+      actor,
+    );
     return { apiKey: apiKeyView(apiKey), key };
   }
 
@@ -87,16 +121,25 @@ export class ApiKeysController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Revoke an API key: it answers 401 from now on' })
   @ApiPathParams({ id: 'API key id' })
-  async revoke(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<void> {
+  async revoke(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Param('id') id: string,
+  ): Promise<void> {
     const keyId = parseInput(keyIdParam, { id }, 'path').id;
-    const { count } = await this.prisma.apiKey.updateMany({
-      where: { id: keyId, organizationId: caller.organizationId, revokedAt: null },
-      data: { revokedAt: new Date() },
+    await this.prisma.$transaction(async (tx) => {
+      const key = await tx.apiKey.findFirst({ where: { id: keyId, organizationId: caller.organizationId } });
+      if (!key) throw notFound(`no API key ${keyId} in your organization`);
+      if (key.revokedAt !== null) return; // revoking twice changes nothing, and is not logged twice
+      await tx.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+      await recordAudit(tx, actor, {
+        organizationId: caller.organizationId,
+        action: 'api_key.revoke',
+        targetType: 'api_key',
+        targetId: keyId,
+        details: { name: key.name, prefix: key.keyPrefix },
+      });
     });
-    if (count === 0) {
-      const exists = await this.prisma.apiKey.count({ where: { id: keyId, organizationId: caller.organizationId } });
-      if (exists === 0) throw notFound(`no API key ${keyId} in your organization`);
-    }
     this.authenticator.forget(keyId);
   }
 }

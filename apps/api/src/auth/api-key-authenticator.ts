@@ -7,6 +7,8 @@ import type { Caller } from './caller.js';
 
 interface KeyRow {
   id: string;
+  name: string;
+  expires_at: Date | null;
   organization_id: string;
   scopes: string;
   revoked: boolean;
@@ -16,6 +18,9 @@ interface KeyRow {
 interface CachedKey {
   caller: Caller | null;
   revoked: boolean;
+  /** When the key itself expires (its `expiresAt`), checked on every use, cached or not. */
+  keyExpiresAt: Date | null;
+  /** When this cache entry must be looked up again. */
   expiresAt: number;
 }
 
@@ -23,8 +28,8 @@ const CACHE_LIMIT = 10_000;
 /** last_used_at is refreshed at most this often per key, so authentication does not write per request. */
 const LAST_USED_RESOLUTION_S = 60;
 
-export function unauthorized(detail: string): ProblemException {
-  return new ProblemException(401, detail, {}, { 'WWW-Authenticate': 'Bearer realm="zonewise"' });
+export function unauthorized(detail: string, extensions: Record<string, unknown> = {}): ProblemException {
+  return new ProblemException(401, detail, extensions, { 'WWW-Authenticate': 'Bearer realm="zonewise"' });
 }
 
 /**
@@ -61,6 +66,11 @@ export class ApiKeyAuthenticator {
     const key = await this.lookUp(secret);
     if (key.revoked) throw unauthorized('this API key has been revoked');
     if (!key.caller) throw unauthorized('invalid API key');
+    if (key.keyExpiresAt !== null && key.keyExpiresAt.getTime() <= Date.now()) {
+      throw unauthorized(`this API key expired at ${key.keyExpiresAt.toISOString()}; ask an admin for a new one`, {
+        expiredAt: key.keyExpiresAt.toISOString(),
+      });
+    }
     return key.caller;
   }
 
@@ -76,18 +86,24 @@ export class ApiKeyAuthenticator {
     const now = Date.now();
     if (cached && cached.expiresAt > now) return cached;
     const [row] = await this.db.query<KeyRow>(
-      `SELECT id::text, organization_id::text, scopes::text, revoked_at IS NOT NULL AS revoked,
+      `SELECT id::text, name, expires_at, organization_id::text, scopes::text, revoked_at IS NOT NULL AS revoked,
               (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => $2)) AS stale_use
          FROM api_keys WHERE key_hash = $1`,
       [hash, LAST_USED_RESOLUTION_S],
     );
     const entry: CachedKey = row
       ? {
-          caller: { keyId: row.id, organizationId: row.organization_id, scopes: parseScopes(row.scopes) },
+          caller: {
+            keyId: row.id,
+            keyName: row.name,
+            organizationId: row.organization_id,
+            scopes: parseScopes(row.scopes),
+          },
           revoked: row.revoked,
+          keyExpiresAt: row.expires_at,
           expiresAt: now + this.ttlMs,
         }
-      : { caller: null, revoked: false, expiresAt: now + Math.min(this.ttlMs, 5000) };
+      : { caller: null, revoked: false, keyExpiresAt: null, expiresAt: now + Math.min(this.ttlMs, 5000) };
     if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(cacheKey, entry);
     if (row && !row.revoked && row.stale_use) this.touch(row.id);

@@ -6,6 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 /** Who is asking: the API key that authenticated the request, and the organization it belongs to. */
 export interface Caller {
   keyId: string;
+  /** The key's name, as the audit log records who acted. */
+  keyName: string;
   organizationId: string;
   scopes: readonly ApiKeyScope[];
 }

@@ -5,6 +5,15 @@ interface Window {
   hits: number;
 }
 
+/** Where a key stands in its window after a charge. */
+export interface WindowState {
+  totalHits: number;
+  /** Seconds until the window ends. */
+  timeToExpire: number;
+  isBlocked: boolean;
+  timeToBlockExpire: number;
+}
+
 /**
  * A fixed-window counter per key for @nestjs/throttler: one map lookup and an addition per request.
  *
@@ -13,6 +22,9 @@ interface Window {
  * window allows at most twice the limit across a window boundary; the limits here protect the service,
  * not a contract, so that is acceptable. A key over its limit is refused until its window ends
  * (Retry-After says when).
+ *
+ * Any limiter may share it: keys are opaque strings, and `charge` counts a request as several (GraphQL
+ * charges a query's computed cost).
  */
 export class WindowRateStorage implements ThrottlerStorage {
   private readonly windows = new Map<string, Window>();
@@ -23,14 +35,19 @@ export class WindowRateStorage implements ThrottlerStorage {
     this.sweeper.unref();
   }
 
-  async increment(key: string, ttl: number, limit: number) {
+  async increment(key: string, ttl: number, limit: number): Promise<WindowState> {
+    return this.charge(key, ttl, limit, 1);
+  }
+
+  /** Counts `units` hits at once against `key`'s window of `ttl` ms allowing `limit` hits. */
+  charge(key: string, ttl: number, limit: number, units: number): WindowState {
     const now = Date.now();
     let window = this.windows.get(key);
     if (!window || now >= window.startedAt + ttl) {
       window = { startedAt: now, hits: 0 };
       this.windows.set(key, window);
     }
-    window.hits++;
+    window.hits += units;
     const secondsLeft = Math.max(1, Math.ceil((window.startedAt + ttl - now) / 1000));
     const isBlocked = window.hits > limit;
     return {

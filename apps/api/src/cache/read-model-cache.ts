@@ -1,3 +1,4 @@
+import { moneyReplacer } from '@zw/core';
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -108,7 +109,7 @@ export class ReadModelCache implements OnModuleInit, OnApplicationShutdown {
   ): Promise<CachedAnswer> {
     if (!this.enabled) {
       this.lookups.inc({ result: 'bypass' });
-      return new CachedAnswer(JSON.stringify(await compute()));
+      return new CachedAnswer(JSON.stringify(await compute(), moneyReplacer));
     }
     const now = Date.now();
     const cached = this.entries.get(key);
@@ -120,7 +121,7 @@ export class ReadModelCache implements OnModuleInit, OnApplicationShutdown {
     if (cached) this.remove(key, cached);
     const tagList = [...tags];
     const started = tagList.map((tag) => this.generations.get(tag) ?? 0);
-    const answer = compute().then((value) => new CachedAnswer(JSON.stringify(value)));
+    const answer = compute().then((value) => new CachedAnswer(JSON.stringify(value, moneyReplacer)));
     const entry: Entry = { answer, expiresAt: now + Math.min(ttlMs, this.maxTtl()), tags: tagList, bytes: 0 };
     this.entries.set(key, entry);
     try {

@@ -1,5 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { AuditActor } from '@zw/db';
+import { CurrentActor } from '../audit/audit-actor.js';
 import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiBodyFrom, ApiPathParams, ApiQueryFrom, ApiResponseFrom } from '../http/openapi.js';
@@ -26,8 +28,9 @@ export class ClustersController {
   @ApiOperation({ summary: 'Register a cluster; the answer carries its agent token, shown only once' })
   @ApiBodyFrom(CreateClusterBody)
   @ApiResponseFrom(201, CreatedClusterSchema, 'created')
-  create(@CurrentCaller() caller: Caller, @Body() body: unknown) {
-    return this.clusters.create(caller.organizationId, parseInput(CreateClusterBody, body, 'body'));
+  @ApiResponse({ status: 409, description: 'the organization already has a cluster with this name' })
+  create(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Body() body: unknown) {
+    return this.clusters.create(caller.organizationId, parseInput(CreateClusterBody, body, 'body'), actor);
   }
 
   @Get()
@@ -52,9 +55,15 @@ export class ClustersController {
   @ApiPathParams({ id: 'cluster id' })
   @ApiBodyFrom(UpdateClusterBody)
   @ApiResponseFrom(200, ClusterSchema, 'the cluster as changed')
-  update(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
+  @ApiResponse({ status: 409, description: 'the organization already has a cluster with the new name' })
+  update(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ) {
     const clusterId = clusterIdOf(id);
-    return this.clusters.update(caller.organizationId, clusterId, parseInput(UpdateClusterBody, body, 'body'));
+    return this.clusters.update(caller.organizationId, clusterId, parseInput(UpdateClusterBody, body, 'body'), actor);
   }
 
   @Post(':id/agent-token')
@@ -63,8 +72,8 @@ export class ClustersController {
   @ApiOperation({ summary: "Rotate the cluster's agent token: the old one stops working at once" })
   @ApiPathParams({ id: 'cluster id' })
   @ApiResponseFrom(200, RotatedTokenSchema, 'the new token, shown only once')
-  rotateToken(@CurrentCaller() caller: Caller, @Param('id') id: string) {
-    return this.clusters.rotateToken(caller.organizationId, clusterIdOf(id));
+  rotateToken(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Param('id') id: string) {
+    return this.clusters.rotateToken(caller.organizationId, clusterIdOf(id), actor);
   }
 
   @Delete(':id')
@@ -72,7 +81,7 @@ export class ClustersController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a cluster with its agent token, snapshots and history' })
   @ApiPathParams({ id: 'cluster id' })
-  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<void> {
-    await this.clusters.delete(caller.organizationId, clusterIdOf(id));
+  async delete(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Param('id') id: string) {
+    await this.clusters.delete(caller.organizationId, clusterIdOf(id), actor);
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type Cloud, issueAgentToken, Prisma, PrismaService } from '@zw/db';
+import { type AuditActor, type Cloud, issueAgentToken, Prisma, PrismaService, recordAudit } from '@zw/db';
 import type { z } from 'zod';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { ReadModelCache } from '../cache/read-model-cache.js';
@@ -68,7 +68,7 @@ export class ClustersService {
     @Inject(ReadModelCache) private readonly cache: ReadModelCache,
   ) {}
 
-  async create(organizationId: string, body: z.output<typeof CreateClusterBody>) {
+  async create(organizationId: string, body: z.output<typeof CreateClusterBody>, actor: AuditActor) {
     try {
       return await this.prisma.$transaction(async (tx) => {
         const { id } = await tx.cluster.create({
@@ -84,6 +84,18 @@ export class ClustersService {
         });
         const agentToken = await issueAgentToken(tx, id);
         const row = await tx.cluster.findUniqueOrThrow({ where: { id }, select: CLUSTER_SELECT });
+        await recordAudit(tx, actor, {
+          organizationId,
+          action: 'cluster.create',
+          targetType: 'cluster',
+          targetId: id,
+          details: {
+            name: body.name,
+            cloud: body.cloud,
+            region: body.region ?? null,
+            crossZonePricePerGb: body.crossZonePricePerGb ?? null,
+          },
+        });
         return { cluster: clusterView(row), agentToken };
       });
     } catch (error) {
@@ -116,19 +128,45 @@ export class ClustersService {
     return clusterView(row);
   }
 
-  async update(organizationId: string, id: string, body: z.output<typeof UpdateClusterBody>) {
+  /** Changes a cluster; the audit log gets a `cluster.update` and, for a new price, a `cluster.price_change`. */
+  async update(organizationId: string, id: string, body: z.output<typeof UpdateClusterBody>, actor: AuditActor) {
     try {
-      const { count } = await this.prisma.cluster.updateMany({
-        where: { id, organizationId },
-        data: {
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.cloud !== undefined ? { cloud: body.cloud as Cloud } : {}),
-          ...(body.region !== undefined ? { region: body.region } : {}),
-          ...(body.kubernetesVersion !== undefined ? { kubernetesVersion: body.kubernetesVersion } : {}),
-          ...(body.crossZonePricePerGb !== undefined ? { crossZonePricePerGb: body.crossZonePricePerGb } : {}),
-        },
+      await this.prisma.$transaction(async (tx) => {
+        const before = await tx.cluster.findFirst({ where: { id, organizationId }, select: CLUSTER_SELECT });
+        if (!before) throw clusterNotFound(id);
+        await tx.cluster.update({
+          where: { id },
+          data: {
+            ...(body.name !== undefined ? { name: body.name } : {}),
+            ...(body.cloud !== undefined ? { cloud: body.cloud as Cloud } : {}),
+            ...(body.region !== undefined ? { region: body.region } : {}),
+            ...(body.kubernetesVersion !== undefined ? { kubernetesVersion: body.kubernetesVersion } : {}),
+            ...(body.crossZonePricePerGb !== undefined ? { crossZonePricePerGb: body.crossZonePricePerGb } : {}),
+          },
+        });
+        const { crossZonePricePerGb, ...rest } = body;
+        const target = { organizationId, targetType: 'cluster', targetId: id };
+        if (Object.values(rest).some((value) => value !== undefined)) {
+          const changes = Object.fromEntries(
+            Object.entries(rest)
+              .filter(([, value]) => value !== undefined)
+              .map(([field, value]) => [field, { from: before[field as keyof typeof rest] ?? null, to: value }]),
+          );
+          await recordAudit(tx, actor, {
+            ...target,
+            action: 'cluster.update',
+            details: { name: before.name, changes },
+          });
+        }
+        if (crossZonePricePerGb !== undefined) {
+          const from = before.crossZonePricePerGb === null ? null : Number(before.crossZonePricePerGb);
+          await recordAudit(tx, actor, {
+            ...target,
+            action: 'cluster.price_change',
+            details: { name: before.name, crossZonePricePerGb: { from, to: crossZonePricePerGb } },
+          });
+        }
       });
-      if (count === 0) throw clusterNotFound(id);
     } catch (error) {
       duplicateName(error, body.name);
     }
@@ -136,23 +174,38 @@ export class ClustersService {
     return this.get(organizationId, id);
   }
 
-  async rotateToken(organizationId: string, id: string) {
-    await this.assertOwned(organizationId, id);
-    const agentToken = await issueAgentToken(this.prisma, id);
-    const row = await this.prisma.agentToken.findUniqueOrThrow({ where: { clusterId: id } });
-    return { agentToken, prefix: row.tokenPrefix, rotatedAt: (row.rotatedAt ?? row.createdAt).toISOString() };
+  async rotateToken(organizationId: string, id: string, actor: AuditActor) {
+    return this.prisma.$transaction(async (tx) => {
+      const cluster = await tx.cluster.findFirst({ where: { id, organizationId }, select: { name: true } });
+      if (!cluster) throw clusterNotFound(id);
+      const agentToken = await issueAgentToken(tx, id);
+      const row = await tx.agentToken.findUniqueOrThrow({ where: { clusterId: id } });
+      await recordAudit(tx, actor, {
+        organizationId,
+        action: 'cluster.agent_token_rotate',
+        targetType: 'cluster',
+        targetId: id,
+        details: { name: cluster.name, tokenPrefix: row.tokenPrefix },
+      });
+      return { agentToken, prefix: row.tokenPrefix, rotatedAt: (row.rotatedAt ?? row.createdAt).toISOString() };
+    });
   }
 
   /** Deletes the cluster with its token, snapshots and history (foreign keys cascade). */
-  async delete(organizationId: string, id: string): Promise<void> {
-    const { count } = await this.prisma.cluster.deleteMany({ where: { id, organizationId } });
-    if (count === 0) throw clusterNotFound(id);
+  async delete(organizationId: string, id: string, actor: AuditActor): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      const cluster = await tx.cluster.findFirst({ where: { id, organizationId }, select: { name: true } });
+      if (!cluster) throw clusterNotFound(id);
+      await tx.cluster.delete({ where: { id } });
+      await recordAudit(tx, actor, {
+        organizationId,
+        action: 'cluster.delete',
+        targetType: 'cluster',
+        targetId: id,
+        details: { name: cluster.name },
+      });
+    });
     await this.cache.changed({ organizationId, clusterId: id });
-  }
-
-  private async assertOwned(organizationId: string, id: string): Promise<void> {
-    const row = await this.prisma.cluster.findFirst({ where: { id, organizationId }, select: { id: true } });
-    if (!row) throw clusterNotFound(id);
   }
 }
 

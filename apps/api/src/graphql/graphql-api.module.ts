@@ -1,18 +1,25 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { GraphQLModule } from '@nestjs/graphql';
+import { moneyReplacer } from '@zw/core';
 import { ReadDb } from '@zw/db';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
+import { ApiKeyRateLimitGuard } from '../auth/rate-limit.guard.js';
+import type { ApiConfig } from '../config.js';
 import { graphQLExtensions, problemOf } from '../problem.js';
 import { QueryModule } from '../query.module.js';
+import { armorProtection, gatePlugin } from './graphql-limits.js';
 import { GraphQLLoaders } from './loaders.js';
 import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
 
 /**
  * GraphQL at /graphql (code-first, Apollo). Every request gets its own DataLoaders, so batching never
- * mixes two callers' data. Authentication and rate limits are the REST ones, applied to the root fields;
+ * mixes two callers' data. Authentication and scopes are the REST ones, applied to the root fields; the rate limit
+ * is charged per operation by its computed cost (graphql-limits.ts);
  * nested fields only ever see rows their root field already scoped to the caller's organization.
  */
 @Module({
@@ -21,27 +28,59 @@ import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
     GraphQLModule.forRootAsync<ApolloDriverConfig>({
       driver: ApolloDriver,
       imports: [QueryModule],
-      inject: [ReadDb],
-      useFactory: (db: ReadDb) => ({
-        path: '/graphql',
-        autoSchemaFile: true,
-        sortSchema: true,
-        playground: false,
-        introspection: true,
-        formatError: formatGraphQLError,
-        context: ({ req, res }: { req: IncomingMessage; res: ServerResponse }) => ({
-          req,
-          res,
-          loaders: new GraphQLLoaders(db),
-          // One instant per request: default windows ending "now" are equal across fields, so they batch.
-          now: new Date(),
-        }),
-      }),
+      inject: [ReadDb, ConfigService, ApiKeyAuthenticator, ApiKeyRateLimitGuard],
+      useFactory: (
+        db: ReadDb,
+        configService: ConfigService<ApiConfig, true>,
+        authenticator: ApiKeyAuthenticator,
+        rateLimit: ApiKeyRateLimitGuard,
+      ) => {
+        const config = validatedConfig(configService);
+        const armor = armorProtection(config);
+        return {
+          path: '/graphql',
+          autoSchemaFile: true,
+          sortSchema: true,
+          playground: false,
+          introspection: config.GRAPHQL_INTROSPECTION !== 'off',
+          // Apollo's default shows stack traces unless NODE_ENV is production or test: say it outright.
+          includeStacktraceInErrorResponses: config.NODE_ENV === 'development',
+          allowBatchedHttpRequests: false,
+          parseOptions: { maxTokens: config.GRAPHQL_MAX_TOKENS },
+          // Money in cents, as in REST answers.
+          stringifyResult: (result: unknown) => JSON.stringify(result, moneyReplacer),
+          validationRules: armor.validationRules,
+          // Nest's Apollo types come from Apollo's ESM build, these from its CJS build: same shapes.
+          plugins: [...armor.plugins, gatePlugin(config, authenticator, rateLimit)] as ApolloDriverConfig['plugins'],
+          formatError: formatGraphQLError,
+          context: ({ req, res }: { req: IncomingMessage; res: ServerResponse }) => ({
+            req,
+            res,
+            loaders: new GraphQLLoaders(db),
+            // One instant per request: default windows ending "now" are equal across fields, so they batch.
+            now: new Date(),
+          }),
+        };
+      },
     }),
   ],
   providers: [RootResolver, ClusterResolver, ServiceResolver],
 })
 export class GraphQLApiModule {}
+
+function validatedConfig(config: ConfigService<ApiConfig, true>) {
+  const get = <K extends keyof ApiConfig>(key: K) => config.get(key, { infer: true }) as ApiConfig[K];
+  return {
+    NODE_ENV: get('NODE_ENV'),
+    GRAPHQL_INTROSPECTION: get('GRAPHQL_INTROSPECTION'),
+    GRAPHQL_MAX_DEPTH: get('GRAPHQL_MAX_DEPTH'),
+    GRAPHQL_MAX_ALIASES: get('GRAPHQL_MAX_ALIASES'),
+    GRAPHQL_MAX_TOKENS: get('GRAPHQL_MAX_TOKENS'),
+    GRAPHQL_MAX_COST: get('GRAPHQL_MAX_COST'),
+    GRAPHQL_COST_PER_REQUEST: get('GRAPHQL_COST_PER_REQUEST'),
+    GRAPHQL_MAX_VARIABLES_BYTES: get('GRAPHQL_MAX_VARIABLES_BYTES'),
+  };
+}
 
 /**
  * Errors thrown by nested field resolvers (which exception filters do not see) answer like the root

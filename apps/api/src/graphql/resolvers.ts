@@ -3,7 +3,6 @@ import { Args, Context, ID, Int, Parent, Query, ResolveField, Resolver } from '@
 import { type FleetRow, fleetRows, ReadDb, type ServiceStateRow } from '@zw/db';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
-import { ApiKeyRateLimitGuard } from '../auth/rate-limit.guard.js';
 import { FleetService } from '../fleet/fleet.service.js';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { notFound, validationProblem } from '../problem.js';
@@ -55,7 +54,7 @@ function date(field: string, text: string | undefined | null, fallback: Date): D
 }
 
 @Resolver(() => Fleet)
-@UseGuards(ApiKeyGuard, ApiKeyRateLimitGuard)
+@UseGuards(ApiKeyGuard)
 export class RootResolver {
   constructor(
     @Inject(ReadDb) private readonly db: ReadDb,

@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ReadDb } from '@zw/db';
 import type { Redis } from 'ioredis';
 import type { ServerResponse } from 'node:http';
@@ -41,14 +41,16 @@ export class OpsController {
   ) {}
 
   @Get('healthz')
-  @ApiOperation({ summary: 'Liveness: the process answers' })
+  @ApiOperation({ summary: 'Liveness: the process answers', security: [] })
   healthz() {
     return { status: 'ok' };
   }
 
   /** Readiness: Postgres and Redis both answer; 503 (problem+json, naming what failed) otherwise. */
   @Get('readyz')
-  @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis reachable (503 otherwise)' })
+  @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis reachable (503 otherwise)', security: [] })
+  @ApiResponse({ status: 200, description: 'both answer, with how long each took' })
+  @ApiResponse({ status: 503, description: 'PostgreSQL or Redis does not answer; `detail` names which' })
   async readyz(@Res() response: ServerResponse): Promise<void> {
     const [postgres, redis] = await Promise.all([
       check(() => this.db.query('SELECT 1')),
@@ -75,7 +77,9 @@ export class OpsController {
   }
 
   @Get('metrics')
-  @ApiExcludeEndpoint()
+  @ApiOperation({ summary: 'Prometheus metrics (text exposition format)', security: [] })
+  @ApiProduces('text/plain')
+  @ApiResponse({ status: 200, description: 'every metric', content: { 'text/plain': { schema: { type: 'string' } } } })
   @Header('Cache-Control', 'no-store')
   async metricsText(@Res() response: ServerResponse): Promise<void> {
     const { contentType, body } = await this.metrics.render();

@@ -1,6 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ServerResponse } from 'node:http';
+import type { AuditActor } from '@zw/db';
+import { CurrentActor } from '../audit/audit-actor.js';
 import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiBodyFrom, ApiPathParams, ApiQueryFrom, ApiResponseFrom } from '../http/openapi.js';
@@ -31,8 +33,8 @@ export class ReportSchedulesController {
   })
   @ApiBodyFrom(CreateScheduleBody)
   @ApiResponseFrom(201, ScheduleAnswerSchema, 'created')
-  create(@CurrentCaller() caller: Caller, @Body() body: unknown) {
-    return this.schedules.create(caller.organizationId, parseInput(CreateScheduleBody, body, 'body'));
+  create(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Body() body: unknown) {
+    return this.schedules.create(caller.organizationId, parseInput(CreateScheduleBody, body, 'body'), actor);
   }
 
   @Get()
@@ -60,9 +62,15 @@ export class ReportSchedulesController {
   @ApiPathParams({ id: 'report schedule id' })
   @ApiBodyFrom(UpdateScheduleBody)
   @ApiResponseFrom(200, ScheduleAnswerSchema, 'the schedule as changed, and a webhook secret when one was issued')
-  update(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
+  update(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ) {
     const scheduleId = idFromPath(id);
-    return this.schedules.update(caller.organizationId, scheduleId, parseInput(UpdateScheduleBody, body, 'body'));
+    const changes = parseInput(UpdateScheduleBody, body, 'body');
+    return this.schedules.update(caller.organizationId, scheduleId, changes, actor);
   }
 
   @Delete(':id')
@@ -70,8 +78,8 @@ export class ReportSchedulesController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a schedule with its reports and their deliveries' })
   @ApiPathParams({ id: 'report schedule id' })
-  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<void> {
-    await this.schedules.delete(caller.organizationId, idFromPath(id));
+  async delete(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Param('id') id: string) {
+    await this.schedules.delete(caller.organizationId, idFromPath(id), actor);
   }
 
   @Post(':id/run')
@@ -86,6 +94,7 @@ export class ReportSchedulesController {
   @ApiResponseFrom(200, RunAnswerSchema, 'period=previous: the report of that period, already made')
   async run(
     @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
     @Param('id') id: string,
     @Body() body: unknown,
     @Res({ passthrough: true }) response: ServerResponse,
@@ -95,6 +104,7 @@ export class ReportSchedulesController {
       caller.organizationId,
       scheduleId,
       parseInput(RunScheduleBody, body, 'body'),
+      actor,
     );
     response.statusCode = accepted ? 202 : 200;
     response.setHeader('Location', reportPath(report.id));

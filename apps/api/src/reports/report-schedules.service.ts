@@ -1,6 +1,6 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type Prisma, PrismaService } from '@zw/db';
+import { type AuditActor, type Prisma, PrismaService, recordAudit } from '@zw/db';
 import { enqueueScheduleSync, REPORTS_QUEUE, type ReportsConfig } from '@zw/queue';
 import {
   cronOfCadence,
@@ -109,27 +109,37 @@ export class ReportSchedulesService {
     @Inject(ReportsService) private readonly reports: ReportsService,
   ) {}
 
-  async create(organizationId: string, body: z.output<typeof CreateScheduleBody>, now = new Date()) {
+  async create(organizationId: string, body: z.output<typeof CreateScheduleBody>, actor: AuditActor, now = new Date()) {
     const cron = this.checkTiming(body.cadence, body.cron, body.timeZone, now);
     const clusterIds = await this.checkScope(organizationId, body.scope);
     const webhookUrl = body.webhook ? this.checkWebhook(body.webhook.url) : null;
     const secret = webhookUrl ? newWebhookSecret() : null;
-    const { id } = await this.prisma.reportSchedule.create({
-      data: {
+    const { id } = await this.prisma.$transaction(async (tx) => {
+      const created = await tx.reportSchedule.create({
+        data: {
+          organizationId,
+          name: body.name,
+          cadence: body.cadence,
+          cronExpression: cron,
+          timeZone: body.timeZone,
+          clusterIds,
+          formats: body.formats,
+          webhookUrl,
+          webhookSecret: secret?.secret ?? null,
+          webhookSecretPrefix: secret?.prefix ?? null,
+          enabled: body.enabled,
+          anchorAt: now,
+        },
+        select: { id: true },
+      });
+      await recordAudit(tx, actor, {
         organizationId,
-        name: body.name,
-        cadence: body.cadence,
-        cronExpression: cron,
-        timeZone: body.timeZone,
-        clusterIds,
-        formats: body.formats,
-        webhookUrl,
-        webhookSecret: secret?.secret ?? null,
-        webhookSecretPrefix: secret?.prefix ?? null,
-        enabled: body.enabled,
-        anchorAt: now,
-      },
-      select: { id: true },
+        action: 'report_schedule.create',
+        targetType: 'report_schedule',
+        targetId: created.id,
+        details: { name: body.name, cadence: body.cadence, webhook: webhookUrl !== null },
+      });
+      return created;
     });
     await this.sync(id);
     return { schedule: await this.get(organizationId, id, now), webhookSecret: secret?.secret ?? null };
@@ -172,7 +182,13 @@ export class ReportSchedulesService {
    * from now on in the new rhythm (nothing is back-filled in it), and a period of the old rhythm that
    * ended while the worker was down is not made any more. Re-enabling a schedule re-anchors it too.
    */
-  async update(organizationId: string, id: string, body: z.output<typeof UpdateScheduleBody>, now = new Date()) {
+  async update(
+    organizationId: string,
+    id: string,
+    body: z.output<typeof UpdateScheduleBody>,
+    actor: AuditActor,
+    now = new Date(),
+  ) {
     const current = await this.prisma.reportSchedule.findFirst({ where: { id, organizationId } });
     if (!current) throw scheduleNotFound(id);
     const cadence = body.cadence ?? current.cadence;
@@ -205,21 +221,58 @@ export class ReportSchedulesService {
         ...(secret ? { webhookSecret: secret.secret, webhookSecretPrefix: secret.prefix } : {}),
       });
     }
-    await this.prisma.reportSchedule.update({ where: { id }, data });
+    await this.prisma.$transaction(async (tx) => {
+      await tx.reportSchedule.update({ where: { id }, data });
+      await recordAudit(tx, actor, {
+        organizationId,
+        action: 'report_schedule.update',
+        targetType: 'report_schedule',
+        targetId: id,
+        // Which settings changed; a webhook's address and secret are not copied into the log.
+        details: {
+          name: current.name,
+          fields: Object.keys(body).filter((field) => body[field as keyof typeof body] !== undefined),
+        },
+      });
+    });
     await this.sync(id);
     return { schedule: await this.get(organizationId, id, now), webhookSecret: secret?.secret ?? null };
   }
 
   /** Deletes the schedule with its reports and deliveries; the worker drops its job scheduler. */
-  async delete(organizationId: string, id: string): Promise<void> {
-    const { count } = await this.prisma.reportSchedule.deleteMany({ where: { id, organizationId } });
-    if (count === 0) throw scheduleNotFound(id);
+  async delete(organizationId: string, id: string, actor: AuditActor): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      const schedule = await tx.reportSchedule.findFirst({ where: { id, organizationId }, select: { name: true } });
+      if (!schedule) throw scheduleNotFound(id);
+      await tx.reportSchedule.delete({ where: { id } });
+      await recordAudit(tx, actor, {
+        organizationId,
+        action: 'report_schedule.delete',
+        targetType: 'report_schedule',
+        targetId: id,
+        details: { name: schedule.name },
+      });
+    });
     await this.sync(id);
   }
 
-  async run(organizationId: string, id: string, body: z.output<typeof RunScheduleBody>, now = new Date()) {
+  async run(
+    organizationId: string,
+    id: string,
+    body: z.output<typeof RunScheduleBody>,
+    actor: AuditActor,
+    now = new Date(),
+  ) {
     const schedule = await this.prisma.reportSchedule.findFirst({ where: { id, organizationId } });
     if (!schedule) throw scheduleNotFound(id);
+    // The report is claimed and queued in the reports service's own transaction; the entry follows it.
+    await recordAudit(this.prisma, actor, {
+      organizationId,
+      action: 'report_schedule.run',
+      targetType: 'report_schedule',
+      targetId: id,
+      details: { name: schedule.name, period: body.period },
+    });
     const timing = { cron: schedule.cronExpression, timeZone: schedule.timeZone };
     const period =
       body.period === 'previous' ? { ...previousPeriod(timing, now), partial: false } : currentPeriod(timing, now);

@@ -2,8 +2,9 @@ import { Inject, UseGuards } from '@nestjs/common';
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
 import type { z } from 'zod';
 import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard.js';
+import type { AuditActor } from '@zw/db';
+import { CurrentActor } from '../audit/audit-actor.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
-import { ApiKeyRateLimitGuard } from '../auth/rate-limit.guard.js';
 import { parseInput } from '../http/validation.js';
 import { idFromPath } from './report-views.js';
 import { ReportSchedulesService } from './report-schedules.service.js';
@@ -77,7 +78,7 @@ function reportModel(view: ReportView): ReportModel {
  * scoped the same way (another tenant's id is NOT_FOUND); mutations need an `admin` key.
  */
 @Resolver(() => ReportScheduleModel)
-@UseGuards(ApiKeyGuard, ApiKeyRateLimitGuard)
+@UseGuards(ApiKeyGuard)
 export class ReportsResolver {
   constructor(
     @Inject(ReportSchedulesService) private readonly schedules: ReportSchedulesService,
@@ -124,6 +125,7 @@ export class ReportsResolver {
   @RequireScope('admin')
   async createReportSchedule(
     @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
     @Args('input', { type: () => ReportScheduleInput }) input: ReportScheduleInput,
   ) {
     const body = parseInput(
@@ -135,7 +137,7 @@ export class ReportsResolver {
       },
       'body',
     );
-    const result = await this.schedules.create(caller.organizationId, body);
+    const result = await this.schedules.create(caller.organizationId, body, actor);
     return { schedule: scheduleModel(result.schedule), webhookSecret: result.webhookSecret };
   }
 
@@ -143,6 +145,7 @@ export class ReportsResolver {
   @RequireScope('admin')
   async updateReportSchedule(
     @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
     @Args('id', { type: () => ID }) id: string,
     @Args('changes', { type: () => ReportScheduleChanges }) changes: ReportScheduleChanges,
   ) {
@@ -156,14 +159,18 @@ export class ReportsResolver {
       },
       'body',
     );
-    const result = await this.schedules.update(caller.organizationId, scheduleId, body);
+    const result = await this.schedules.update(caller.organizationId, scheduleId, body, actor);
     return { schedule: scheduleModel(result.schedule), webhookSecret: result.webhookSecret };
   }
 
   @Mutation(() => Boolean, { description: 'delete a schedule with its reports (admin)' })
   @RequireScope('admin')
-  async deleteReportSchedule(@CurrentCaller() caller: Caller, @Args('id', { type: () => ID }) id: string) {
-    await this.schedules.delete(caller.organizationId, idFromPath(id));
+  async deleteReportSchedule(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Args('id', { type: () => ID }) id: string,
+  ) {
+    await this.schedules.delete(caller.organizationId, idFromPath(id), actor);
     return true;
   }
 
@@ -171,11 +178,12 @@ export class ReportsResolver {
   @RequireScope('admin')
   async runReportSchedule(
     @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
     @Args('id', { type: () => ID }) id: string,
     @Args('period', { type: () => ReportRunPeriodEnum, nullable: true }) period?: ReportRunPeriodEnum,
   ) {
     const scheduleId = idFromPath(id);
     const body = parseInput(RunScheduleBody, present({ period }), 'body');
-    return reportModel((await this.schedules.run(caller.organizationId, scheduleId, body)).report);
+    return reportModel((await this.schedules.run(caller.organizationId, scheduleId, body, actor)).report);
   }
 }

@@ -1,3 +1,4 @@
+import { moneyReplacer } from '@zw/core';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { claimReportPeriod, type Prisma, PrismaService, type ReportFormat } from '@zw/db';
@@ -105,7 +106,8 @@ export class ReportsService {
         reportStatus: row.status,
       });
     }
-    const body = format === 'json' ? JSON.stringify(row.document) : format === 'csv' ? row.csv : row.html;
+    const body =
+      format === 'json' ? JSON.stringify(row.document, moneyReplacer) : format === 'csv' ? row.csv : row.html;
     if (!row.formats.includes(format) || body === null || body === undefined) {
       throw notFound(`report ${id} was made as ${row.formats.join(', ')}, not ${format}`);
     }

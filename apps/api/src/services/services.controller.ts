@@ -1,6 +1,8 @@
 import { Body, Controller, Get, Inject, Param, Patch, Query, Req, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { AuditActor } from '@zw/db';
+import { CurrentActor } from '../audit/audit-actor.js';
 import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { clusterTag, ReadModelCache } from '../cache/read-model-cache.js';
@@ -84,6 +86,7 @@ export class ServicesController {
   @ApiResponseFrom(200, ServiceDetailSchema, 'the Service with its new figures')
   setTraffic(
     @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
     @Param('id') id: string,
     @Param('namespace') namespace: string,
     @Param('name') name: string,
@@ -98,6 +101,7 @@ export class ServicesController {
       service.namespace,
       service.name,
       monthlyTrafficGb,
+      actor,
     );
   }
 }

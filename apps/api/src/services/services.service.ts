@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  type AuditActor,
   clusterHead,
   type ClusterHeadRow,
   findClusterService,
@@ -7,6 +8,7 @@ import {
   listServiceStates,
   PrismaService,
   ReadDb,
+  recordAudit,
   refreshLatestRollup,
   serviceIntervals,
   type ServiceStateRow,
@@ -145,13 +147,35 @@ export class ServicesService {
   }
 
   /** Sets (or, with null, removes) the Service's monthly traffic; the cluster's current figures follow. */
-  async setTraffic(organizationId: string, clusterId: string, namespace: string, name: string, gb: number | null) {
+  async setTraffic(
+    organizationId: string,
+    clusterId: string,
+    namespace: string,
+    name: string,
+    gb: number | null,
+    actor: AuditActor,
+  ) {
     await this.head(organizationId, clusterId);
-    const { count } = await this.prisma.clusterService.updateMany({
-      where: { clusterId, namespace, name },
-      data: { monthlyTrafficGb: gb },
+    await this.prisma.$transaction(async (tx) => {
+      const before = await tx.clusterService.findFirst({
+        where: { clusterId, namespace, name },
+        select: { id: true, monthlyTrafficGb: true },
+      });
+      if (!before) throw notFound(`no Service ${namespace}/${name} in cluster ${clusterId}`);
+      await tx.clusterService.update({ where: { id: before.id }, data: { monthlyTrafficGb: gb } });
+      await recordAudit(tx, actor, {
+        organizationId,
+        action: 'service.traffic_change',
+        targetType: 'service',
+        targetId: `${clusterId}/${namespace}/${name}`,
+        details: {
+          clusterId,
+          namespace,
+          name,
+          monthlyTrafficGb: { from: before.monthlyTrafficGb === null ? null : Number(before.monthlyTrafficGb), to: gb },
+        },
+      });
     });
-    if (count === 0) throw notFound(`no Service ${namespace}/${name} in cluster ${clusterId}`);
     await refreshLatestRollup(this.prisma, clusterId);
     await this.cache.changed({ organizationId, clusterId });
     return this.detail(organizationId, clusterId, namespace, name, {});

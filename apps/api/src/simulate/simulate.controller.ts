@@ -1,8 +1,10 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { analyzeSnapshot, applyWhatIf, parseSnapshot, type Snapshot, SnapshotError, WhatIfError } from '@zw/core';
 import { ApiKeyAuth } from '../auth/auth.decorators.js';
+import { ApiBodyFrom } from '../http/openapi.js';
 import { ProblemException } from '../problem.js';
+import { SimulateBodySchema } from './simulate.schemas.js';
 
 function invalid(path: string, problem: string): ProblemException {
   return new ProblemException(400, `${path || 'body'}: ${problem}`, {
@@ -28,11 +30,10 @@ export class SimulateController {
     summary:
       'Analyze a snapshot with optional what-ifs (routing mode per Service, replicas per zone, a zone losing its nodes); stores nothing',
   })
-  @ApiBody({
-    description:
-      'a snapshot (`kubectl get nodes,services,endpointslices,servicecidrs -A -o json`), or `{ "snapshot": …, "whatIf": { "enableRouting": [{namespace, name, mode}], "scaleReplicas": [{namespace, name, zone, delta}], "removeZoneNodes": [{zone, reschedule?}] } }`',
-    schema: { type: 'object' },
-  })
+  @ApiBodyFrom(
+    SimulateBodySchema,
+    'a snapshot (`kubectl get nodes,services,endpointslices,servicecidrs -A -o json`), or `{ "snapshot": …, "whatIf": … }`',
+  )
   @ApiResponse({ status: 200, description: 'the `zonewise analyze` JSON of the (changed) snapshot' })
   simulate(@Body() body: unknown) {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {

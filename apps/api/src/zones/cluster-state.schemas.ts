@@ -38,6 +38,36 @@ export const ZonesSchema = z.object({
   zones: z.array(ZoneStatsSchema),
 });
 
+// The sub-objects of the core's `ServiceCidrReport` (cidr-bands.ts, cluster-ips.ts), typed for the document.
+const AddressBandSchema = z
+  .object({ first: z.string().describe('first address of the band'), last: z.string() })
+  .nullable()
+  .describe('null when the CIDR is too small to have this band');
+
+const ConflictSchema = z.object({
+  kind: z.enum(['duplicate-cluster-ip', 'outside-service-cidrs', 'invalid-cluster-ip']),
+  ip: z.string(),
+  services: z.array(z.string()).describe('`namespace/name` of every Service holding the address'),
+  message: z.string(),
+});
+
+const RiskSchema = z.object({
+  kind: z.enum(['static-ip-in-dynamic-band']),
+  ip: z.string(),
+  service: z.string().nullable().describe('`namespace/name`, or null for an address of `requestedStaticIPs`'),
+  staticBecause: z.enum(['last-applied', 'annotation', 'cluster-dns', 'kubernetes-api', 'requested']),
+  message: z.string(),
+});
+
+const WellKnownSchema = z.object({
+  ip: z.string(),
+  purpose: z.string(),
+  band: z.enum(['static', 'dynamic']).nullable(),
+  free: z.boolean().describe('a static request for this address would succeed now'),
+  heldBy: z.array(z.string()),
+  error: z.string().optional().describe("the apiserver's error for a static request of this address"),
+});
+
 export const ServiceCidrsSchema = z.object({
   ...snapshotRef,
   serviceCIDRs: z
@@ -46,14 +76,14 @@ export const ServiceCidrsSchema = z.object({
         .object({
           cidr: z.string(),
           family: z.string(),
-          staticBand: z.unknown(),
-          dynamicBand: z.unknown(),
+          staticBand: AddressBandSchema,
+          dynamicBand: AddressBandSchema,
           allocated: z.object({ static: z.number(), dynamic: z.number(), total: z.number() }),
           free: z.object({ static: z.union([z.number(), z.string()]), dynamic: z.union([z.number(), z.string()]) }),
           utilization: z.number(),
-          conflicts: z.array(z.unknown()),
-          risks: z.array(z.unknown()).describe('static ClusterIPs in the dynamic band'),
-          wellKnown: z.array(z.unknown()).describe('well-known addresses (DNS, API) and whether each is free'),
+          conflicts: z.array(ConflictSchema),
+          risks: z.array(RiskSchema).describe('static ClusterIPs in the dynamic band'),
+          wellKnown: z.array(WellKnownSchema).describe('well-known addresses (DNS, API) and whether each is free'),
         })
         .loose(),
     )

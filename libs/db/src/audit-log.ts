@@ -1,0 +1,48 @@
+import type { Db } from './db-client.js';
+import type { Prisma } from './generated/prisma/client.js';
+
+/** Who made a change: an API key (with the client's address) or the operator's admin CLI. */
+export interface AuditActor {
+  type: 'api_key' | 'admin_cli';
+  keyId: string | null;
+  /** The key's name, or the operating-system user running the admin CLI. */
+  name: string;
+  clientAddress: string | null;
+}
+
+/** What was done: `<thing>.<verb>` on a target, with what changed (never a secret). */
+export interface AuditEvent {
+  organizationId: string;
+  action: string;
+  targetType: string;
+  targetId?: string | null;
+  details?: Record<string, unknown>;
+}
+
+/** Writes one audit entry; pass the change's transaction so the entry stands or falls with it. */
+export async function recordAudit(db: Db, actor: AuditActor, event: AuditEvent): Promise<void> {
+  await db.auditLogEntry.create({
+    data: {
+      organizationId: event.organizationId,
+      actorType: actor.type,
+      actorKeyId: actor.keyId,
+      actorName: actor.name,
+      clientAddress: actor.clientAddress,
+      action: event.action,
+      targetType: event.targetType,
+      targetId: event.targetId ?? null,
+      details: (event.details ?? {}) as Prisma.InputJsonValue,
+    },
+  });
+}
+
+/** Deletes audit entries older than `before`, in batches; returns how many. */
+export async function pruneAuditLog(db: Db, before: Date, batch = 1000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await db.$executeRaw`
+      DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ${before} LIMIT ${batch})`;
+    total += deleted;
+    if (deleted < batch) return total;
+  }
+}
