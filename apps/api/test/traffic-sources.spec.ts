@@ -398,5 +398,15 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
     expect(
       after.every((service) => service.measured === null && service.monthly.inputs.trafficSource !== 'measured'),
     ).toBe(true);
+    // Every change is in the audit log, never the auth header.
+    const audit = (await admin().get('/v1/audit-log?action=cluster&limit=500')).body as {
+      entries: { action: string; details: Record<string, unknown> }[];
+    };
+    const actions = new Set(audit.entries.map((entry) => entry.action));
+    for (const action of ['create', 'change', 'delete']) expect(actions).toContain(`cluster.traffic_source_${action}`);
+    expect(audit.entries.find((entry) => entry.action === 'cluster.traffic_source_change')?.details).toMatchObject({
+      preset: 'custom',
+      authHeaderSet: false,
+    });
   }, 30_000);
 });

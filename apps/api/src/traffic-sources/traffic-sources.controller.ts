@@ -1,6 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Put, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ServerResponse } from 'node:http';
+import type { AuditActor } from '@zw/db';
+import { CurrentActor } from '../audit/audit-actor.js';
 import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiBodyFrom, ApiPathParams, ApiResponseFrom } from '../http/openapi.js';
@@ -33,6 +35,7 @@ export class TrafficSourcesController {
   @ApiResponseFrom(201, TrafficSourceSchema, 'created')
   async put(
     @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
     @Param('id') id: string,
     @Body() body: unknown,
     @Res({ passthrough: true }) response: ServerResponse,
@@ -42,6 +45,7 @@ export class TrafficSourcesController {
       caller.organizationId,
       clusterId,
       parseInput(PutTrafficSourceBody, body, 'body'),
+      actor,
     );
     response.statusCode = created ? 201 : 200;
     return source;
@@ -52,8 +56,12 @@ export class TrafficSourcesController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Remove the traffic source: its measurements go, Services fall back to their estimates' })
   @ApiPathParams({ id: 'cluster id' })
-  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<void> {
-    await this.sources.delete(caller.organizationId, clusterIdOf(id));
+  async delete(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Param('id') id: string,
+  ): Promise<void> {
+    await this.sources.delete(caller.organizationId, clusterIdOf(id), actor);
   }
 
   @Get('measured-traffic')

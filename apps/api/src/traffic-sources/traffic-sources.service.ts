@@ -2,11 +2,13 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import { customTemplateProblem, type TrafficPreset, trafficQuery } from '@zw/core';
 import {
+  type AuditActor,
   clearMeasurements,
   type ClusterTrafficSource,
   measuredComparison,
   PrismaService,
   ReadDb,
+  recordAudit,
   sealSecret,
 } from '@zw/db';
 import { enqueueTrafficSourceSync, prometheusUrlProblem, TRAFFIC_QUEUE, type TrafficConfig } from '@zw/queue';
@@ -92,7 +94,7 @@ export class TrafficSourcesService {
     return trafficSourceView(row);
   }
 
-  async put(organizationId: string, clusterId: string, body: z.output<typeof PutTrafficSourceBody>) {
+  async put(organizationId: string, clusterId: string, body: z.output<typeof PutTrafficSourceBody>, actor: AuditActor) {
     await this.services.head(organizationId, clusterId);
     const fields = this.validated(body);
     const existing = await this.prisma.clusterTrafficSource.findUnique({ where: { clusterId } });
@@ -104,10 +106,21 @@ export class TrafficSourcesService {
       consecutiveFailures: 0,
       ...(body.authHeader !== undefined ? { authHeader: this.sealed(body.authHeader) } : {}),
     };
-    const row = await this.prisma.clusterTrafficSource.upsert({
-      where: { clusterId },
-      create: { clusterId, ...data },
-      update: data,
+    const row = await this.prisma.$transaction(async (tx) => {
+      const saved = await tx.clusterTrafficSource.upsert({
+        where: { clusterId },
+        create: { clusterId, ...data },
+        update: data,
+      });
+      await recordAudit(tx, actor, {
+        organizationId,
+        action: existing ? 'cluster.traffic_source_change' : 'cluster.traffic_source_create',
+        targetType: 'cluster',
+        targetId: clusterId,
+        // Never the auth header: only whether one is set.
+        details: { ...fields, authHeaderSet: saved.authHeader !== null },
+      });
+      return saved;
     });
     // Measurements of another source would be shown under this one's name: they go, and the Services
     // fall back to their estimates until it answers. The same source set again keeps them.
@@ -119,10 +132,18 @@ export class TrafficSourcesService {
     return { created: existing === null, source: trafficSourceView(row) };
   }
 
-  async delete(organizationId: string, clusterId: string): Promise<void> {
+  async delete(organizationId: string, clusterId: string, actor: AuditActor): Promise<void> {
     await this.services.head(organizationId, clusterId);
-    const { count } = await this.prisma.clusterTrafficSource.deleteMany({ where: { clusterId } });
-    if (count === 0) throw notFound(`cluster ${clusterId} has no traffic source`);
+    await this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.clusterTrafficSource.deleteMany({ where: { clusterId } });
+      if (count === 0) throw notFound(`cluster ${clusterId} has no traffic source`);
+      await recordAudit(tx, actor, {
+        organizationId,
+        action: 'cluster.traffic_source_delete',
+        targetType: 'cluster',
+        targetId: clusterId,
+      });
+    });
     await clearMeasurements(this.prisma, clusterId);
     await this.cache.changed({ organizationId, clusterId });
     await enqueueTrafficSourceSync(this.queue, clusterId, this.config);
