@@ -263,6 +263,42 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
       expect(node.measured.crossZone).toBeCloseTo(plan.crossZone, 9);
       expect(node.modelVsMeasured.crossZone.measured).toBeCloseTo(plan.crossZone, 9);
     }
+
+    // Reports say how much of their traffic is measured, in every format.
+    const schedule = (
+      await admin().post('/v1/report-schedules', {
+        name: 'Measured',
+        cadence: 'daily',
+        timeZone: 'UTC',
+        scope: { kind: 'clusters', clusterIds: [cluster.id] },
+      })
+    ).body as { schedule: { id: string } };
+    const run = (await admin().post(`/v1/report-schedules/${schedule.schedule.id}/run`, {})).body as {
+      report: { id: string };
+    };
+    await waitFor(
+      'the report',
+      async () => (await admin().get(`/v1/reports/${run.report.id}`)).body.status === 'ready',
+      30_000,
+    );
+    const download = (format: string) => admin().get(`/v1/reports/${run.report.id}/download?format=${format}`);
+    const document = (await download('json')).body as {
+      totals: { trafficSources: Record<string, number>; measuredTrafficGb: number; measuredShare: number };
+      notes: string[];
+    };
+    expect(document.totals.trafficSources.measured).toBe(plans.length);
+    expect(document.totals.measuredShare).toBeGreaterThan(0);
+    expect(document.totals.measuredShare).toBeLessThan(1);
+    expect(document.notes.join('\n')).toMatch(/3 Service\(s\) use volumes measured by their cluster's traffic source/);
+    const csvRows = String((await download('csv')).body)
+      .split('\r\n')
+      .map((line) => line.split(','));
+    const sourceColumn = csvRows[0].indexOf('traffic_source');
+    const measuredRows = csvRows.filter((row) => row[sourceColumn] === 'measured');
+    expect(new Set(measuredRows.map((row) => `${row[4]}/${row[5]}`))).toEqual(
+      new Set(plans.map((plan) => `${plan.namespace}/${plan.name}`)),
+    );
+    expect(String((await download('html')).body)).toContain('Traffic measured');
   }, 30_000);
 
   it.each([

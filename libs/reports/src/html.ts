@@ -86,6 +86,7 @@ function headline(document: ReportDocument): string {
     ${card('Saved by topology routing', money(totals.realizedSavings), `${formatGb(totals.realizedSavings.crossZoneGb)} kept in-zone`, 'good')}
     ${card('Missed: not enabled', money(totals.missedSavings), `${formatCount(totals.opportunities)} Services would route in-zone`, totals.missedSavings.cost > 0 ? 'warn' : '')}
     ${card('At stake: refused hints', money(totals.blockedAtStake), 'too few endpoints, overload, node info', totals.blockedAtStake.cost > 0 ? 'bad' : '')}
+    ${card('Traffic measured', totals.measuredShare === null ? '–' : `${(totals.measuredShare * 100).toFixed(1)}%`, `${formatGb(totals.measuredTrafficGb)} measured by traffic sources, the rest declared or estimated`)}
   </section>`;
 }
 

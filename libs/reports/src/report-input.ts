@@ -5,7 +5,7 @@
  */
 import type { ReportCadence } from './schedule-periods.js';
 
-export type TrafficSource = 'api' | 'annotation' | 'default-per-endpoint';
+export type TrafficSource = 'api' | 'measured' | 'annotation' | 'default-per-endpoint';
 export type ScopeKind = 'fleet' | 'clusters';
 export type ReportTrigger = 'schedule' | 'manual';
 
