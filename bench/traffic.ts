@@ -1,13 +1,10 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { trafficQuery } from '@zw/core';
 import { createPrismaClient, type PrismaClient, registerCluster, createOrganization } from '@zw/db';
-import { dropDatabase, freePort, migrate, reachable, ROOT, SERVER_URL, stop, waitUntil } from './local-stack.js';
+import { dropDatabase, migrate, reachable, ROOT, SERVER_URL, waitUntil } from './local-stack.js';
 
 /**
  * Measuring one cluster's traffic for 10,000 Services: the worker's whole measurement (one Prometheus
@@ -126,30 +123,13 @@ async function startExporter(): Promise<Server> {
   return server;
 }
 
+/** The demo's Prometheus launcher, compiled (bench compiles alone, so it loads the built module). */
 async function startPrometheus(target: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'zw-bench-prometheus-'));
-  const port = await freePort();
-  const config = `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: bench\n    static_configs:\n      - targets: ["${target}"]\n`;
-  await writeFile(join(dir, 'prometheus.yml'), config);
-  const child = spawn(
-    PROMETHEUS,
-    [
-      `--config.file=${join(dir, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      '--log.level=warn',
-    ],
-    { stdio: 'ignore' },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  await waitUntil(async () => (await fetch(`${url}/-/ready`).catch(() => null))?.ok ?? false, 30_000, 100);
-  return {
-    url,
-    async stop() {
-      await stop(child);
-      await rm(dir, { recursive: true, force: true });
-    },
+  const file = join(ROOT, 'dist', 'apps', 'demo', 'local-prometheus.js');
+  const { startLocalPrometheus } = (await import(file)) as {
+    startLocalPrometheus: (targets: string[], scrapeSeconds: number) => Promise<{ url: string; stop(): Promise<void> }>;
   };
+  return startLocalPrometheus([target], 1);
 }
 
 async function samplesOf(url: string, query: string): Promise<number> {

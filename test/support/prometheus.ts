@@ -1,17 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { waitFor } from './wait.js';
+import { freePort, PROMETHEUS_BINARY, startLocalPrometheus } from '../../apps/demo/src/local-prometheus.js';
 
 /**
  * A real Prometheus for traffic-source tests (Debian's package, installed by scripts/ensure-services.sh):
- * its own port, config and storage in a temp dir, scraping the given targets every second.
+ * its own port, config and storage in a temp dir (the demo's launcher), scraping the targets every second.
  */
-export const PROMETHEUS_BINARY = process.env.PROMETHEUS_BINARY ?? '/usr/bin/prometheus';
+export { freePort, PROMETHEUS_BINARY };
 
 export function prometheusMissing(): string | null {
   return existsSync(PROMETHEUS_BINARY)
@@ -26,64 +22,16 @@ export interface RunningPrometheus {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-export async function startPrometheus(targets: string[], scrapeInterval = '1s'): Promise<RunningPrometheus> {
-  const dir = await mkdtemp(join(tmpdir(), 'zw-prometheus-'));
-  const port = await freePort();
-  const config = [
-    'global:',
-    `  scrape_interval: ${scrapeInterval}`,
-    `  evaluation_interval: ${scrapeInterval}`,
-    'scrape_configs:',
-    '  - job_name: zonewise-test',
-    '    static_configs:',
-    `      - targets: [${targets.map((target) => JSON.stringify(target)).join(', ')}]`,
-  ].join('\n');
-  await writeFile(join(dir, 'prometheus.yml'), config);
-  const child: ChildProcess = spawn(
-    PROMETHEUS_BINARY,
-    [
-      `--config.file=${join(dir, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      '--log.level=warn',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(
-    `Prometheus ready on ${url}`,
-    async () => {
-      if (child.exitCode !== null) throw new Error(`prometheus exited ${child.exitCode}: ${stderr}`);
-      return (await fetch(`${url}/-/ready`).catch(() => null))?.ok ?? false;
-    },
-    30_000,
-  );
+export async function startPrometheus(targets: string[], scrapeSeconds = 1): Promise<RunningPrometheus> {
+  const prometheus = await startLocalPrometheus(targets, scrapeSeconds);
   return {
-    url,
+    ...prometheus,
     async query(promql) {
-      const answer = await fetch(`${url}/api/v1/query?${new URLSearchParams({ query: promql })}`);
+      const answer = await fetch(`${prometheus.url}/api/v1/query?${new URLSearchParams({ query: promql })}`);
       const body = (await answer.json()) as {
         data: { result: { metric: Record<string, string>; value: [number, string] }[] };
       };
       return body.data.result;
-    },
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      await rm(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,10 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo, createServer as createNetServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { freePort, PROMETHEUS_BINARY, startLocalPrometheus } from './local-prometheus.js';
 
 /**
  * The demo's measured cluster. With Prometheus installed (`/usr/bin/prometheus`, which
@@ -18,7 +15,6 @@ import { join } from 'node:path';
  * answers about their Services.
  */
 
-export const DEMO_PROMETHEUS = process.env.PROMETHEUS_BINARY ?? '/usr/bin/prometheus';
 const SCRAPE_SECONDS = 2;
 const WINDOW = '2m';
 const INTERVAL = '1m';
@@ -52,9 +48,13 @@ export async function startTrafficDemo(apiUrl: string, apiKey: string): Promise<
     });
     if (!answer.ok) throw new Error(`configuring the demo traffic source: ${answer.status} ${await answer.text()}`);
   };
-  if (!existsSync(DEMO_PROMETHEUS)) {
+  if (!existsSync(PROMETHEUS_BINARY)) {
     await configure(`http://127.0.0.1:${await freePort()}`);
-    return { cluster: cluster.name, status: `no ${DEMO_PROMETHEUS}: its source is unreachable`, stop: async () => {} };
+    return {
+      cluster: cluster.name,
+      status: `no ${PROMETHEUS_BINARY}: its source is unreachable`,
+      stop: async () => {},
+    };
   }
   const services = (
     (await (await api(`/v1/clusters/${cluster.id}/services?limit=500`)).json()) as { services: DemoService[] }
@@ -63,7 +63,10 @@ export async function startTrafficDemo(apiUrl: string, apiKey: string): Promise<
     (await (await api(`/v1/clusters/${cluster.id}/zones`)).json()) as { zones: { name: string }[] }
   ).zones.map((zone) => zone.name);
   const exporter = await startExporter(exposition(services, zones));
-  const prometheus = await startPrometheus(`127.0.0.1:${(exporter.address() as AddressInfo).port}`);
+  const prometheus = await startLocalPrometheus(
+    [`127.0.0.1:${(exporter.address() as AddressInfo).port}`],
+    SCRAPE_SECONDS,
+  );
   await untilScraped(prometheus.url, 3);
   await configure(prometheus.url);
   return {
@@ -126,50 +129,4 @@ function startExporter(series: readonly { labels: string; bytesPerScrape: number
     );
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-async function startPrometheus(target: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'zonewise-demo-prometheus-'));
-  const port = await freePort();
-  await writeFile(
-    join(dir, 'prometheus.yml'),
-    `global:\n  scrape_interval: ${SCRAPE_SECONDS}s\nscrape_configs:\n  - job_name: beyla-demo\n    static_configs:\n      - targets: ["${target}"]\n`,
-  );
-  const child: ChildProcess = spawn(
-    DEMO_PROMETHEUS,
-    [
-      `--config.file=${join(dir, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      '--log.level=warn',
-    ],
-    { stdio: 'ignore' },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  while (!((await fetch(`${url}/-/ready`).catch(() => null))?.ok ?? false)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error('the demo Prometheus did not start');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return {
-    url,
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-function freePort(): Promise<number> {
-  const server = createNetServer();
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    }),
-  );
 }
