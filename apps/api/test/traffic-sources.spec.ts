@@ -285,6 +285,7 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
     const document = (await download('json')).body as {
       totals: { trafficSources: Record<string, number>; measuredTrafficGb: number; measuredShare: number };
       notes: string[];
+      measuredTraffic: { cluster: { id: string }; crossZone: { measured: number }; cost: { error: number } }[];
     };
     expect(document.totals.trafficSources.measured).toBe(plans.length);
     expect(document.totals.measuredShare).toBeGreaterThan(0);
@@ -298,7 +299,14 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
     expect(new Set(measuredRows.map((row) => `${row[4]}/${row[5]}`))).toEqual(
       new Set(plans.map((plan) => `${plan.namespace}/${plan.name}`)),
     );
-    expect(String((await download('html')).body)).toContain('Traffic measured');
+    const html = String((await download('html')).body);
+    expect(html).toContain('Traffic measured');
+    expect(html).toContain('Model against measurement');
+    // The model against the measurement, as the API's measured-traffic answer gives it.
+    expect(document.measuredTraffic).toHaveLength(1);
+    expect(document.measuredTraffic[0].cluster.id).toBe(cluster.id);
+    expect(document.measuredTraffic[0].crossZone.measured).toBeCloseTo(comparison.crossZone.measured!, 9);
+    expect(document.measuredTraffic[0].cost.error).toBeCloseTo(comparison.cost.error!, 9);
   }, 30_000);
 
   it.each([

@@ -79,5 +79,11 @@ export {
   type MeasurementOutcome,
   type ServiceMeasurement,
 } from './traffic-sources.js';
-export { measuredComparison, type MeasuredComparisonRow } from './read-model/measured.js';
+export {
+  measuredComparison,
+  measuredComparisonFigures,
+  type EstimateVsMeasured,
+  type MeasuredComparison,
+  type MeasuredComparisonRow,
+} from './read-model/measured.js';
 export { pruneAuditLog, recordAudit, type AuditActor, type AuditEvent } from './audit-log.js';

@@ -179,6 +179,39 @@ function clustersSection(document: ReportDocument): string {
   )}`;
 }
 
+function measuredSection(document: ReportDocument): string {
+  if (document.measuredTraffic.length === 0) return '';
+  const share = (value: number | null) => (value === null ? '–' : formatPercent(value));
+  const usd = (value: number | null) => (value === null ? '–' : formatMoney(value));
+  const rows = document.measuredTraffic.map((line) => [
+    line.cluster.name,
+    share(line.measuredShare),
+    formatCount(line.servicesMeasured),
+    share(line.crossZone.estimated),
+    share(line.crossZone.measured),
+    usd(line.cost.estimated),
+    usd(line.cost.measured),
+    usd(line.cost.error),
+  ]);
+  return `<h2>Model against measurement</h2>
+    <p>Clusters with a traffic source, as of when this report was made: the share of their traffic that is measured, and over the Services whose source gives zones, the modelled cross-zone share and monthly cost against the measured ones (error = model − measured).</p>
+    ${table(
+      [
+        'Cluster',
+        'Traffic measured',
+        'Services',
+        'Cross-zone (model)',
+        'Cross-zone (measured)',
+        'Cost/month (model)',
+        'Cost/month (measured)',
+        'Error',
+      ],
+      rows,
+      new Set([1, 2, 3, 4, 5, 6, 7]),
+      'No cluster has measured traffic.',
+    )}`;
+}
+
 function hintStatesSection(document: ReportDocument): string {
   const states = document.hintStates;
   const transitions = states.transitions.map((entry) => [`${entry.from} → ${entry.to}`, formatCount(entry.count)]);
@@ -246,6 +279,7 @@ ${trendSection(document)}
 ${missedSection(document)}
 ${opportunitiesSection(document)}
 ${clustersSection(document)}
+${measuredSection(document)}
 ${hintStatesSection(document)}
 ${risksSection(document)}
 ${notesSection(document)}

@@ -19,6 +19,7 @@ import {
 import { periodLabel } from './period-label.js';
 import type {
   ClusterDocumentsRow,
+  MeasuredClusterRow,
   ReportInput,
   ReportTrigger,
   ScopeKind,
@@ -203,6 +204,8 @@ export interface ReportDocument {
   trend: { points: TrendPoint[] };
   /** One line per Service per cluster, by cluster name, namespace and name. */
   services: ServiceLine[];
+  /** Per measured cluster, the model against the measurement, as of when the report was made. */
+  measuredTraffic: (Omit<MeasuredClusterRow, 'clusterId'> & { cluster: ClusterRef })[];
   notes: string[];
   model: { formulas: string[]; traffic: string[]; missedSavings: string[] };
 }
@@ -281,6 +284,10 @@ export function buildReportDocument(input: ReportInput): ReportDocument {
     serviceCidrRisks: cidrRisks(input.documents, ref),
     trend: { points: trendPoints(input) },
     services,
+    measuredTraffic: (input.measured ?? []).map(({ clusterId, ...figures }) => ({
+      cluster: ref(clusterId),
+      ...figures,
+    })),
     notes: notesOf(input, totals),
     model: {
       formulas: describePricingModel().formulas,

@@ -111,6 +111,27 @@ export interface ClusterDocumentsRow {
   serviceCidrs: unknown;
 }
 
+/** Estimated vs measured: error = estimated − measured (null without a measurement). */
+export interface EstimateVsMeasured {
+  estimated: number;
+  measured: number | null;
+  error: number | null;
+}
+
+/**
+ * A measured cluster's model against its measurement, over its newest state when the report is made
+ * (the query API's `GET /v1/clusters/{id}/measured-traffic`).
+ */
+export interface MeasuredClusterRow {
+  clusterId: string;
+  servicesMeasured: number;
+  servicesWithMeasuredZones: number;
+  measuredShare: number | null;
+  crossZone: EstimateVsMeasured;
+  crossZoneGb: EstimateVsMeasured;
+  cost: EstimateVsMeasured;
+}
+
 export interface ReportInput {
   meta: ReportMeta;
   scope: { kind: ScopeKind; clusters: ClusterInput[]; missingClusterIds: string[] };
@@ -119,4 +140,6 @@ export interface ReportInput {
   transitions: TransitionRow[];
   trend: { buckets: { start: Date; end: Date }[]; rows: TrendRow[]; states: StateCountRow[] };
   documents: ClusterDocumentsRow[];
+  /** Clusters with measured traffic (none when omitted). */
+  measured?: MeasuredClusterRow[];
 }

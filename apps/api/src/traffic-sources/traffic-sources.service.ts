@@ -6,6 +6,7 @@ import {
   clearMeasurements,
   type ClusterTrafficSource,
   measuredComparison,
+  measuredComparisonFigures,
   PrismaService,
   ReadDb,
   recordAudit,
@@ -156,32 +157,10 @@ export class TrafficSourcesService {
       measuredComparison(this.db, clusterId),
       this.prisma.clusterTrafficSource.findUnique({ where: { clusterId } }),
     ]);
-    const price = priceOf(head).pricePerGb;
-    const measuredOrNull = (value: number, present: boolean) => (present ? value : null);
-    const figure = (estimated: number, measured: number | null) => ({
-      estimated,
-      measured,
-      error: measured === null ? null : estimated - measured,
-    });
-    const anyMeasured = row.services_measured > 0;
-    const zoned = row.services_with_zones > 0;
-    const crossZoneGb = figure(row.estimated_cross_zone_gb, measuredOrNull(row.measured_cross_zone_gb, zoned));
     return {
       cluster: { id: head.id, name: head.name },
       source: source ? trafficSourceView(source) : null,
-      services: row.services,
-      servicesMeasured: row.services_measured,
-      servicesWithMeasuredZones: row.services_with_zones,
-      measuredShare: row.traffic_gb > 0 ? row.measured_share_gb / row.traffic_gb : null,
-      oldestMeasurementAt: row.oldest_measured_at?.toISOString() ?? null,
-      trafficGb: figure(row.estimated_gb, measuredOrNull(row.measured_gb, anyMeasured)),
-      crossZone: figure(
-        row.zoned_measured_gb > 0 ? row.model_cross_zone_gb_on_measured / row.zoned_measured_gb : 0,
-        zoned && row.zoned_measured_gb > 0 ? row.measured_cross_zone_gb / row.zoned_measured_gb : null,
-      ),
-      crossZoneGb,
-      cost: figure(crossZoneGb.estimated * price, crossZoneGb.measured === null ? null : crossZoneGb.measured * price),
-      pricePerGb: price,
+      ...measuredComparisonFigures(row, priceOf(head).pricePerGb),
     };
   }
 

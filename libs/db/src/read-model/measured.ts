@@ -55,3 +55,54 @@ export async function measuredComparison(db: ReadDb, clusterId: string): Promise
   );
   return row;
 }
+
+export interface EstimateVsMeasured {
+  estimated: number;
+  measured: number | null;
+  /** estimated − measured; null without a measurement. */
+  error: number | null;
+}
+
+export interface MeasuredComparison {
+  services: number;
+  servicesMeasured: number;
+  servicesWithMeasuredZones: number;
+  /** Share of the cluster's effective monthly traffic that is measured (null without traffic). */
+  measuredShare: number | null;
+  oldestMeasurementAt: string | null;
+  trafficGb: EstimateVsMeasured;
+  crossZone: EstimateVsMeasured;
+  crossZoneGb: EstimateVsMeasured;
+  cost: EstimateVsMeasured;
+  pricePerGb: number;
+}
+
+/** The figures of {@link measuredComparison}'s row at the cluster's price, as the API and reports show them. */
+export function measuredComparisonFigures(row: MeasuredComparisonRow, pricePerGb: number): MeasuredComparison {
+  const figure = (estimated: number, measured: number | null): EstimateVsMeasured => ({
+    estimated,
+    measured,
+    error: measured === null ? null : estimated - measured,
+  });
+  const anyMeasured = row.services_measured > 0;
+  const zoned = row.services_with_zones > 0 && row.zoned_measured_gb > 0;
+  const crossZoneGb = figure(row.estimated_cross_zone_gb, zoned ? row.measured_cross_zone_gb : null);
+  return {
+    services: row.services,
+    servicesMeasured: row.services_measured,
+    servicesWithMeasuredZones: row.services_with_zones,
+    measuredShare: row.traffic_gb > 0 ? row.measured_share_gb / row.traffic_gb : null,
+    oldestMeasurementAt: row.oldest_measured_at?.toISOString() ?? null,
+    trafficGb: figure(row.estimated_gb, anyMeasured ? row.measured_gb : null),
+    crossZone: figure(
+      row.zoned_measured_gb > 0 ? row.model_cross_zone_gb_on_measured / row.zoned_measured_gb : 0,
+      zoned ? row.measured_cross_zone_gb / row.zoned_measured_gb : null,
+    ),
+    crossZoneGb,
+    cost: figure(
+      crossZoneGb.estimated * pricePerGb,
+      crossZoneGb.measured === null ? null : crossZoneGb.measured * pricePerGb,
+    ),
+    pricePerGb,
+  };
+}
