@@ -61,16 +61,22 @@ export async function storeMeasurements(
   outcome: MeasurementOutcome,
 ): Promise<number> {
   return db.$transaction(async (tx) => {
-    await tx.$executeRaw`
-      UPDATE cluster_services SET measured_traffic_gb = NULL, measured_cross_zone = NULL, measured_at = NULL
-       WHERE cluster_id = ${clusterId}::uuid AND measured_at IS NOT NULL`;
-    const matched = await tx.$executeRaw`
-      UPDATE cluster_services s
-         SET measured_traffic_gb = m.gb, measured_cross_zone = m.cross_zone, measured_at = ${outcome.measuredAt}
-        FROM unnest(${measurements.map((m) => m.namespace)}::text[], ${measurements.map((m) => m.name)}::text[],
-                    ${measurements.map((m) => m.monthlyGb)}::float8[],
-                    ${measurements.map((m) => m.crossZone)}::float8[]) AS m(namespace, name, gb, cross_zone)
-       WHERE s.cluster_id = ${clusterId}::uuid AND s.namespace = m.namespace AND s.name = m.name`;
+    // One statement, one write per row: the answer's Services get their volume, the cluster's other
+    // Services that had one lose it. It returns the Services measured.
+    const [{ matched }] = await tx.$queryRaw<{ matched: number }[]>`
+      WITH m AS (
+        SELECT * FROM unnest(${measurements.map((m) => m.namespace)}::text[], ${measurements.map((m) => m.name)}::text[],
+                             ${measurements.map((m) => m.monthlyGb)}::float8[],
+                             ${measurements.map((m) => m.crossZone)}::float8[]) AS m(namespace, name, gb, cross_zone)
+      ), changed AS (
+        UPDATE cluster_services s
+           SET measured_traffic_gb = m.gb, measured_cross_zone = m.cross_zone,
+               measured_at = CASE WHEN m.name IS NULL THEN NULL ELSE ${outcome.measuredAt}::timestamptz END
+          FROM cluster_services t LEFT JOIN m ON m.namespace = t.namespace AND m.name = t.name
+         WHERE t.id = s.id AND t.cluster_id = ${clusterId}::uuid AND (m.name IS NOT NULL OR t.measured_at IS NOT NULL)
+        RETURNING m.name IS NOT NULL AS measured
+      )
+      SELECT count(*) FILTER (WHERE measured)::int AS matched FROM changed`;
     await tx.clusterTrafficSource.update({
       where: { clusterId },
       data: {
