@@ -172,6 +172,15 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
           expect(vs.cost.measured).toBeNull();
         }
       }
+      const [first] = plans;
+      const detail = (await admin().get(`/v1/clusters/${cluster.id}/services/${first.namespace}/${first.name}`))
+        .body as {
+        current: { measured: unknown; modelVsMeasured: unknown; monthly: { inputs: unknown } };
+      };
+      const listed = byName.get(`${first.namespace}/${first.name}`)!;
+      expect(detail.current.measured).toEqual({ ...listed.measured, ageSeconds: expect.any(Number) });
+      expect(detail.current.modelVsMeasured).toEqual(listed.modelVsMeasured);
+      expect(detail.current.monthly.inputs).toEqual(listed.monthly.inputs);
       const others = [...byName.values()].filter((service) => service.measured === null);
       expect(others.length).toBeGreaterThan(0);
       for (const service of others) expect(service.monthly.inputs.trafficSource).not.toBe('measured');
