@@ -47,6 +47,8 @@ export interface RunningExporter {
   /** `127.0.0.1:<port>`, a scrape target. */
   target: string;
   scrapes(): number;
+  /** Serves these counters from the next scrape on (a series left out goes stale in Prometheus). */
+  setCounters(counters: readonly ExportedCounter[]): void;
   stop(): Promise<void>;
 }
 
@@ -54,8 +56,9 @@ export interface RunningExporter {
  * A plain-text exposition whose counters grow by a known amount at every scrape: scraped each second,
  * each counter's rate is its bytesPerScrape per second, which the tests turn into expected volumes.
  */
-export async function startExporter(counters: readonly ExportedCounter[]): Promise<RunningExporter> {
+export async function startExporter(initial: readonly ExportedCounter[]): Promise<RunningExporter> {
   let scrapes = 0;
+  let counters = initial;
   const server = createServer((req, res) => {
     if (req.url !== '/metrics') {
       res.statusCode = 404;
@@ -76,6 +79,7 @@ export async function startExporter(counters: readonly ExportedCounter[]): Promi
   return {
     target: `127.0.0.1:${(server.address() as AddressInfo).port}`,
     scrapes: () => scrapes,
+    setCounters: (next) => (counters = next),
     stop: () => close(server),
   };
 }

@@ -462,4 +462,33 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
       authHeaderSet: false,
     });
   }, 30_000);
+
+  it('a Service gone from the answer loses its measurement and falls back to its estimate', async () => {
+    const body = { preset: 'custom', url: proxy.url, window: '5s', interval: '1h', queryTemplate: CUSTOM_TEMPLATE };
+    const first = await configure(body);
+    expect((await attempted(first.before)).servicesMeasured).toBe(plans.length);
+    const [gone, ...kept] = plans;
+    const all = presetCounters(list, plans);
+    exporter.setCounters(
+      all.filter(
+        (counter) =>
+          counter.name !== 'zw_test_service_bytes_total' ||
+          counter.labels.service !== gone.name ||
+          counter.labels.namespace !== gone.namespace,
+      ),
+    );
+    try {
+      // Its samples leave the 5 s window.
+      await new Promise((resolve) => setTimeout(resolve, 7000));
+      const again = await configure(body);
+      expect((await attempted(again.before)).servicesMeasured).toBe(kept.length);
+      const byName = new Map((await services()).map((service) => [`${service.namespace}/${service.name}`, service]));
+      const fallback = byName.get(`${gone.namespace}/${gone.name}`)!;
+      expect(fallback.measured).toBeNull();
+      expect(fallback.monthly.inputs.trafficSource).not.toBe('measured');
+      for (const plan of kept) expect(byName.get(`${plan.namespace}/${plan.name}`)!.measured).not.toBeNull();
+    } finally {
+      exporter.setCounters(all);
+    }
+  }, 40_000);
 });
