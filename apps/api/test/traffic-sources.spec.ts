@@ -1,5 +1,8 @@
 import { type KubernetesList, type TrafficPreset } from '@zw/core';
+import { redisConnectionFromUrl, TRAFFIC_QUEUE, trafficSchedulerId } from '@zw/queue';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TrafficScheduler } from '../../worker/src/traffic/traffic-scheduler.service.js';
 import {
   startCountingProxy,
   startExporter,
@@ -22,6 +25,7 @@ import {
 } from '../../../test/support/query-api.js';
 import { capturedAt, fleet } from '../../../test/support/snapshots.js';
 import { presetCounters, type TrafficPlan, withPodRefs } from '../../../test/support/traffic.js';
+import { TEST_REDIS_URL } from '../../../test/support/redis.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { ProblemSchema } from '../src/http/schemas.js';
 import { ServiceListSchema } from '../src/services/services.schemas.js';
@@ -491,4 +495,33 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
       exporter.setCounters(all);
     }
   }, 40_000);
+
+  it('the worker owns one job scheduler per source: made on PUT, re-made at boot if Redis lost it, gone on DELETE', async () => {
+    const queue = new Queue(TRAFFIC_QUEUE, {
+      connection: redisConnectionFromUrl(TEST_REDIS_URL),
+      prefix: stack.prefix,
+    });
+    const id = trafficSchedulerId(cluster.id);
+    try {
+      await configure({
+        preset: 'custom',
+        url: proxy.url,
+        window: '5s',
+        interval: '2h',
+        queryTemplate: CUSTOM_TEMPLATE,
+      });
+      const scheduled = await waitFor(
+        'the scheduler',
+        async () => (await queue.getJobScheduler(id))?.every === 7_200_000,
+      );
+      expect(scheduled).toBe(true);
+      await queue.removeJobScheduler(id);
+      await stack.worker.get(TrafficScheduler).onApplicationBootstrap();
+      expect((await queue.getJobScheduler(id))?.every).toBe(7_200_000);
+      expect((await admin().delete(`/v1/clusters/${cluster.id}/traffic-source`)).status).toBe(204);
+      await waitFor('the scheduler to go', async () => !(await queue.getJobScheduler(id)));
+    } finally {
+      await queue.close();
+    }
+  }, 30_000);
 });
