@@ -54,19 +54,19 @@ function admin() {
   return apiClient(stack.url, tenant.adminKey);
 }
 
-async function configure(body: Record<string, unknown>) {
+async function configure(body: Record<string, unknown>, clusterId = cluster.id) {
   const before = new Date();
-  const answer = await admin().put(`/v1/clusters/${cluster.id}/traffic-source`, body);
+  const answer = await admin().put(`/v1/clusters/${clusterId}/traffic-source`, body);
   expect([200, 201], JSON.stringify(answer.body)).toContain(answer.status);
   return { before, source: TrafficSourceSchema.parse(answer.body) };
 }
 
 /** Waits until the worker has tried the source since `after` (and, with `attempts`, that many times). */
-async function attempted(after: Date, attempts = 1) {
+async function attempted(after: Date, attempts = 1, clusterId = cluster.id) {
   return waitFor(
     'a measurement attempt',
     async () => {
-      const answer = await admin().get(`/v1/clusters/${cluster.id}/traffic-source`);
+      const answer = await admin().get(`/v1/clusters/${clusterId}/traffic-source`);
       const source = TrafficSourceSchema.parse(answer.body);
       const tried = source.lastAttemptAt !== null && new Date(source.lastAttemptAt) >= after;
       const enough = source.status === 'ok' || source.consecutiveFailures >= attempts;
@@ -523,5 +523,13 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
     } finally {
       await queue.close();
     }
+  }, 30_000);
+
+  it('a Pod-mapped preset before the cluster has a snapshot is the status no-snapshot', async () => {
+    const fresh = await createCluster(stack.prisma, tenant, 'not-yet-pushed', { cloud: 'aws' });
+    const { before } = await configure({ preset: 'opencost', url: proxy.url, window: '5s', interval: '1h' }, fresh.id);
+    const failed = await attempted(before, 2, fresh.id);
+    expect(failed.status).toBe('no-snapshot');
+    expect(failed.lastError).toMatch(/no stored snapshot/);
   }, 30_000);
 });
