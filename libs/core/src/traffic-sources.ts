@@ -289,34 +289,54 @@ export interface ModelVsMeasuredInput {
   pricePerGb: number;
 }
 
-export interface ModelVsMeasured {
-  trafficGb: { estimated: number; measured: number | null; error: number | null };
-  crossZone: { estimated: number; measured: number | null; error: number | null };
-  /** Monthly cross-zone cost: the model's inputs alone, and the measured volume × measured fraction. */
-  cost: { estimated: number; measured: number | null; error: number | null };
+/** One side of the comparison: volume (GB per month), cross-zone fraction, monthly cross-zone cost (USD). */
+export interface TrafficFigures<T> {
+  trafficGb: T;
+  crossZone: T;
+  cost: T;
 }
 
-/** Errors are estimate − measurement: positive when the model says more than was measured. */
+/**
+ * The model against the measurement, side by side. Every money amount is a number named `cost`, as in
+ * every other answer (so answers round it to cents alike).
+ */
+export interface ModelVsMeasured {
+  /** The model's inputs alone: declared or default volume × modelled fraction × price. */
+  estimated: TrafficFigures<number>;
+  /** Measured volume × measured fraction × price (null where the source gives no zones). */
+  measured: TrafficFigures<number | null>;
+  /** estimated − measured, field by field (null where there is no measurement). */
+  error: TrafficFigures<number | null>;
+}
+
 export function modelVsMeasured(input: ModelVsMeasuredInput): ModelVsMeasured {
-  const estimatedCost = input.estimatedGb * input.estimatedCrossZone * input.pricePerGb;
-  const measuredCost =
-    input.measuredGb !== null && input.measuredCrossZone !== null
-      ? input.measuredGb * input.measuredCrossZone * input.pricePerGb
-      : null;
-  const error = (estimate: number, measured: number | null) => (measured === null ? null : estimate - measured);
-  return {
-    trafficGb: {
-      estimated: input.estimatedGb,
-      measured: input.measuredGb,
-      error: error(input.estimatedGb, input.measuredGb),
-    },
-    crossZone: {
-      estimated: input.estimatedCrossZone,
-      measured: input.measuredCrossZone,
-      error: error(input.estimatedCrossZone, input.measuredCrossZone),
-    },
-    cost: { estimated: estimatedCost, measured: measuredCost, error: error(estimatedCost, measuredCost) },
+  const estimated = {
+    trafficGb: input.estimatedGb,
+    crossZone: input.estimatedCrossZone,
+    cost: input.estimatedGb * input.estimatedCrossZone * input.pricePerGb,
   };
+  const measured = {
+    trafficGb: input.measuredGb,
+    crossZone: input.measuredCrossZone,
+    cost:
+      input.measuredGb !== null && input.measuredCrossZone !== null
+        ? input.measuredGb * input.measuredCrossZone * input.pricePerGb
+        : null,
+  };
+  return { estimated, measured, error: errorOf(estimated, measured) };
+}
+
+/** estimated − measured for every field both sides have. */
+export function errorOf<K extends string>(
+  estimated: Record<K, number>,
+  measured: Record<K, number | null>,
+): Record<K, number | null> {
+  const error = {} as Record<K, number | null>;
+  for (const key of Object.keys(estimated) as K[]) {
+    const value = measured[key];
+    error[key] = value === null ? null : estimated[key] - value;
+  }
+  return error;
 }
 
 /** Where a measured volume came from, as every answer built on it states it. */

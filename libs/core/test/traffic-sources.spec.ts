@@ -155,16 +155,21 @@ describe('the savings model with a measured volume', () => {
       measuredCrossZone: 0.25,
       pricePerGb: 0.02,
     });
-    expect(compared.trafficGb).toEqual({ estimated: 150, measured: 100, error: 50 });
-    expect(compared.crossZone.error).toBeCloseTo(0.35, 12);
-    expect(compared.cost.estimated).toBeCloseTo(1.8, 12);
-    expect(compared.cost.measured).toBeCloseTo(0.5, 12);
+    expect(compared.estimated.trafficGb).toBe(150);
+    expect(compared.measured.trafficGb).toBe(100);
+    expect(compared.error.trafficGb).toBe(50);
+    expect(compared.error.crossZone).toBeCloseTo(0.35, 12);
+    expect(compared.estimated.cost).toBeCloseTo(1.8, 12);
+    expect(compared.measured.cost).toBeCloseTo(0.5, 12);
+    expect(compared.error.cost).toBeCloseTo(1.3, 12);
     const noZones = modelVsMeasured({
-      ...{ estimatedGb: 1, estimatedCrossZone: 0.5, pricePerGb: 0.02 },
+      estimatedGb: 1,
+      estimatedCrossZone: 0.5,
+      pricePerGb: 0.02,
       measuredGb: 2,
       measuredCrossZone: null,
     });
-    expect(noZones.crossZone).toEqual({ estimated: 0.5, measured: null, error: null });
-    expect(noZones.cost.measured).toBeNull();
+    expect(noZones.measured).toEqual({ trafficGb: 2, crossZone: null, cost: null });
+    expect(noZones.error).toEqual({ trafficGb: -1, crossZone: null, cost: null });
   });
 });

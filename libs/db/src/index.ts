@@ -82,7 +82,7 @@ export {
 export {
   measuredComparison,
   measuredComparisonFigures,
-  type EstimateVsMeasured,
+  type ComparisonFigures,
   type MeasuredComparison,
   type MeasuredComparisonRow,
 } from './read-model/measured.js';

@@ -187,11 +187,11 @@ function measuredSection(document: ReportDocument): string {
     line.cluster.name,
     share(line.measuredShare),
     formatCount(line.servicesMeasured),
-    share(line.crossZone.estimated),
-    share(line.crossZone.measured),
-    usd(line.cost.estimated),
-    usd(line.cost.measured),
-    usd(line.cost.error),
+    share(line.estimated.crossZone),
+    share(line.measured.crossZone),
+    usd(line.estimated.cost),
+    usd(line.measured.cost),
+    usd(line.error.cost),
   ]);
   return `<h2>Model against measurement</h2>
     <p>Clusters with a traffic source, as of when this report was made: the share of their traffic that is measured, and over the Services whose source gives zones, the modelled cross-zone share and monthly cost against the measured ones (error = model − measured).</p>

@@ -111,11 +111,12 @@ export interface ClusterDocumentsRow {
   serviceCidrs: unknown;
 }
 
-/** Estimated vs measured: error = estimated − measured (null without a measurement). */
-export interface EstimateVsMeasured {
-  estimated: number;
-  measured: number | null;
-  error: number | null;
+/** One side of a comparison: GB per month, cross-zone fraction, cross-zone GB, USD per month. */
+export interface ComparisonSide<T> {
+  trafficGb: T;
+  crossZone: T;
+  crossZoneGb: T;
+  cost: T;
 }
 
 /**
@@ -127,9 +128,10 @@ export interface MeasuredClusterRow {
   servicesMeasured: number;
   servicesWithMeasuredZones: number;
   measuredShare: number | null;
-  crossZone: EstimateVsMeasured;
-  crossZoneGb: EstimateVsMeasured;
-  cost: EstimateVsMeasured;
+  estimated: ComparisonSide<number>;
+  measured: ComparisonSide<number | null>;
+  /** estimated − measured, field by field. */
+  error: ComparisonSide<number | null>;
 }
 
 export interface ReportInput {

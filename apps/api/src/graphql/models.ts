@@ -109,18 +109,25 @@ export class MeasuredTraffic {
   @Field(() => MeasurementSource) source: MeasurementSource;
 }
 
-@ObjectType()
-export class EstimateVsMeasured {
-  @Field(() => Float) estimated: number;
-  @Field(() => Float, { nullable: true }) measured: number | null;
-  @Field(() => Float, { nullable: true, description: 'estimated − measured' }) error: number | null;
+@ObjectType({ description: "the model's side: volume, cross-zone fraction and monthly cost" })
+export class EstimatedTraffic {
+  @Field(() => Float, { description: 'GB per month' }) trafficGb: number;
+  @Field(() => Float) crossZone: number;
+  @Field(() => Float, { description: 'USD per month' }) cost: number;
+}
+
+@ObjectType({ description: 'a measured side (or estimated − measured): null where nothing is measured' })
+export class MeasuredTrafficFigures {
+  @Field(() => Float, { nullable: true }) trafficGb: number | null;
+  @Field(() => Float, { nullable: true }) crossZone: number | null;
+  @Field(() => Float, { nullable: true }) cost: number | null;
 }
 
 @ObjectType()
 export class ModelVsMeasured {
-  @Field(() => EstimateVsMeasured) trafficGb: EstimateVsMeasured;
-  @Field(() => EstimateVsMeasured) crossZone: EstimateVsMeasured;
-  @Field(() => EstimateVsMeasured) cost: EstimateVsMeasured;
+  @Field(() => EstimatedTraffic) estimated: EstimatedTraffic;
+  @Field(() => MeasuredTrafficFigures) measured: MeasuredTrafficFigures;
+  @Field(() => MeasuredTrafficFigures, { description: 'estimated − measured' }) error: MeasuredTrafficFigures;
 }
 
 @ObjectType()

@@ -91,18 +91,23 @@ export const MeasuredSchema = z.object({
   source: z.object({ preset: z.string(), query: z.string().nullable(), windowSeconds: z.number().int() }),
 });
 
-const EstimateVsMeasured = z.object({
-  estimated: z.number(),
-  measured: z.number().nullable(),
-  error: z.number().nullable(),
+const estimatedFigures = z.object({
+  trafficGb: z.number().describe('GB per month'),
+  crossZone: z.number().describe('fraction of the bytes crossing zones today'),
+  cost: z.number().describe('USD per month crossing zones'),
+});
+const measuredFigures = z.object({
+  trafficGb: z.number().nullable().describe('GB per month'),
+  crossZone: z.number().nullable().describe('fraction of the bytes crossing zones (null without zone labels)'),
+  cost: z.number().nullable().describe('USD per month crossing zones'),
 });
 
 export const ModelVsMeasuredSchema = z.object({
-  trafficGb: EstimateVsMeasured.describe('GB per month: declared/default volume vs measured'),
-  crossZone: EstimateVsMeasured.describe("fraction crossing zones today: the model's withHints vs measured"),
-  cost: EstimateVsMeasured.describe(
-    'USD per month crossing zones: model volume × model fraction vs measured × measured',
+  estimated: estimatedFigures.describe(
+    "the model alone: declared or default volume, the model's withHints fraction, their cost",
   ),
+  measured: measuredFigures.describe('the measured volume and fraction, their cost (null where not measured)'),
+  error: measuredFigures.describe('estimated − measured, field by field'),
 });
 
 export const ServiceSummarySchema = z.object({

@@ -78,10 +78,21 @@ export const TrafficSourceSchema = z.object({
   updatedAt: isoDate,
 });
 
-const EstimateVsMeasured = z.object({
-  estimated: z.number(),
-  measured: z.number().nullable(),
-  error: z.number().nullable().describe('estimated − measured'),
+const VOLUME = 'over the measured Services: GB per month';
+const FRACTION = 'over the Services with measured zones: fraction crossing zones (weighted by measured volume)';
+const CROSS_ZONE_GB = 'over the same Services: cross-zone GB per month';
+const COST = 'crossZoneGb × the cluster price, USD per month';
+const estimatedFigures = z.object({
+  trafficGb: z.number().describe(VOLUME),
+  crossZone: z.number().describe(FRACTION),
+  crossZoneGb: z.number().describe(CROSS_ZONE_GB),
+  cost: z.number().describe(COST),
+});
+const measuredFigures = z.object({
+  trafficGb: z.number().nullable().describe(VOLUME),
+  crossZone: z.number().nullable().describe(FRACTION),
+  crossZoneGb: z.number().nullable().describe(CROSS_ZONE_GB),
+  cost: z.number().nullable().describe(COST),
 });
 
 export const TrafficComparisonSchema = z.object({
@@ -95,13 +106,8 @@ export const TrafficComparisonSchema = z.object({
     .nullable()
     .describe("share of the cluster's effective monthly traffic that is measured (the rest is declared or estimated)"),
   oldestMeasurementAt: isoDate.nullable(),
-  trafficGb: EstimateVsMeasured.describe("over the measured Services: the model's volume vs the measured one"),
-  crossZone: EstimateVsMeasured.describe(
-    "over the Services with measured zones: the model's fraction (weighted by measured volume) vs measured",
-  ),
-  crossZoneGb: EstimateVsMeasured.describe(
-    'over the same Services: model volume × model fraction vs measured volume × measured fraction',
-  ),
-  cost: EstimateVsMeasured.describe('crossZoneGb × the cluster price, USD per month'),
+  estimated: estimatedFigures.describe('the model: declared or default volumes, modelled fractions'),
+  measured: measuredFigures.describe('as measured (null where nothing is measured)'),
+  error: measuredFigures.describe('estimated − measured, field by field'),
   pricePerGb: z.number(),
 });

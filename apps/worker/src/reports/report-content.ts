@@ -98,9 +98,9 @@ async function measuredClusters(
       servicesMeasured: figures.servicesMeasured,
       servicesWithMeasuredZones: figures.servicesWithMeasuredZones,
       measuredShare: figures.measuredShare,
-      crossZone: figures.crossZone,
-      crossZoneGb: figures.crossZoneGb,
-      cost: figures.cost,
+      estimated: figures.estimated,
+      measured: figures.measured,
+      error: figures.error,
     });
   }
   return rows;

@@ -56,11 +56,12 @@ export async function measuredComparison(db: ReadDb, clusterId: string): Promise
   return row;
 }
 
-export interface EstimateVsMeasured {
-  estimated: number;
-  measured: number | null;
-  /** estimated − measured; null without a measurement. */
-  error: number | null;
+/** One side: volume (GB per month), cross-zone fraction, cross-zone GB and monthly cost (USD). */
+export interface ComparisonFigures<T> {
+  trafficGb: T;
+  crossZone: T;
+  crossZoneGb: T;
+  cost: T;
 }
 
 export interface MeasuredComparison {
@@ -70,39 +71,47 @@ export interface MeasuredComparison {
   /** Share of the cluster's effective monthly traffic that is measured (null without traffic). */
   measuredShare: number | null;
   oldestMeasurementAt: string | null;
-  trafficGb: EstimateVsMeasured;
-  crossZone: EstimateVsMeasured;
-  crossZoneGb: EstimateVsMeasured;
-  cost: EstimateVsMeasured;
+  /** Volumes over the measured Services; fractions, GB and cost over those with measured zones. */
+  estimated: ComparisonFigures<number>;
+  measured: ComparisonFigures<number | null>;
+  /** estimated − measured, field by field. */
+  error: ComparisonFigures<number | null>;
   pricePerGb: number;
 }
 
 /** The figures of {@link measuredComparison}'s row at the cluster's price, as the API and reports show them. */
 export function measuredComparisonFigures(row: MeasuredComparisonRow, pricePerGb: number): MeasuredComparison {
-  const figure = (estimated: number, measured: number | null): EstimateVsMeasured => ({
-    estimated,
-    measured,
-    error: measured === null ? null : estimated - measured,
-  });
-  const anyMeasured = row.services_measured > 0;
   const zoned = row.services_with_zones > 0 && row.zoned_measured_gb > 0;
-  const crossZoneGb = figure(row.estimated_cross_zone_gb, zoned ? row.measured_cross_zone_gb : null);
+  const estimated = {
+    trafficGb: row.estimated_gb,
+    crossZone: row.zoned_measured_gb > 0 ? row.model_cross_zone_gb_on_measured / row.zoned_measured_gb : 0,
+    crossZoneGb: row.estimated_cross_zone_gb,
+    cost: row.estimated_cross_zone_gb * pricePerGb,
+  };
+  const measured = {
+    trafficGb: row.services_measured > 0 ? row.measured_gb : null,
+    crossZone: zoned ? row.measured_cross_zone_gb / row.zoned_measured_gb : null,
+    crossZoneGb: zoned ? row.measured_cross_zone_gb : null,
+    cost: zoned ? row.measured_cross_zone_gb * pricePerGb : null,
+  };
   return {
     services: row.services,
     servicesMeasured: row.services_measured,
     servicesWithMeasuredZones: row.services_with_zones,
     measuredShare: row.traffic_gb > 0 ? row.measured_share_gb / row.traffic_gb : null,
     oldestMeasurementAt: row.oldest_measured_at?.toISOString() ?? null,
-    trafficGb: figure(row.estimated_gb, anyMeasured ? row.measured_gb : null),
-    crossZone: figure(
-      row.zoned_measured_gb > 0 ? row.model_cross_zone_gb_on_measured / row.zoned_measured_gb : 0,
-      zoned ? row.measured_cross_zone_gb / row.zoned_measured_gb : null,
-    ),
-    crossZoneGb,
-    cost: figure(
-      crossZoneGb.estimated * pricePerGb,
-      crossZoneGb.measured === null ? null : crossZoneGb.measured * pricePerGb,
-    ),
+    estimated,
+    measured,
+    error: {
+      trafficGb: minus(estimated.trafficGb, measured.trafficGb),
+      crossZone: minus(estimated.crossZone, measured.crossZone),
+      crossZoneGb: minus(estimated.crossZoneGb, measured.crossZoneGb),
+      cost: minus(estimated.cost, measured.cost),
+    },
     pricePerGb,
   };
+}
+
+function minus(estimated: number, measured: number | null): number | null {
+  return measured === null ? null : estimated - measured;
 }
