@@ -254,6 +254,7 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
         query: `query($id: ID!) { cluster(id: $id) {
           trafficSource { preset status lastError }
           monthly { servicesWithMeasuredTraffic measuredTrafficGb measuredShare }
+          measuredTraffic { servicesMeasured measuredShare measured { crossZone cost } error { crossZone cost } }
           services(first: 100) { nodes { namespace name
             monthly { inputs { trafficSource trafficNote } }
             measured { trafficGb crossZone ageSeconds source { preset windowSeconds query } }
@@ -264,6 +265,12 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
     const graph = ((await response.json()) as { data: { cluster: Record<string, any> } }).data.cluster; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(graph.trafficSource).toEqual({ preset: 'opencost', status: 'ok', lastError: null });
     expect(graph.monthly.measuredShare).toBeCloseTo(comparison.measuredShare!, 6);
+    expect(graph.measuredTraffic).toEqual({
+      servicesMeasured: comparison.servicesMeasured,
+      measuredShare: comparison.measuredShare,
+      measured: { crossZone: comparison.measured.crossZone, cost: comparison.measured.cost },
+      error: { crossZone: comparison.error.crossZone, cost: comparison.error.cost },
+    });
     const rows = new Map(
       (graph.services.nodes as { namespace: string; name: string }[]).map((node) => [
         `${node.namespace}/${node.name}`,

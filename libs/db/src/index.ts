@@ -82,6 +82,7 @@ export {
 export {
   measuredComparison,
   measuredComparisonFigures,
+  measuredComparisons,
   type ComparisonFigures,
   type MeasuredComparison,
   type MeasuredComparisonRow,

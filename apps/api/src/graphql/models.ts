@@ -276,6 +276,25 @@ export class MonthlyFigures {
   @Field() estimate: boolean;
 }
 
+@ObjectType({ description: 'one side of a cluster comparison: GB per month, fraction, cross-zone GB, USD per month' })
+export class ClusterTrafficFigures {
+  @Field(() => Float, { nullable: true }) trafficGb: number | null;
+  @Field(() => Float, { nullable: true }) crossZone: number | null;
+  @Field(() => Float, { nullable: true }) crossZoneGb: number | null;
+  @Field(() => Float, { nullable: true }) cost: number | null;
+}
+
+@ObjectType({ description: "a cluster's model against its measurement (REST: GET /v1/clusters/{id}/measured-traffic)" })
+export class ClusterMeasuredTraffic {
+  @Field(() => Int) servicesMeasured: number;
+  @Field(() => Int) servicesWithMeasuredZones: number;
+  @Field(() => Float, { nullable: true }) measuredShare: number | null;
+  @Field(() => String, { nullable: true }) oldestMeasurementAt: string | null;
+  @Field(() => ClusterTrafficFigures) estimated: ClusterTrafficFigures;
+  @Field(() => ClusterTrafficFigures) measured: ClusterTrafficFigures;
+  @Field(() => ClusterTrafficFigures, { description: 'estimated − measured' }) error: ClusterTrafficFigures;
+}
+
 @ObjectType({ description: "a cluster's Prometheus traffic source and how its last measurement went" })
 export class TrafficSourceStatus {
   @Field() preset: string;

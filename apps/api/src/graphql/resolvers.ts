@@ -1,6 +1,6 @@
 import { Inject, UseGuards } from '@nestjs/common';
 import { Args, Context, ID, Int, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
-import { type FleetRow, fleetRows, ReadDb, type ServiceStateRow } from '@zw/db';
+import { type FleetRow, fleetRows, measuredComparisonFigures, ReadDb, type ServiceStateRow } from '@zw/db';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { FleetService } from '../fleet/fleet.service.js';
@@ -20,6 +20,7 @@ import type { z } from 'zod';
 import type { GraphQLLoaders } from './loaders.js';
 import {
   Cluster,
+  ClusterMeasuredTraffic,
   Fleet,
   HintState,
   RoutingMode,
@@ -214,6 +215,16 @@ export class ClusterResolver {
           ? encodeCursor({ f: print, k: [last.sort_key, last.namespace, last.name], t: at.toISOString() })
           : null,
     };
+  }
+
+  @ResolveField(() => ClusterMeasuredTraffic, {
+    description: 'the model against the measurement of its traffic source, over the newest state',
+  })
+  async measuredTraffic(
+    @Parent() cluster: ClusterModel,
+    @Context() context: GraphQLContext,
+  ): Promise<ClusterMeasuredTraffic> {
+    return measuredComparisonFigures(await context.loaders.measured.load(cluster.id), cluster.pricePerGb);
   }
 
   @ResolveField(() => [Zone], { description: 'zones of the newest processed snapshot' })

@@ -1,7 +1,7 @@
 import { crossZonePrice } from '@zw/core';
 import {
-  measuredComparison,
   measuredComparisonFigures,
+  measuredComparisons,
   type ReadDb,
   type ReportSchedule,
   reportClusterDocuments,
@@ -89,11 +89,15 @@ async function measuredClusters(
       )
     ).map((row) => row.cluster_id),
   );
-  const rows: MeasuredClusterRow[] = [];
-  for (const cluster of clusters.filter((candidate) => withSource.has(candidate.id))) {
-    const figures = measuredComparisonFigures(await measuredComparison(db, cluster.id), cluster.pricing.pricePerGb);
-    if (figures.servicesMeasured === 0) continue;
-    rows.push({
+  const measured = clusters.filter((cluster) => withSource.has(cluster.id));
+  const rows = await measuredComparisons(
+    db,
+    measured.map((cluster) => cluster.id),
+  );
+  return measured
+    .map((cluster, index) => ({ cluster, figures: measuredComparisonFigures(rows[index], cluster.pricing.pricePerGb) }))
+    .filter(({ figures }) => figures.servicesMeasured > 0)
+    .map(({ cluster, figures }) => ({
       clusterId: cluster.id,
       servicesMeasured: figures.servicesMeasured,
       servicesWithMeasuredZones: figures.servicesWithMeasuredZones,
@@ -101,7 +105,5 @@ async function measuredClusters(
       estimated: figures.estimated,
       measured: figures.measured,
       error: figures.error,
-    });
-  }
-  return rows;
+    }));
 }

@@ -9,6 +9,7 @@ import { EFFECTIVE_TRAFFIC_SQL } from './rollup.js';
  *   measured  = the measured volume × the measured cross-zone fraction
  */
 export interface MeasuredComparisonRow {
+  cluster_id: string;
   services: number;
   services_measured: number;
   services_with_zones: number;
@@ -30,9 +31,16 @@ export interface MeasuredComparisonRow {
 const MODEL_GB = 'COALESCE(s.monthly_traffic_gb, i.traffic_gb)';
 const ZONED = 's.measured_cross_zone IS NOT NULL';
 
+/** The comparison of one cluster (zeros when it has no current Service). */
 export async function measuredComparison(db: ReadDb, clusterId: string): Promise<MeasuredComparisonRow> {
-  const [row] = await db.query<MeasuredComparisonRow>(
-    `SELECT count(*)::int AS services,
+  const [row] = await measuredComparisons(db, [clusterId]);
+  return row;
+}
+
+/** The comparison of each cluster, in the order asked, in one statement. */
+export async function measuredComparisons(db: ReadDb, clusterIds: readonly string[]): Promise<MeasuredComparisonRow[]> {
+  const rows = await db.query<MeasuredComparisonRow>(
+    `SELECT c.id::text AS cluster_id, count(s.id)::int AS services,
             count(*) FILTER (WHERE s.measured_traffic_gb IS NOT NULL)::int AS services_measured,
             count(*) FILTER (WHERE ${ZONED})::int AS services_with_zones,
             COALESCE(sum((${EFFECTIVE_TRAFFIC_SQL})::numeric), 0)::float8 AS traffic_gb,
@@ -48,12 +56,14 @@ export async function measuredComparison(db: ReadDb, clusterId: string): Promise
             COALESCE(sum((s.measured_traffic_gb * COALESCE(i.cross_zone_with_hints, 0))::numeric)
                      FILTER (WHERE ${ZONED}), 0)::float8 AS model_cross_zone_gb_on_measured,
             min(s.measured_at) AS oldest_measured_at
-       FROM service_intervals i
-       JOIN cluster_services s ON s.id = i.service_id
-      WHERE i.cluster_id = $1 AND i.valid_to IS NULL`,
-    [clusterId],
+       FROM unnest($1::uuid[]) AS c(id)
+       LEFT JOIN service_intervals i ON i.cluster_id = c.id AND i.valid_to IS NULL
+       LEFT JOIN cluster_services s ON s.id = i.service_id
+      GROUP BY c.id`,
+    [clusterIds],
   );
-  return row;
+  const byCluster = new Map(rows.map((row) => [row.cluster_id, row]));
+  return clusterIds.map((id) => byCluster.get(id)!);
 }
 
 /** One side: volume (GB per month), cross-zone fraction, cross-zone GB and monthly cost (USD). */
