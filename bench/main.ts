@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { generateFleetSnapshot } from '@zw/core';
 import { runApiBench } from './api.js';
 import { runPipelineBench } from './pipeline.js';
+import { runTrafficBench } from './traffic.js';
 
 /**
  * `npm run bench`. Speeds are reported as ratios to a floor measured in the same run, never as
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
   // The pipeline and the API first: the core's ratio is the last line.
   for (const line of await runPipelineBench()) console.log(line);
   for (const line of await runApiBench()) console.log(line);
+  for (const line of await runTrafficBench()) console.log(line);
   const dir = mkdtempSync(join(tmpdir(), 'zonewise-bench-'));
   try {
     const file = join(dir, 'snapshot.json');

@@ -14,7 +14,7 @@ import { LAST_APPLIED_ANNOTATION } from '@zw/core';
 /**
  * Cuts Kubernetes objects down to what the analysis core reads, so a snapshot of a large cluster stays
  * small: no managedFields, uids, resource versions, owner references, node images/addresses/nodeInfo,
- * endpoint targetRefs, Service selectors… Objects come either from a typed list (client-node class
+ * endpoint targetRefs other than Pods', Service selectors… Objects come either from a typed list (client-node class
  * instances, timestamps as Date) or raw from a watch event (plain JSON); both give the same output.
  *
  * Decision: labels are kept whole (the core reads several, and they are small); annotations are kept only
@@ -97,6 +97,10 @@ function compactEndpoint(endpoint: Json): Endpoint {
   if (conditions) result.conditions = pick(conditions, ['ready', 'serving', 'terminating']);
   if (typeof endpoint.nodeName === 'string') result.nodeName = endpoint.nodeName;
   if (typeof endpoint.zone === 'string') result.zone = endpoint.zone;
+  // Pod references map a traffic source's per-Pod bytes (Beyla, OpenCost) to Services; nothing else reads
+  // them. Only the name: the EndpointSlice controller references Pods of the slice's own namespace.
+  const ref = endpoint.targetRef as Json | undefined;
+  if (ref?.kind === 'Pod' && typeof ref.name === 'string') result.targetRef = { kind: 'Pod', name: ref.name };
   const hints = endpoint.hints as Json | undefined;
   if (hints) {
     const names = (list: unknown) =>

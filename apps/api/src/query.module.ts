@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE } from '@zw/queue';
+import { MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE, TRAFFIC_QUEUE } from '@zw/queue';
 import { ApiKeysController } from './api-keys/api-keys.controller.js';
 import { AuditLogController } from './audit/audit-log.controller.js';
 import { AuditLogService } from './audit/audit-log.service.js';
@@ -28,11 +28,14 @@ import { ServicesController } from './services/services.controller.js';
 import { ServicesService } from './services/services.service.js';
 import { ClusterStateController } from './zones/cluster-state.controller.js';
 import { ApiRedisCloser, apiRedisProvider } from './redis.provider.js';
+import { trafficConfigProvider } from './traffic-sources/traffic-config.js';
+import { TrafficSourcesController } from './traffic-sources/traffic-sources.controller.js';
+import { TrafficSourcesService } from './traffic-sources/traffic-sources.service.js';
 
 /** The query API: tenancy, the REST read model, operations endpoints. */
 @Module({
   imports: [
-    BullModule.registerQueue({ name: SNAPSHOTS_QUEUE }, { name: MAINTENANCE_QUEUE }),
+    BullModule.registerQueue({ name: SNAPSHOTS_QUEUE }, { name: MAINTENANCE_QUEUE }, { name: TRAFFIC_QUEUE }),
     RateStorageModule,
     ThrottlerModule.forRootAsync({
       imports: [RateStorageModule],
@@ -59,6 +62,7 @@ import { ApiRedisCloser, apiRedisProvider } from './redis.provider.js';
     ClusterStateController,
     SavingsController,
     SimulateController,
+    TrafficSourcesController,
   ],
   providers: [
     readDbProvider,
@@ -76,6 +80,8 @@ import { ApiRedisCloser, apiRedisProvider } from './redis.provider.js';
     ServicesService,
     LiveViewService,
     SavingsService,
+    trafficConfigProvider,
+    TrafficSourcesService,
   ],
   exports: [
     RateStorageModule,

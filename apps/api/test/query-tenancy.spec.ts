@@ -30,7 +30,7 @@ let aliceKeyId: string;
 const ALICE_SERVICE = { namespace: 'team-01', name: 'svc-00001' };
 
 interface Route {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** OpenAPI path template. */
   template: string;
   admin: boolean;
@@ -103,6 +103,31 @@ const ROUTES: Route[] = [
     template: '/v1/clusters/{id}/service-cidrs',
     admin: false,
     path: () => `/v1/clusters/${aliceCluster.id}/service-cidrs`,
+  },
+  {
+    method: 'GET',
+    template: '/v1/clusters/{id}/traffic-source',
+    admin: false,
+    path: () => `/v1/clusters/${aliceCluster.id}/traffic-source`,
+  },
+  {
+    method: 'PUT',
+    template: '/v1/clusters/{id}/traffic-source',
+    admin: true,
+    path: () => `/v1/clusters/${aliceCluster.id}/traffic-source`,
+    body: { preset: 'istio', url: 'https://prometheus.example.com' },
+  },
+  {
+    method: 'DELETE',
+    template: '/v1/clusters/{id}/traffic-source',
+    admin: true,
+    path: () => `/v1/clusters/${aliceCluster.id}/traffic-source`,
+  },
+  {
+    method: 'GET',
+    template: '/v1/clusters/{id}/measured-traffic',
+    admin: false,
+    path: () => `/v1/clusters/${aliceCluster.id}/measured-traffic`,
   },
   { method: 'GET', template: '/v1/savings', admin: false, path: () => `/v1/savings?clusterId=${aliceCluster.id}` },
   {

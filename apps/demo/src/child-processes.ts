@@ -20,7 +20,13 @@ export interface Child {
   lastLines(count?: number): string;
 }
 
-export function startChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, logDir: string): Child {
+export function startChild(
+  name: string,
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  logDir: string,
+): Child {
   const logFile = join(logDir, `${name}.log`);
   const log = createWriteStream(logFile, { flags: 'a' });
   const child = spawn(process.execPath, [join(ROOT, script), ...args], {

@@ -14,7 +14,12 @@ export interface FleetAnswer {
 }
 
 /** Polls the fleet through the API, as any consumer would, until every cluster has an analysed snapshot. */
-export async function waitForFleet(apiUrl: string, apiKey: string, children: Child[], timeoutMs = 120_000): Promise<FleetAnswer> {
+export async function waitForFleet(
+  apiUrl: string,
+  apiKey: string,
+  children: Child[],
+  timeoutMs = 120_000,
+): Promise<FleetAnswer> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer yet';
   while (Date.now() < deadline) {
@@ -45,7 +50,8 @@ export function formatFleet(fleet: FleetAnswer): string {
     percent(cluster.crossZone?.withoutHints),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-  const line = (cells: string[]) => `  ${cells.map((cell, column) => cell.padEnd(widths[column])).join('  ')}`.trimEnd();
+  const line = (cells: string[]) =>
+    `  ${cells.map((cell, column) => cell.padEnd(widths[column])).join('  ')}`.trimEnd();
   return ['Fleet (GET /v1/fleet):', line(header), ...rows.map(line)].join('\n');
 }
 

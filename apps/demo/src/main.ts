@@ -6,6 +6,7 @@ import { type Child, runToCompletion, startChild } from './child-processes.js';
 import { DEMO_ORGANIZATION, ensureDemoTenant } from './demo-api-key.js';
 import { DemoConfigError, loadDemoConfig, type DemoConfig } from './demo-config.js';
 import { formatFleet, waitForFleet } from './fleet-summary.js';
+import { startTrafficDemo, type TrafficDemo } from './traffic-demo.js';
 
 /**
  * `npm run demo`: the whole product on a built-in demo fleet. Migrates, starts the API and a worker,
@@ -32,6 +33,8 @@ async function main(): Promise<number> {
     REDIS_URL: config.REDIS_URL,
     QUEUE_PREFIX: config.QUEUE_PREFIX,
     PORT: String(config.PORT),
+    // The demo's Prometheus listens on 127.0.0.1 (docs/traffic-sources.md: private addresses).
+    TRAFFIC_SOURCES_ALLOW_PRIVATE_ADDRESSES: 'true',
   };
   const apiUrl = `http://127.0.0.1:${config.PORT}`;
 
@@ -41,8 +44,10 @@ async function main(): Promise<number> {
   const tenant = await ensureDemoTenant(prisma, config.ZONEWISE_DEMO_API_KEY).finally(() => prisma.$disconnect());
 
   const children: Child[] = [];
+  let traffic: TrafficDemo | undefined;
   const stopAll = async () => {
     for (const child of [...children].reverse()) await child.stop();
+    await traffic?.stop();
   };
   try {
     say('starting the API and a worker');
@@ -63,7 +68,10 @@ async function main(): Promise<number> {
       ),
     );
     const fleet = await waitForFleet(apiUrl, tenant.apiKey, children);
-    printWelcome(apiUrl, tenant.apiKey, config, logDir, formatFleet(fleet));
+    say('configuring a traffic source for one cluster');
+    traffic = await startTrafficDemo(apiUrl, tenant.apiKey);
+    const measured = `Measured traffic: cluster ${traffic.cluster}, ${traffic.status} (GET /v1/clusters/{id}/measured-traffic)`;
+    printWelcome(apiUrl, tenant.apiKey, config, logDir, `${formatFleet(fleet)}\n\n${measured}`);
     return await runUntilStopped(children);
   } catch (error) {
     process.stderr.write(`zonewise demo: ${(error as Error).message}\n`);

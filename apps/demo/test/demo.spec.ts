@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,6 +85,27 @@ describe('npm run demo', () => {
       for (const cluster of body.clusters) {
         expect(cluster.services.populated + cluster.services.removed + cluster.services.none).toBeGreaterThan(0);
       }
+      // One cluster is measured by a traffic source: a local Prometheus when installed, else unreachable.
+      expect(output).toMatch(/Measured traffic: cluster \S+, /);
+      const clusters = (await (
+        await fetch(`http://127.0.0.1:${port}/v1/clusters`, { headers: { authorization: `Bearer ${apiKey}` } })
+      ).json()) as { clusters: { id: string; trafficSource: { status: string } | null }[] };
+      const measured = clusters.clusters.filter((cluster) => cluster.trafficSource !== null);
+      expect(measured).toHaveLength(1);
+      const expected = existsSync('/usr/bin/prometheus') ? 'ok' : 'unreachable';
+      const source = await waitFor(
+        `the demo traffic source to be ${expected}`,
+        async () => {
+          const answer = await fetch(`http://127.0.0.1:${port}/v1/clusters/${measured[0].id}/traffic-source`, {
+            headers: { authorization: `Bearer ${apiKey}` },
+          });
+          const body = (await answer.json()) as { status: string; servicesMeasured: number | null };
+          return body.status === expected ? body : null;
+        },
+        60_000,
+        500,
+      );
+      if (expected === 'ok') expect(source.servicesMeasured).toBeGreaterThan(0);
       const unauthorized = await fetch(`http://127.0.0.1:${port}/v1/fleet`, {
         headers: { authorization: 'Bearer wrong-key-0123456789' },
       });

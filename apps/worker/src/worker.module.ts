@@ -11,6 +11,7 @@ import { reportsWorkerImports, reportsWorkerProviders } from './reports/reports-
 import { RetentionService } from './retention.service.js';
 import { configuredSnapshotProcessor } from './snapshot.processor.js';
 import { SweeperService } from './sweeper.service.js';
+import { trafficWorkerImports, trafficWorkerProviders } from './traffic/traffic-worker.providers.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
 import { WorkerRedisCloser, workerRedisProvider } from './worker-redis.js';
 
@@ -29,6 +30,7 @@ export class WorkerModule {
         BullModule.forRoot({ connection: redisConnectionFromUrl(config.REDIS_URL), prefix: config.QUEUE_PREFIX }),
         BullModule.registerQueue({ name: SNAPSHOTS_QUEUE }, { name: MAINTENANCE_QUEUE }),
         ...reportsWorkerImports,
+        ...trafficWorkerImports,
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
@@ -44,6 +46,7 @@ export class WorkerModule {
         workerRedisProvider,
         WorkerRedisCloser,
         ...reportsWorkerProviders,
+        ...trafficWorkerProviders,
       ],
     };
   }

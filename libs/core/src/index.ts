@@ -12,6 +12,7 @@ export * from './routing-mode.js';
 export * from './endpointslice-controller.js';
 export * from './proxy-filter.js';
 export * from './traffic-model.js';
+export * from './traffic-sources.js';
 export * from './ip-addresses.js';
 export * from './cidr-bands.js';
 export * from './cluster-ips.js';

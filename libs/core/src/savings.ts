@@ -46,7 +46,7 @@ export const DEFAULT_MONTHLY_GB_PER_ENDPOINT = 50;
 
 export type Cloud = 'aws' | 'gcp' | 'azure';
 export type PriceSource = 'cluster-override' | 'provider-region' | 'provider-default' | 'unknown-cloud-default';
-export type TrafficSource = 'api' | 'annotation' | 'default-per-endpoint';
+export type TrafficSource = 'api' | 'measured' | 'annotation' | 'default-per-endpoint';
 
 export interface CrossZonePrice {
   pricePerGb: number;
@@ -294,13 +294,23 @@ export interface MonthlyTrafficInput {
   annotations?: Readonly<Record<string, string>> | null;
   /** Ready endpoints of the Service (the analysis' `readyEndpoints`). */
   readyEndpoints: number;
+  /** A volume measured by the cluster's traffic source; `note` says source, query and window. */
+  measured?: { gb: number; note: string } | null;
 }
 
-export function monthlyTrafficGb({ explicitGb, annotations, readyEndpoints }: MonthlyTrafficInput): MonthlyTraffic {
+export function monthlyTrafficGb({
+  explicitGb,
+  annotations,
+  readyEndpoints,
+  measured,
+}: MonthlyTrafficInput): MonthlyTraffic {
   const ignored: string[] = [];
   if (explicitGb !== undefined && explicitGb !== null) {
     if (isValidGb(explicitGb)) return { gb: explicitGb, source: 'api', estimate: false, note: 'set through the API' };
     ignored.push(`ignored the API value ${String(explicitGb)}: expected a number of GB ≥ 0`);
+  }
+  if (measured && isValidGb(measured.gb)) {
+    return { gb: measured.gb, source: 'measured', estimate: false, note: measured.note };
   }
   const text = annotations?.[MONTHLY_TRAFFIC_ANNOTATION];
   if (text !== undefined && text !== null) {
@@ -508,6 +518,7 @@ const FORMULAS = [
 
 const TRAFFIC_TEXT = [
   'a value set through the API for the Service',
+  "else the volume measured by the cluster's traffic source (Prometheus), GB per month over its window",
   `else the Service annotation ${MONTHLY_TRAFFIC_ANNOTATION} (GB per month; a bad value is ignored and said so)`,
   `else ${DEFAULT_MONTHLY_GB_PER_ENDPOINT} GB per ready endpoint per month, flagged as an estimate`,
 ];

@@ -37,6 +37,8 @@ export {
 } from './analysis-documents.js';
 export {
   EFFECTIVE_TRAFFIC_SQL,
+  ESTIMATED_TRAFFIC_SQL,
+  TRAFFIC_SOURCE_SQL,
   MISSED_FRACTION_SQL,
   OPPORTUNITY_SQL,
   refreshLatestRollup,
@@ -68,4 +70,21 @@ export {
   type SavingsRow,
 } from './read-model/savings.js';
 export * from './reports.js';
+export {
+  clearMeasurements,
+  openSecret,
+  recordTrafficFailure,
+  sealSecret,
+  storeMeasurements,
+  type MeasurementOutcome,
+  type ServiceMeasurement,
+} from './traffic-sources.js';
+export {
+  measuredComparison,
+  measuredComparisonFigures,
+  measuredComparisons,
+  type ComparisonFigures,
+  type MeasuredComparison,
+  type MeasuredComparisonRow,
+} from './read-model/measured.js';
 export { pruneAuditLog, recordAudit, type AuditActor, type AuditEvent } from './audit-log.js';

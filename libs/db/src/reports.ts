@@ -9,7 +9,12 @@ import type {
   TransitionRow,
   TrendRow,
 } from '@zw/reports';
-import { EFFECTIVE_TRAFFIC_SQL, MISSED_FRACTION_SQL, OPPORTUNITY_SQL } from './read-model/rollup.js';
+import {
+  EFFECTIVE_TRAFFIC_SQL,
+  MISSED_FRACTION_SQL,
+  OPPORTUNITY_SQL,
+  TRAFFIC_SOURCE_SQL,
+} from './read-model/rollup.js';
 import { HOURS_PER_MONTH } from './read-model/savings.js';
 
 // The row shapes are the pure report builder's input types: this module fills them from SQL.
@@ -117,7 +122,7 @@ const SPANS_SQL = `
     SELECT i.cluster_id, i.service_id, s.namespace, s.name, p.price, i.valid_from,
            i.routing::text AS routing, i.hint_state::text AS hint_state, i.hint_reason,
            (${EFFECTIVE_TRAFFIC_SQL})::numeric AS gb,
-           CASE WHEN s.monthly_traffic_gb IS NOT NULL THEN 'api' ELSE i.traffic_source END AS source,
+           ${TRAFFIC_SOURCE_SQL} AS source,
            COALESCE(i.cross_zone_without_hints, 0)::numeric AS without_fraction,
            COALESCE(i.cross_zone_with_hints, 0)::numeric AS with_fraction,
            CASE WHEN ${OPPORTUNITY_SQL} THEN 'preview'

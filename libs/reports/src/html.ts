@@ -86,6 +86,7 @@ function headline(document: ReportDocument): string {
     ${card('Saved by topology routing', money(totals.realizedSavings), `${formatGb(totals.realizedSavings.crossZoneGb)} kept in-zone`, 'good')}
     ${card('Missed: not enabled', money(totals.missedSavings), `${formatCount(totals.opportunities)} Services would route in-zone`, totals.missedSavings.cost > 0 ? 'warn' : '')}
     ${card('At stake: refused hints', money(totals.blockedAtStake), 'too few endpoints, overload, node info', totals.blockedAtStake.cost > 0 ? 'bad' : '')}
+    ${card('Traffic measured', totals.measuredShare === null ? '–' : `${(totals.measuredShare * 100).toFixed(1)}%`, `${formatGb(totals.measuredTrafficGb)} measured by traffic sources, the rest declared or estimated`)}
   </section>`;
 }
 
@@ -178,6 +179,39 @@ function clustersSection(document: ReportDocument): string {
   )}`;
 }
 
+function measuredSection(document: ReportDocument): string {
+  if (document.measuredTraffic.length === 0) return '';
+  const share = (value: number | null) => (value === null ? '–' : formatPercent(value));
+  const usd = (value: number | null) => (value === null ? '–' : formatMoney(value));
+  const rows = document.measuredTraffic.map((line) => [
+    line.cluster.name,
+    share(line.measuredShare),
+    formatCount(line.servicesMeasured),
+    share(line.estimated.crossZone),
+    share(line.measured.crossZone),
+    usd(line.estimated.cost),
+    usd(line.measured.cost),
+    usd(line.error.cost),
+  ]);
+  return `<h2>Model against measurement</h2>
+    <p>Clusters with a traffic source, as of when this report was made: the share of their traffic that is measured, and over the Services whose source gives zones, the modelled cross-zone share and monthly cost against the measured ones (error = model − measured).</p>
+    ${table(
+      [
+        'Cluster',
+        'Traffic measured',
+        'Services',
+        'Cross-zone (model)',
+        'Cross-zone (measured)',
+        'Cost/month (model)',
+        'Cost/month (measured)',
+        'Error',
+      ],
+      rows,
+      new Set([1, 2, 3, 4, 5, 6, 7]),
+      'No cluster has measured traffic.',
+    )}`;
+}
+
 function hintStatesSection(document: ReportDocument): string {
   const states = document.hintStates;
   const transitions = states.transitions.map((entry) => [`${entry.from} → ${entry.to}`, formatCount(entry.count)]);
@@ -245,6 +279,7 @@ ${trendSection(document)}
 ${missedSection(document)}
 ${opportunitiesSection(document)}
 ${clustersSection(document)}
+${measuredSection(document)}
 ${hintStatesSection(document)}
 ${risksSection(document)}
 ${notesSection(document)}

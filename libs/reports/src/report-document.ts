@@ -19,6 +19,7 @@ import {
 import { periodLabel } from './period-label.js';
 import type {
   ClusterDocumentsRow,
+  MeasuredClusterRow,
   ReportInput,
   ReportTrigger,
   ScopeKind,
@@ -72,6 +73,9 @@ export interface PeriodTotals {
   /** Services that would have populated hints had routing been enabled (the `not-enabled` reason). */
   opportunities: number;
   trafficSources: Record<TrafficSource, number>;
+  /** Traffic (GB) of the Services whose volume the clusters' traffic sources measured, and its share. */
+  measuredTrafficGb: number;
+  measuredShare: number | null;
   /** true when a figure rests on the per-endpoint default traffic or an unknown cloud's price. */
   estimate: boolean;
 }
@@ -200,6 +204,8 @@ export interface ReportDocument {
   trend: { points: TrendPoint[] };
   /** One line per Service per cluster, by cluster name, namespace and name. */
   services: ServiceLine[];
+  /** Per measured cluster, the model against the measurement, as of when the report was made. */
+  measuredTraffic: (Omit<MeasuredClusterRow, 'clusterId'> & { cluster: ClusterRef })[];
   notes: string[];
   model: { formulas: string[]; traffic: string[]; missedSavings: string[] };
 }
@@ -278,6 +284,10 @@ export function buildReportDocument(input: ReportInput): ReportDocument {
     serviceCidrRisks: cidrRisks(input.documents, ref),
     trend: { points: trendPoints(input) },
     services,
+    measuredTraffic: (input.measured ?? []).map(({ clusterId, ...figures }) => ({
+      cluster: ref(clusterId),
+      ...figures,
+    })),
     notes: notesOf(input, totals),
     model: {
       formulas: describePricingModel().formulas,
@@ -410,14 +420,24 @@ function totalsOf(
     rows
       .filter((row) => row.missedBasis === basis)
       .reduce<Figure>((total, row) => add(total, { crossZoneGb: row.missedGb, cost: row.missedCost }), ZERO);
-  const trafficSources: Record<TrafficSource, number> = { api: 0, annotation: 0, 'default-per-endpoint': 0 };
+  const trafficSources: Record<TrafficSource, number> = {
+    api: 0,
+    measured: 0,
+    annotation: 0,
+    'default-per-endpoint': 0,
+  };
   for (const line of lines) trafficSources[line.trafficSource]++;
+  const trafficGb = lines.reduce((total, line) => total + line.trafficGb, 0);
+  // A measured volume is the Service's own (like an API value), so all of its period traffic is measured.
+  const measuredTrafficGb = lines
+    .filter((line) => line.trafficSource === 'measured')
+    .reduce((total, line) => total + line.trafficGb, 0);
   const withoutHints = sum((line) => line.withoutHints);
   const withHints = sum((line) => line.withHints);
   return {
     services: lines.length,
     serviceMonths: lines.reduce((total, line) => total + line.months, 0),
-    trafficGb: lines.reduce((total, line) => total + line.trafficGb, 0),
+    trafficGb,
     withoutHints,
     withHints,
     realizedSavings: subtract(withoutHints, withHints),
@@ -425,6 +445,8 @@ function totalsOf(
     blockedAtStake: missed('blocked'),
     opportunities: new Set(rows.filter((row) => row.missedBasis === 'preview').map(serviceKeyOf)).size,
     trafficSources,
+    measuredTrafficGb,
+    measuredShare: trafficGb > 0 ? measuredTrafficGb / trafficGb : null,
     estimate: lines.some((line) => line.estimate) || rows.some((row) => unknownPrice(row.clusterId)),
   };
 }
@@ -614,6 +636,11 @@ function notesOf(input: ReportInput, totals: PeriodTotals): string[] {
       notes.push(`${cluster.name}: history starts at ${row.firstCapturedAt?.toISOString()}, after the period's start`);
     }
   }
+  if (totals.trafficSources.measured > 0) {
+    notes.push(
+      `${totals.trafficSources.measured} Service(s) use volumes measured by their cluster's traffic source (Prometheus): ${formatShare(totals.measuredShare)} of this period's traffic is measured, the rest declared or estimated`,
+    );
+  }
   if (totals.trafficSources['default-per-endpoint'] > 0) {
     notes.push(
       `${totals.trafficSources['default-per-endpoint']} Service(s) have no declared traffic: their volume is the per-endpoint default, an estimate`,
@@ -623,4 +650,8 @@ function notesOf(input: ReportInput, totals: PeriodTotals): string[] {
     if (cluster.pricing.source === 'unknown-cloud-default') notes.push(`${cluster.name}: ${cluster.pricing.note}`);
   }
   return notes;
+}
+
+function formatShare(share: number | null): string {
+  return share === null ? '0%' : `${(share * 100).toFixed(1)}%`;
 }

@@ -5,7 +5,7 @@
  */
 import type { ReportCadence } from './schedule-periods.js';
 
-export type TrafficSource = 'api' | 'annotation' | 'default-per-endpoint';
+export type TrafficSource = 'api' | 'measured' | 'annotation' | 'default-per-endpoint';
 export type ScopeKind = 'fleet' | 'clusters';
 export type ReportTrigger = 'schedule' | 'manual';
 
@@ -111,6 +111,29 @@ export interface ClusterDocumentsRow {
   serviceCidrs: unknown;
 }
 
+/** One side of a comparison: GB per month, cross-zone fraction, cross-zone GB, USD per month. */
+export interface ComparisonSide<T> {
+  trafficGb: T;
+  crossZone: T;
+  crossZoneGb: T;
+  cost: T;
+}
+
+/**
+ * A measured cluster's model against its measurement, over its newest state when the report is made
+ * (the query API's `GET /v1/clusters/{id}/measured-traffic`).
+ */
+export interface MeasuredClusterRow {
+  clusterId: string;
+  servicesMeasured: number;
+  servicesWithMeasuredZones: number;
+  measuredShare: number | null;
+  estimated: ComparisonSide<number>;
+  measured: ComparisonSide<number | null>;
+  /** estimated − measured, field by field. */
+  error: ComparisonSide<number | null>;
+}
+
 export interface ReportInput {
   meta: ReportMeta;
   scope: { kind: ScopeKind; clusters: ClusterInput[]; missingClusterIds: string[] };
@@ -119,4 +142,6 @@ export interface ReportInput {
   transitions: TransitionRow[];
   trend: { buckets: { start: Date; end: Date }[]; rows: TrendRow[]; states: StateCountRow[] };
   documents: ClusterDocumentsRow[];
+  /** Clusters with measured traffic (none when omitted). */
+  measured?: MeasuredClusterRow[];
 }

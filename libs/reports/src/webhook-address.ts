@@ -68,3 +68,9 @@ export function webhookUrlProblem(text: string, allowPrivate: boolean): string |
   }
   return null;
 }
+
+/**
+ * Why a tenant-given URL the backend calls is refused, or null: the same SSRF policy for every such URL
+ * (report webhooks, Prometheus traffic sources).
+ */
+export const outboundUrlProblem: (text: string, allowPrivate: boolean) => string | null = webhookUrlProblem;

@@ -74,6 +74,15 @@ export const ClusterSchema = z.object({
     .object({ prefix: z.string(), createdAt: isoDate, rotatedAt: isoDate.nullable() })
     .nullable()
     .describe('the agent token, identified by its first characters (the secret is shown only when issued)'),
+  trafficSource: z
+    .object({
+      preset: z.string(),
+      status: z.string(),
+      lastError: z.string().nullable(),
+      lastSuccessAt: isoDate.nullable(),
+    })
+    .nullable()
+    .describe('the Prometheus traffic source and its status (details: GET /v1/clusters/{id}/traffic-source)'),
   createdAt: isoDate,
   updatedAt: isoDate,
 });

@@ -19,6 +19,7 @@ const CLUSTER_SELECT = {
   createdAt: true,
   updatedAt: true,
   agentToken: { select: { tokenPrefix: true, createdAt: true, rotatedAt: true } },
+  trafficSource: { select: { preset: true, status: true, lastError: true, lastSuccessAt: true } },
 } satisfies Prisma.ClusterSelect;
 
 type ClusterRow = Prisma.ClusterGetPayload<{ select: typeof CLUSTER_SELECT }>;
@@ -37,6 +38,14 @@ export function clusterView(row: ClusterRow): ClusterView {
           prefix: row.agentToken.tokenPrefix,
           createdAt: row.agentToken.createdAt.toISOString(),
           rotatedAt: row.agentToken.rotatedAt?.toISOString() ?? null,
+        }
+      : null,
+    trafficSource: row.trafficSource
+      ? {
+          preset: row.trafficSource.preset,
+          status: row.trafficSource.status,
+          lastError: row.trafficSource.lastError,
+          lastSuccessAt: row.trafficSource.lastSuccessAt?.toISOString() ?? null,
         }
       : null,
     createdAt: row.createdAt.toISOString(),

@@ -42,11 +42,26 @@ export const FleetClusterSchema = z.object({
       missedSavings: z.object({ crossZoneGb: z.number(), cost: z.number() }),
       opportunities: z.number().int().describe('Services without routing whose hints would be populated if enabled'),
       servicesWithEstimatedTraffic: z.number().int(),
+      servicesWithMeasuredTraffic: z
+        .number()
+        .int()
+        .describe("Services whose volume the cluster's traffic source measured"),
+      measuredTrafficGb: z.number().describe('the part of trafficGb that is measured'),
+      measuredShare: z.number().nullable().describe('measuredTrafficGb ÷ trafficGb (null without traffic)'),
       pricing: z.object({ pricePerGb: z.number(), source: z.string(), note: z.string() }),
       estimate: z.boolean().describe('true when a figure rests on the per-endpoint default or an unknown-cloud price'),
     })
     .nullable()
     .describe('estimated cross-zone GB and USD per month, as of the newest processed snapshot'),
+  trafficSource: z
+    .object({
+      preset: z.string(),
+      status: z.string().describe('`ok`, `pending` or why the last measurement failed (see the traffic-source route)'),
+      lastError: z.string().nullable(),
+      lastSuccessAt: isoDate.nullable(),
+    })
+    .nullable()
+    .describe("the cluster's Prometheus traffic source, null when it has none"),
   analysis: z
     .object({ snapshotId: z.uuid(), capturedAt: isoDate })
     .nullable()
@@ -66,6 +81,9 @@ export const FleetSchema = z.object({
       withHints: z.object({ crossZoneGb: z.number(), cost: z.number() }),
       realizedSavings: z.object({ crossZoneGb: z.number(), cost: z.number() }),
       missedSavings: z.object({ crossZoneGb: z.number(), cost: z.number() }),
+      trafficGb: z.number(),
+      measuredTrafficGb: z.number(),
+      measuredShare: z.number().nullable().describe("share of the fleet's monthly traffic that is measured"),
     }),
   }),
 });

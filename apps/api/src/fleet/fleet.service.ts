@@ -27,7 +27,11 @@ export class FleetService {
       realizedSavings: { crossZoneGb: 0, cost: 0 },
       missedSavings: { crossZoneGb: 0, cost: 0 },
     };
+    let trafficGb = 0;
+    let measuredTrafficGb = 0;
     for (const cluster of clusters) {
+      trafficGb += cluster.monthly?.trafficGb ?? 0;
+      measuredTrafficGb += cluster.monthly?.measuredTrafficGb ?? 0;
       services.populated += cluster.services.populated;
       services.removed += cluster.services.removed;
       services.none += cluster.services.none;
@@ -44,7 +48,12 @@ export class FleetService {
         clusters: clusters.length,
         staleClusters: clusters.filter((cluster) => cluster.lastSnapshot?.stale ?? true).length,
         services,
-        monthly,
+        monthly: {
+          ...monthly,
+          trafficGb,
+          measuredTrafficGb,
+          measuredShare: trafficGb > 0 ? measuredTrafficGb / trafficGb : null,
+        },
       },
     };
   }
@@ -80,6 +89,15 @@ export class FleetService {
             }
           : null,
       monthly: monthlyOf(row),
+      trafficSource:
+        row.traffic_preset === null
+          ? null
+          : {
+              preset: row.traffic_preset,
+              status: row.traffic_status ?? 'pending',
+              lastError: row.traffic_last_error,
+              lastSuccessAt: row.traffic_last_success_at?.toISOString() ?? null,
+            },
       analysis:
         row.summary_snapshot_id && row.summary_captured_at
           ? { snapshotId: row.summary_snapshot_id, capturedAt: row.summary_captured_at.toISOString() }
@@ -108,6 +126,9 @@ function monthlyOf(row: FleetRow): FleetClusterView['monthly'] {
     missedSavings: figure(row.missed_gb ?? 0),
     opportunities: row.opportunities ?? 0,
     servicesWithEstimatedTraffic: estimated,
+    servicesWithMeasuredTraffic: row.services_measured_traffic,
+    measuredTrafficGb: row.measured_traffic_gb,
+    measuredShare: row.traffic_gb > 0 ? row.measured_traffic_gb / row.traffic_gb : null,
     pricing: { pricePerGb: pricing.pricePerGb, source: pricing.source, note: pricing.note },
     estimate: estimated > 0 || pricing.source === 'unknown-cloud-default',
   };

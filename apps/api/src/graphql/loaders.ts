@@ -1,5 +1,7 @@
 import {
   listServiceStatesBatch,
+  measuredComparisons,
+  type MeasuredComparisonRow,
   type ReadDb,
   savingsRows,
   type ServiceFilters,
@@ -122,6 +124,11 @@ export class GraphQLLoaders {
       return results;
     },
     { cacheKeyFn: (key) => JSON.stringify(key) },
+  );
+
+  /** The model against the measurement of each cluster (its newest state). */
+  readonly measured = new DataLoader<string, MeasuredComparisonRow>((clusterIds) =>
+    measuredComparisons(this.db, clusterIds),
   );
 
   constructor(private readonly db: ReadDb) {}

@@ -41,7 +41,7 @@ export class CrossZoneFractions {
 @ObjectType({ description: 'the inputs a figure came from' })
 export class CostInputs {
   @Field(() => Float) trafficGb: number;
-  @Field({ description: '`api`, `annotation` or `default-per-endpoint`' }) trafficSource: string;
+  @Field({ description: '`api`, `measured`, `annotation` or `default-per-endpoint`' }) trafficSource: string;
   @Field() trafficEstimate: boolean;
   @Field(() => String, { nullable: true }) trafficNote: string | null;
   @Field(() => Float) pricePerGb: number;
@@ -93,6 +93,44 @@ export class Timeline {
 }
 
 @ObjectType()
+export class MeasurementSource {
+  @Field() preset: string;
+  @Field(() => String, { nullable: true }) query: string | null;
+  @Field(() => Int) windowSeconds: number;
+}
+
+@ObjectType({ description: "the newest measurement of the cluster's traffic source for a Service" })
+export class MeasuredTraffic {
+  @Field(() => Float, { description: 'GB per month' }) trafficGb: number;
+  @Field(() => Float, { nullable: true, description: 'measured share crossing zones; null without zone labels' })
+  crossZone: number | null;
+  @Field() measuredAt: string;
+  @Field(() => Int) ageSeconds: number;
+  @Field(() => MeasurementSource) source: MeasurementSource;
+}
+
+@ObjectType({ description: "the model's side: volume, cross-zone fraction and monthly cost" })
+export class EstimatedTraffic {
+  @Field(() => Float, { description: 'GB per month' }) trafficGb: number;
+  @Field(() => Float) crossZone: number;
+  @Field(() => Float, { description: 'USD per month' }) cost: number;
+}
+
+@ObjectType({ description: 'a measured side (or estimated − measured): null where nothing is measured' })
+export class MeasuredTrafficFigures {
+  @Field(() => Float, { nullable: true }) trafficGb: number | null;
+  @Field(() => Float, { nullable: true }) crossZone: number | null;
+  @Field(() => Float, { nullable: true }) cost: number | null;
+}
+
+@ObjectType()
+export class ModelVsMeasured {
+  @Field(() => EstimatedTraffic) estimated: EstimatedTraffic;
+  @Field(() => MeasuredTrafficFigures) measured: MeasuredTrafficFigures;
+  @Field(() => MeasuredTrafficFigures, { description: 'estimated − measured' }) error: MeasuredTrafficFigures;
+}
+
+@ObjectType()
 export class Service {
   /** Internal: the cluster_services id, for the timeline loader. */
   serviceId: string;
@@ -107,6 +145,8 @@ export class Service {
   @Field(() => ServiceMonthly) monthly: ServiceMonthly;
   @Field({ description: 'no routing today, and enabling it would populate hints' }) opportunity: boolean;
   @Field(() => [ZoneAllocation]) zones: ZoneAllocation[];
+  @Field(() => MeasuredTraffic, { nullable: true }) measured: MeasuredTraffic | null;
+  @Field(() => ModelVsMeasured, { nullable: true }) modelVsMeasured: ModelVsMeasured | null;
 }
 
 @ObjectType()
@@ -229,8 +269,38 @@ export class MonthlyFigures {
   @Field(() => CrossZoneCost) missedSavings: CrossZoneCost;
   @Field(() => Int) opportunities: number;
   @Field(() => Int) servicesWithEstimatedTraffic: number;
+  @Field(() => Int) servicesWithMeasuredTraffic: number;
+  @Field(() => Float) measuredTrafficGb: number;
+  @Field(() => Float, { nullable: true, description: 'measuredTrafficGb ÷ trafficGb' }) measuredShare: number | null;
   @Field(() => Pricing) pricing: Pricing;
   @Field() estimate: boolean;
+}
+
+@ObjectType({ description: 'one side of a cluster comparison: GB per month, fraction, cross-zone GB, USD per month' })
+export class ClusterTrafficFigures {
+  @Field(() => Float, { nullable: true }) trafficGb: number | null;
+  @Field(() => Float, { nullable: true }) crossZone: number | null;
+  @Field(() => Float, { nullable: true }) crossZoneGb: number | null;
+  @Field(() => Float, { nullable: true }) cost: number | null;
+}
+
+@ObjectType({ description: "a cluster's model against its measurement (REST: GET /v1/clusters/{id}/measured-traffic)" })
+export class ClusterMeasuredTraffic {
+  @Field(() => Int) servicesMeasured: number;
+  @Field(() => Int) servicesWithMeasuredZones: number;
+  @Field(() => Float, { nullable: true }) measuredShare: number | null;
+  @Field(() => String, { nullable: true }) oldestMeasurementAt: string | null;
+  @Field(() => ClusterTrafficFigures) estimated: ClusterTrafficFigures;
+  @Field(() => ClusterTrafficFigures) measured: ClusterTrafficFigures;
+  @Field(() => ClusterTrafficFigures, { description: 'estimated − measured' }) error: ClusterTrafficFigures;
+}
+
+@ObjectType({ description: "a cluster's Prometheus traffic source and how its last measurement went" })
+export class TrafficSourceStatus {
+  @Field() preset: string;
+  @Field() status: string;
+  @Field(() => String, { nullable: true }) lastError: string | null;
+  @Field(() => String, { nullable: true }) lastSuccessAt: string | null;
 }
 
 @ObjectType()
@@ -246,6 +316,7 @@ export class Cluster {
   @Field(() => CrossZoneFractions, { nullable: true }) crossZone: CrossZoneFractions | null;
   @Field(() => LastSnapshot, { nullable: true }) lastSnapshot: LastSnapshot | null;
   @Field(() => MonthlyFigures, { nullable: true }) monthly: MonthlyFigures | null;
+  @Field(() => TrafficSourceStatus, { nullable: true }) trafficSource: TrafficSourceStatus | null;
   @Field(() => String, { nullable: true, description: 'captured-at of the newest processed snapshot' })
   asOf: string | null;
   /** Internal: pricing inputs for the savings loader. */

@@ -1,6 +1,6 @@
 import { Inject, UseGuards } from '@nestjs/common';
 import { Args, Context, ID, Int, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
-import { type FleetRow, fleetRows, ReadDb, type ServiceStateRow } from '@zw/db';
+import { type FleetRow, fleetRows, measuredComparisonFigures, ReadDb, type ServiceStateRow } from '@zw/db';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { FleetService } from '../fleet/fleet.service.js';
@@ -8,13 +8,19 @@ import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { notFound, validationProblem } from '../problem.js';
 import { type ClusterPricing, clusterPricing } from '../savings/pricing.js';
 import { SavingsService } from '../savings/savings.service.js';
-import { serviceSummaryView, zoneAllocations } from '../services/service-view.js';
+import {
+  type MeasurementSource,
+  measurementSourceOf,
+  serviceSummaryView,
+  zoneAllocations,
+} from '../services/service-view.js';
 import { DEFAULT_TIMELINE_DAYS, TIMELINE_LIMIT, timelineOf } from '../services/services.service.js';
 import type { ZoneStatsSchema } from '../zones/cluster-state.schemas.js';
 import type { z } from 'zod';
 import type { GraphQLLoaders } from './loaders.js';
 import {
   Cluster,
+  ClusterMeasuredTraffic,
   Fleet,
   HintState,
   RoutingMode,
@@ -36,7 +42,7 @@ export interface GraphQLContext {
   now: Date;
 }
 
-type ClusterModel = Cluster & { pricing: ClusterPricing };
+type ClusterModel = Cluster & { pricing: ClusterPricing; measurementSource: MeasurementSource | null };
 type ServiceModel = Service & { clusterId: string };
 
 function date(field: string, text: string | undefined | null, fallback: Date): Date {
@@ -147,9 +153,11 @@ export class RootResolver {
       crossZone: view.crossZone,
       lastSnapshot: view.lastSnapshot,
       monthly: view.monthly,
+      trafficSource: view.trafficSource,
       asOf: row.summary_captured_at?.toISOString() ?? null,
       pricePerGb: pricing.pricePerGb,
       pricing,
+      measurementSource: measurementSourceOf(row),
     };
   }
 }
@@ -207,6 +215,16 @@ export class ClusterResolver {
           ? encodeCursor({ f: print, k: [last.sort_key, last.namespace, last.name], t: at.toISOString() })
           : null,
     };
+  }
+
+  @ResolveField(() => ClusterMeasuredTraffic, {
+    description: 'the model against the measurement of its traffic source, over the newest state',
+  })
+  async measuredTraffic(
+    @Parent() cluster: ClusterModel,
+    @Context() context: GraphQLContext,
+  ): Promise<ClusterMeasuredTraffic> {
+    return measuredComparisonFigures(await context.loaders.measured.load(cluster.id), cluster.pricePerGb);
   }
 
   @ResolveField(() => [Zone], { description: 'zones of the newest processed snapshot' })
@@ -320,7 +338,7 @@ interface StoredCidr {
 }
 
 function serviceModel(row: ServiceStateRow, cluster: ClusterModel): ServiceModel {
-  const view = serviceSummaryView(row, cluster.pricing);
+  const view = serviceSummaryView(row, cluster.pricing, cluster.measurementSource);
   return {
     serviceId: row.service_id,
     clusterId: cluster.id,
@@ -335,5 +353,7 @@ function serviceModel(row: ServiceStateRow, cluster: ClusterModel): ServiceModel
     monthly: view.monthly,
     opportunity: view.opportunity,
     zones: zoneAllocations(row),
+    measured: view.measured,
+    modelVsMeasured: view.modelVsMeasured,
   };
 }

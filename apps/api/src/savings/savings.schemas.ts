@@ -26,8 +26,18 @@ const Figures = {
   opportunities: z.number().int(),
   inputs: z.object({
     trafficSources: z
-      .object({ api: z.number().int(), annotation: z.number().int(), 'default-per-endpoint': z.number().int() })
+      .object({
+        api: z.number().int(),
+        measured: z.number().int(),
+        annotation: z.number().int(),
+        'default-per-endpoint': z.number().int(),
+      })
       .describe('Services by where their traffic volume came from'),
+    measuredTrafficGb: z.number().describe("traffic (GB) whose volume the clusters' traffic sources measured"),
+    measuredShare: z
+      .number()
+      .nullable()
+      .describe('measuredTrafficGb ÷ trafficGb: the share of the traffic that is measured, not estimated'),
     estimate: z.boolean().describe('true when any figure rests on the per-endpoint default or an unknown-cloud price'),
   }),
 };

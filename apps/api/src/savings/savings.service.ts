@@ -114,7 +114,12 @@ function figures(row: SavingsRow | undefined, unknownPrice: boolean) {
       missedSavings: zero,
       services: 0,
       opportunities: 0,
-      inputs: { trafficSources: { api: 0, annotation: 0, 'default-per-endpoint': 0 }, estimate: unknownPrice },
+      inputs: {
+        trafficSources: { api: 0, measured: 0, annotation: 0, 'default-per-endpoint': 0 },
+        measuredTrafficGb: 0,
+        measuredShare: null,
+        estimate: unknownPrice,
+      },
     };
   }
   return {
@@ -129,9 +134,12 @@ function figures(row: SavingsRow | undefined, unknownPrice: boolean) {
     inputs: {
       trafficSources: {
         api: row.services_api,
+        measured: row.services_measured,
         annotation: row.services_annotation,
         'default-per-endpoint': row.services_default,
       },
+      measuredTrafficGb: row.measured_gb,
+      measuredShare: row.traffic_gb > 0 ? row.measured_gb / row.traffic_gb : null,
       estimate: row.services_default > 0 || unknownPrice,
     },
   };

@@ -3,7 +3,10 @@ import {
   type CrossZoneCost,
   type CrossZonePrice,
   MONTHLY_TRAFFIC_ANNOTATION,
+  measuredTrafficNote,
   missedSavings,
+  type ModelVsMeasured,
+  modelVsMeasured,
   monthlyTrafficGb,
   type RoutingPreviewOutcome,
   serviceCost,
@@ -33,6 +36,46 @@ export interface ServiceSummaryView {
   /** For a Service without topology routing: what `topology-mode: Auto` would do; null otherwise. */
   ifAutoEnabled: { wouldPopulate: boolean; reason: string | null; crossZoneWithHints: number } | null;
   opportunity: boolean;
+  /** The newest measurement of the cluster's traffic source for this Service; null when not measured. */
+  measured: MeasuredView | null;
+  /** The model's volume, cross-zone fraction and cost against the measured ones; null when not measured. */
+  modelVsMeasured: ModelVsMeasured | null;
+}
+
+export interface MeasuredView {
+  trafficGb: number;
+  /** Measured share of the bytes that crossed zones; null when the source gives no zones. */
+  crossZone: number | null;
+  measuredAt: string;
+  ageSeconds: number;
+  source: { preset: string; query: string | null; windowSeconds: number };
+}
+
+/** The cluster's traffic source as the head row carries it (null when it has none). */
+export interface MeasurementSource {
+  preset: string;
+  query: string | null;
+  windowSeconds: number;
+}
+
+export function measurementSourceOf(head: {
+  traffic_preset: string | null;
+  traffic_query: string | null;
+  traffic_window_seconds: number | null;
+}): MeasurementSource | null {
+  if (head.traffic_preset === null || head.traffic_window_seconds === null) return null;
+  return { preset: head.traffic_preset, query: head.traffic_query, windowSeconds: head.traffic_window_seconds };
+}
+
+function measuredOf(row: ServiceStateRow, source: MeasurementSource | null, now: Date): MeasuredView | null {
+  if (source === null || row.measured_gb === null || row.measured_at === null) return null;
+  return {
+    trafficGb: row.measured_gb,
+    crossZone: row.measured_cross_zone,
+    measuredAt: row.measured_at.toISOString(),
+    ageSeconds: Math.max(0, Math.round((now.getTime() - row.measured_at.getTime()) / 1000)),
+    source,
+  };
 }
 
 /**
@@ -40,11 +83,24 @@ export interface ServiceSummaryView {
  * (monthlyTrafficGb, serviceCost, missedSavings) from the stored inputs, so the API's per-Service figures
  * are the core's by construction; SQL aggregates use the same formulas (libs/db read-model).
  */
-export function serviceSummaryView(row: ServiceStateRow, price: CrossZonePrice): ServiceSummaryView {
-  const traffic = monthlyTrafficGb({
+export function serviceSummaryView(
+  row: ServiceStateRow,
+  price: CrossZonePrice,
+  source: MeasurementSource | null = null,
+  now = new Date(),
+): ServiceSummaryView {
+  const measured = measuredOf(row, source, now);
+  const declared = {
     explicitGb: row.explicit_gb,
     annotations: row.traffic_annotation === null ? null : { [MONTHLY_TRAFFIC_ANNOTATION]: row.traffic_annotation },
     readyEndpoints: row.ready_endpoints,
+  };
+  const traffic = monthlyTrafficGb({
+    ...declared,
+    measured: measured && {
+      gb: measured.trafficGb,
+      note: measuredTrafficNote({ ...measured.source, measuredAt: row.measured_at! }),
+    },
   });
   const crossZone = { withoutHints: row.cross_zone_without_hints ?? 0, withHints: row.cross_zone_with_hints ?? 0 };
   const cost = serviceCost({ trafficGb: traffic, crossZone, pricePerGb: price });
@@ -85,6 +141,16 @@ export function serviceSummaryView(row: ServiceStateRow, price: CrossZonePrice):
         }
       : null,
     opportunity,
+    measured,
+    modelVsMeasured: measured
+      ? modelVsMeasured({
+          estimatedGb: monthlyTrafficGb(declared).gb,
+          estimatedCrossZone: crossZone.withHints,
+          measuredGb: measured.trafficGb,
+          measuredCrossZone: measured.crossZone,
+          pricePerGb: price.pricePerGb,
+        })
+      : null,
   };
 }
 

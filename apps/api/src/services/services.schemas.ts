@@ -67,9 +67,14 @@ const CrossZoneCostSchema = z.object({ crossZoneGb: z.number(), cost: z.number()
 export const CostInputsSchema = z
   .object({
     trafficGb: z.number(),
-    trafficSource: z.string().describe('`api`, `annotation` or `default-per-endpoint`'),
+    trafficSource: z.string().describe('`api`, `measured`, `annotation` or `default-per-endpoint`'),
     trafficEstimate: z.boolean(),
-    trafficNote: z.string().nullable(),
+    trafficNote: z
+      .string()
+      .nullable()
+      .describe(
+        'where the volume came from; a measured one reads `measured: <preset>, query <PromQL>, window <s>s, at <time>`',
+      ),
     pricePerGb: z.number(),
     currency: z.literal('USD'),
     priceSource: z.string(),
@@ -77,6 +82,33 @@ export const CostInputsSchema = z
     estimate: z.boolean().describe('true when the traffic volume or the price is a zonewise default'),
   })
   .describe('the inputs every figure came from');
+
+export const MeasuredSchema = z.object({
+  trafficGb: z.number().describe('GB per month, from the bytes measured over the window'),
+  crossZone: z.number().nullable().describe('measured share of the bytes that crossed zones; null without zone labels'),
+  measuredAt: isoDate,
+  ageSeconds: z.number().int().describe('how old the measurement is (a failed query keeps the previous one)'),
+  source: z.object({ preset: z.string(), query: z.string().nullable(), windowSeconds: z.number().int() }),
+});
+
+const estimatedFigures = z.object({
+  trafficGb: z.number().describe('GB per month'),
+  crossZone: z.number().describe('fraction of the bytes crossing zones today'),
+  cost: z.number().describe('USD per month crossing zones'),
+});
+const measuredFigures = z.object({
+  trafficGb: z.number().nullable().describe('GB per month'),
+  crossZone: z.number().nullable().describe('fraction of the bytes crossing zones (null without zone labels)'),
+  cost: z.number().nullable().describe('USD per month crossing zones'),
+});
+
+export const ModelVsMeasuredSchema = z.object({
+  estimated: estimatedFigures.describe(
+    "the model alone: declared or default volume, the model's withHints fraction, their cost",
+  ),
+  measured: measuredFigures.describe('the measured volume and fraction, their cost (null where not measured)'),
+  error: measuredFigures.describe('estimated − measured, field by field'),
+});
 
 export const ServiceSummarySchema = z.object({
   namespace: z.string(),
@@ -99,6 +131,10 @@ export const ServiceSummarySchema = z.object({
     .object({ wouldPopulate: z.boolean(), reason: z.string().nullable(), crossZoneWithHints: z.number() })
     .nullable(),
   opportunity: z.boolean(),
+  measured: MeasuredSchema.nullable().describe("the newest measurement of the cluster's traffic source; null if none"),
+  modelVsMeasured: ModelVsMeasuredSchema.nullable().describe(
+    'the model (declared or default volume, modelled cross-zone fraction) against the measurement; errors are estimate − measured',
+  ),
 });
 
 export const ServiceListSchema = z.object({

@@ -20,7 +20,7 @@ import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { notFound, validationProblem } from '../problem.js';
 import { clusterPricing } from '../savings/pricing.js';
 import { LiveViewService } from './live-view.service.js';
-import { serviceSummaryView, zoneAllocations } from './service-view.js';
+import { measurementSourceOf, serviceSummaryView, zoneAllocations } from './service-view.js';
 import type { ListServicesQuery, ServiceDetailQuery } from './services.schemas.js';
 
 const DAY_MS = 24 * 3600_000;
@@ -96,7 +96,7 @@ export class ServicesService {
     return {
       cluster,
       asOf: at.toISOString(),
-      services: page.map((row) => serviceSummaryView(row, price)),
+      services: page.map((row) => serviceSummaryView(row, price, measurementSourceOf(head))),
       nextCursor:
         rows.length > query.limit
           ? encodeCursor({ f: print, k: [last.sort_key, last.namespace, last.name], t: at.toISOString() })
@@ -132,7 +132,9 @@ export class ServicesService {
       namespace,
       name,
       asOf: head.latest_captured_at?.toISOString() ?? null,
-      current: current ? { ...serviceSummaryView(current, price), zones: zoneAllocations(current) } : null,
+      current: current
+        ? { ...serviceSummaryView(current, price, measurementSourceOf(head), now), zones: zoneAllocations(current) }
+        : null,
       lastSeen: current ? null : (latest.valid_to?.toISOString() ?? null),
       ...(current
         ? live

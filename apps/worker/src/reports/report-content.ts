@@ -1,5 +1,7 @@
 import { crossZonePrice } from '@zw/core';
 import {
+  measuredComparisonFigures,
+  measuredComparisons,
   type ReadDb,
   type ReportSchedule,
   reportClusterDocuments,
@@ -10,7 +12,7 @@ import {
   reportTransitionRows,
   reportTrendRows,
 } from '@zw/db';
-import { type ReportInput, type ReportMeta, trendBuckets } from '@zw/reports';
+import { type MeasuredClusterRow, type ReportInput, type ReportMeta, trendBuckets } from '@zw/reports';
 
 /**
  * Reads everything a report shows from the stored history over its period: the clusters in scope (as the
@@ -41,7 +43,7 @@ export async function readReportInput(
   const { start: from, end: to } = meta.period;
   const query = { clusters: { ids, prices: clusters.map((cluster) => cluster.pricing.pricePerGb) }, from, to, now };
   const buckets = trendBuckets(meta.period);
-  const [services, transitions, trendRows, states, coverage, documents] = await Promise.all([
+  const [services, transitions, trendRows, states, coverage, documents, measured] = await Promise.all([
     reportServiceRows(db, query),
     reportTransitionRows(db, ids, from, to),
     reportTrendRows(db, query, buckets),
@@ -52,6 +54,7 @@ export async function readReportInput(
     ),
     reportCoverage(db, ids, from, to),
     reportClusterDocuments(db, ids, to < now ? to : now),
+    measuredClusters(db, clusters),
   ]);
   const known = new Set(ids);
   return {
@@ -69,5 +72,38 @@ export async function readReportInput(
     transitions,
     trend: { buckets, rows: trendRows, states },
     documents,
+    measured,
   };
+}
+
+/** The model against the measurement of every cluster in scope with measured traffic (newest state). */
+async function measuredClusters(
+  db: ReadDb,
+  clusters: readonly { id: string; pricing: { pricePerGb: number } }[],
+): Promise<MeasuredClusterRow[]> {
+  const withSource = new Set(
+    (
+      await db.query<{ cluster_id: string }>(
+        'SELECT cluster_id::text FROM traffic_sources WHERE cluster_id = ANY($1::uuid[])',
+        [clusters.map((cluster) => cluster.id)],
+      )
+    ).map((row) => row.cluster_id),
+  );
+  const measured = clusters.filter((cluster) => withSource.has(cluster.id));
+  const rows = await measuredComparisons(
+    db,
+    measured.map((cluster) => cluster.id),
+  );
+  return measured
+    .map((cluster, index) => ({ cluster, figures: measuredComparisonFigures(rows[index], cluster.pricing.pricePerGb) }))
+    .filter(({ figures }) => figures.servicesMeasured > 0)
+    .map(({ cluster, figures }) => ({
+      clusterId: cluster.id,
+      servicesMeasured: figures.servicesMeasured,
+      servicesWithMeasuredZones: figures.servicesWithMeasuredZones,
+      measuredShare: figures.measuredShare,
+      estimated: figures.estimated,
+      measured: figures.measured,
+      error: figures.error,
+    }));
 }

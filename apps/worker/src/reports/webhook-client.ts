@@ -25,7 +25,7 @@ const MAX_ANSWER_BYTES = 2048;
  * Resolves like the system resolver, but refuses a host any of whose addresses is not public: the check
  * happens on the very addresses the socket then connects to, so DNS rebinding cannot slip past it.
  */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);

@@ -30,6 +30,17 @@ export interface FleetRow {
   missed_gb: number | null;
   opportunities: number | null;
   services_estimated_traffic: number | null;
+  /** Current Services whose volume is measured (no API value), and their measured GB per month. */
+  services_measured_traffic: number;
+  measured_traffic_gb: number;
+  /** The cluster's traffic source, null when it has none. */
+  traffic_preset: string | null;
+  traffic_status: string | null;
+  traffic_last_error: string | null;
+  traffic_last_success_at: Date | null;
+  traffic_window_seconds: number | null;
+  /** The query of the last good measurement (the provenance of the measured volumes). */
+  traffic_query: string | null;
 }
 
 /**
@@ -49,12 +60,24 @@ export async function fleetRows(
             sm.services_populated, sm.services_removed, sm.services_none, sm.services_with_drift,
             sm.node_info_sufficient, sm.node_info_reason, sm.cross_zone_without_hints, sm.cross_zone_with_hints,
             sm.traffic_gb, sm.cross_zone_gb_without_hints, sm.cross_zone_gb_with_hints, sm.missed_gb,
-            sm.opportunities, sm.services_estimated_traffic
+            sm.opportunities, sm.services_estimated_traffic,
+            mt.services_measured_traffic, mt.measured_traffic_gb,
+            t.preset AS traffic_preset, t.status AS traffic_status, t.last_error AS traffic_last_error,
+            t.last_success_at AS traffic_last_success_at, t.window_seconds AS traffic_window_seconds,
+            t.last_query AS traffic_query
        FROM clusters c
        LEFT JOIN LATERAL (SELECT s.captured_at, s.received_at, s.status FROM snapshots s
                            WHERE s.cluster_id = c.id ORDER BY s.captured_at DESC LIMIT 1) ls ON true
        LEFT JOIN LATERAL (SELECT m.* FROM snapshot_summaries m
                            WHERE m.cluster_id = c.id ORDER BY m.captured_at DESC LIMIT 1) sm ON true
+       LEFT JOIN traffic_sources t ON t.cluster_id = c.id
+       LEFT JOIN LATERAL (SELECT count(*)::int AS services_measured_traffic,
+                                 COALESCE(sum(s.measured_traffic_gb::numeric), 0)::float8 AS measured_traffic_gb
+                            FROM cluster_services s
+                           WHERE t.cluster_id IS NOT NULL AND s.cluster_id = c.id AND s.measured_at IS NOT NULL
+                             AND s.monthly_traffic_gb IS NULL
+                             AND EXISTS (SELECT 1 FROM service_intervals i
+                                          WHERE i.service_id = s.id AND i.valid_to IS NULL)) mt ON true
       WHERE c.organization_id = $1 AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))
       ORDER BY c.name`,
     [organizationId, clusterIds ?? null],

@@ -3,10 +3,17 @@ import { Prisma } from '../generated/prisma/client.js';
 
 /**
  * Effective monthly traffic of a Service interval `i` of Service `s`: the value set through the API,
- * else what the snapshot gave (annotation, else the per-endpoint default), as core's monthlyTrafficGb
- * orders them.
+ * else the volume the cluster's traffic source measured, else what the snapshot gave (annotation, else
+ * the per-endpoint default), as core's monthlyTrafficGb orders them.
  */
-export const EFFECTIVE_TRAFFIC_SQL = 'COALESCE(s.monthly_traffic_gb, i.traffic_gb)';
+export const EFFECTIVE_TRAFFIC_SQL = 'COALESCE(s.monthly_traffic_gb, s.measured_traffic_gb, i.traffic_gb)';
+
+/** Where the effective traffic came from, named like core's TrafficSource. */
+export const TRAFFIC_SOURCE_SQL =
+  "CASE WHEN s.monthly_traffic_gb IS NOT NULL THEN 'api' WHEN s.measured_traffic_gb IS NOT NULL THEN 'measured' ELSE i.traffic_source END";
+
+/** The Service's volume is the per-endpoint default (neither given, measured nor annotated). */
+export const ESTIMATED_TRAFFIC_SQL = `(${TRAFFIC_SOURCE_SQL}) = 'default-per-endpoint'`;
 
 /**
  * A Service is an opportunity when it has no topology routing and enabling `topology-mode: Auto` would
@@ -34,8 +41,7 @@ export function summaryRollupSql(clusterId: string, capturedAt: Date): Prisma.Sq
            COALESCE(sum((t.gb * ${Prisma.raw(MISSED_FRACTION_SQL)})::numeric)
                     FILTER (WHERE ${Prisma.raw(OPPORTUNITY_SQL)}), 0)::float8 AS missed_gb,
            count(*) FILTER (WHERE ${Prisma.raw(OPPORTUNITY_SQL)})::int AS opportunities,
-           count(*) FILTER (WHERE s.monthly_traffic_gb IS NULL
-                              AND i.traffic_source = 'default-per-endpoint')::int AS services_estimated_traffic
+           count(*) FILTER (WHERE ${Prisma.raw(ESTIMATED_TRAFFIC_SQL)})::int AS services_estimated_traffic
       FROM service_intervals i
       JOIN cluster_services s ON s.id = i.service_id
      CROSS JOIN LATERAL (SELECT ${Prisma.raw(EFFECTIVE_TRAFFIC_SQL)} AS gb) t

@@ -1,5 +1,5 @@
 import type { ReadDb } from '../read-db.js';
-import { EFFECTIVE_TRAFFIC_SQL, MISSED_FRACTION_SQL, OPPORTUNITY_SQL } from './rollup.js';
+import { EFFECTIVE_TRAFFIC_SQL, MISSED_FRACTION_SQL, OPPORTUNITY_SQL, TRAFFIC_SOURCE_SQL } from './rollup.js';
 
 /**
  * Decision: a month is 730 hours (8,760 / 12), the convention of cloud price lists. A Service's monthly
@@ -37,6 +37,9 @@ export interface SavingsRow {
   missed_cost: number;
   services: number;
   services_api: number;
+  services_measured: number;
+  /** Part of traffic_gb that is measured by the clusters' traffic sources. */
+  measured_gb: number;
   services_annotation: number;
   services_default: number;
   opportunities: number;
@@ -60,7 +63,7 @@ function spansSql(namespaceFilter: string): string {
     spans AS (
       SELECT i.cluster_id, s.id AS service_id, s.namespace, s.name, p.price,
              ${EFFECTIVE_TRAFFIC_SQL} AS gb,
-             CASE WHEN s.monthly_traffic_gb IS NOT NULL THEN 'api' ELSE i.traffic_source END AS source,
+             ${TRAFFIC_SOURCE_SQL} AS source,
              COALESCE(i.cross_zone_without_hints, 0) AS without_fraction,
              COALESCE(i.cross_zone_with_hints, 0) AS with_fraction,
              CASE WHEN ${OPPORTUNITY_SQL} THEN ${MISSED_FRACTION_SQL} END AS missed_fraction,
@@ -80,6 +83,7 @@ function spansSql(namespaceFilter: string): string {
 const SUMS = `
       sum(months)::float8 AS months_total,
       COALESCE(sum(gb_m), 0)::float8 AS traffic_gb,
+      COALESCE(sum(gb_m) FILTER (WHERE source = 'measured'), 0)::float8 AS measured_gb,
       COALESCE(sum(gb_m * without_fraction::numeric), 0)::float8 AS without_gb,
       COALESCE(sum(gb_m * without_fraction::numeric * price::numeric), 0)::float8 AS without_cost,
       COALESCE(sum(gb_m * with_fraction::numeric), 0)::float8 AS with_gb,
@@ -117,6 +121,7 @@ export async function savingsRows(db: ReadDb, query: SavingsQuery): Promise<Savi
       SELECT ${columns.map((c) => `${c}`).join(', ')}, GROUPING(${columns[0]}) = 1 AS is_total, ${SUMS},
              count(DISTINCT service_id)::int AS services,
              count(DISTINCT service_id) FILTER (WHERE source = 'api')::int AS services_api,
+             count(DISTINCT service_id) FILTER (WHERE source = 'measured')::int AS services_measured,
              count(DISTINCT service_id) FILTER (WHERE source = 'annotation')::int AS services_annotation,
              count(DISTINCT service_id) FILTER (WHERE source = 'default-per-endpoint')::int AS services_default,
              count(DISTINCT service_id) FILTER (WHERE missed_fraction IS NOT NULL)::int AS opportunities
@@ -127,9 +132,9 @@ export async function savingsRows(db: ReadDb, query: SavingsQuery): Promise<Savi
                                    ORDER BY with_cost DESC, with_gb DESC, ${columns.join(', ')}) AS rank
         FROM grouped
     )
-    SELECT ${select.replace('cluster_id', 'cluster_id::text')}, is_total, months_total AS months, traffic_gb,
+    SELECT ${select.replace('cluster_id', 'cluster_id::text')}, is_total, months_total AS months, traffic_gb, measured_gb,
            without_gb, without_cost, with_gb, with_cost, missed_gb, missed_cost, services, services_api,
-           services_annotation, services_default, opportunities
+           services_measured, services_annotation, services_default, opportunities
       FROM ranked WHERE is_total OR rank <= ${limit}
      ORDER BY is_total DESC, rank`,
     values,

@@ -19,6 +19,10 @@ export interface ServiceStateRow {
   traffic_gb: number;
   traffic_source: string | null;
   explicit_gb: number | null;
+  /** The newest measurement of the cluster's traffic source (GB per month, cross-zone fraction, when). */
+  measured_gb: number | null;
+  measured_cross_zone: number | null;
+  measured_at: Date | null;
   preview_state: string | null;
   preview_reason: string | null;
   preview_cross_zone: number | null;
@@ -53,6 +57,7 @@ export interface ServiceListQuery {
 const COLUMNS = `s.id::text AS service_id, s.namespace, s.name, i.valid_from, i.valid_to, i.routing::text,
   i.hint_state::text, i.hint_reason, i.zones, i.cross_zone_without_hints, i.cross_zone_with_hints,
   i.ready_endpoints, i.traffic_annotation, i.traffic_gb, i.traffic_source, s.monthly_traffic_gb AS explicit_gb,
+  s.measured_traffic_gb AS measured_gb, s.measured_cross_zone, s.measured_at,
   i.preview_state::text, i.preview_reason, i.preview_cross_zone`;
 
 /**
@@ -139,6 +144,10 @@ export interface ClusterHeadRow {
   price_override: number | null;
   latest_captured_at: Date | null;
   latest_snapshot_id: string | null;
+  /** The cluster's traffic source, when it has one: where its measurements come from. */
+  traffic_preset: string | null;
+  traffic_window_seconds: number | null;
+  traffic_query: string | null;
 }
 
 /**
@@ -152,10 +161,12 @@ export async function clusterHead(
 ): Promise<ClusterHeadRow | null> {
   const [row] = await db.query<ClusterHeadRow>(
     `SELECT c.id::text, c.name, c.cloud::text, c.region, c.cross_zone_price_per_gb::float8 AS price_override,
-            m.captured_at AS latest_captured_at, m.snapshot_id::text AS latest_snapshot_id
+            m.captured_at AS latest_captured_at, m.snapshot_id::text AS latest_snapshot_id,
+            t.preset AS traffic_preset, t.window_seconds AS traffic_window_seconds, t.last_query AS traffic_query
        FROM clusters c
        LEFT JOIN LATERAL (SELECT captured_at, snapshot_id FROM snapshot_summaries
                            WHERE cluster_id = c.id ORDER BY captured_at DESC LIMIT 1) m ON true
+       LEFT JOIN traffic_sources t ON t.cluster_id = c.id
       WHERE c.id = $1 AND c.organization_id = $2`,
     [clusterId, organizationId],
   );

@@ -1,0 +1,11 @@
+import type { Provider } from '@nestjs/common';
+import { parseEnvironment, trafficEnvSchema } from '@zw/queue';
+
+/** Injection token of the validated TRAFFIC_* settings (shared with the worker). */
+export const TRAFFIC_CONFIG = Symbol('TRAFFIC_CONFIG');
+
+/** Reads the TRAFFIC_* environment once, when the module is built: a bad value stops the API at boot. */
+export const trafficConfigProvider: Provider = {
+  provide: TRAFFIC_CONFIG,
+  useFactory: () => parseEnvironment(trafficEnvSchema, process.env),
+};

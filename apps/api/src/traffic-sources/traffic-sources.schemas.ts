@@ -1,0 +1,113 @@
+import { TRAFFIC_PRESETS } from '@zw/core';
+import { z } from 'zod';
+import { isoDate } from '../http/schemas.js';
+
+const DURATION = /^([1-9]\d{0,6})(s|m|h|d)$/;
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** A Prometheus-style duration (`90s`, `5m`, `1h`, `1d`) as seconds. */
+export function durationSeconds(text: string): number {
+  const match = DURATION.exec(text);
+  return match ? Number(match[1]) * UNIT_SECONDS[match[2]] : Number.NaN;
+}
+
+const duration = (what: string, min: number, max: number) =>
+  z
+    .string()
+    .regex(DURATION, 'a duration such as 90s, 5m, 1h or 1d')
+    .refine((text) => !DURATION.test(text) || (durationSeconds(text) >= min && durationSeconds(text) <= max), {
+      message: `${what}: between ${min}s and ${max / 86_400}d`,
+    });
+
+export const PutTrafficSourceBody = z
+  .object({
+    preset: z.enum(TRAFFIC_PRESETS).describe('which metrics to read: istio, linkerd, beyla, opencost or custom'),
+    url: z
+      .string()
+      .min(1)
+      .max(2048)
+      .describe('base URL of a Prometheus HTTP API (Prometheus, Thanos, Mimir…); /api/v1/query is appended'),
+    window: duration('the measured window', 1, 30 * 86_400)
+      .default('1h')
+      .describe('how far back each measurement reaches (bytes over this window become GB per month)'),
+    interval: duration('the interval', 1, 7 * 86_400)
+      .default('5m')
+      .describe('how often the worker measures (at least TRAFFIC_SOURCE_MIN_INTERVAL_SECONDS)'),
+    queryTemplate: z
+      .string()
+      .min(1)
+      .max(8192)
+      .optional()
+      .describe('custom preset only: PromQL with $window returning bytes grouped by (namespace, service)'),
+    authHeader: z
+      .string()
+      .min(1)
+      .max(8192)
+      .nullable()
+      .optional()
+      .describe(
+        'Authorization header sent to the Prometheus (e.g. "Bearer …"); write-only, stored encrypted. Omit to keep the stored one, null to remove it',
+      ),
+  })
+  .strict();
+
+export const TrafficSourceSchema = z.object({
+  clusterId: z.uuid(),
+  preset: z.enum(TRAFFIC_PRESETS),
+  url: z.string(),
+  window: z.string(),
+  windowSeconds: z.number().int(),
+  interval: z.string(),
+  intervalSeconds: z.number().int(),
+  queryTemplate: z.string().nullable(),
+  query: z.string().describe('the PromQL the worker sends (one instant query per interval)'),
+  hasAuthHeader: z.boolean().describe('whether an Authorization header is stored (it is never returned)'),
+  status: z
+    .string()
+    .describe(
+      '`pending` (not queried yet), `ok`, `empty`, `wrong-labels`, `unreachable`, `timeout`, `bad-response`, `refused-address`, `bad-credentials` or `no-snapshot`',
+    ),
+  lastError: z.string().nullable(),
+  lastAttemptAt: isoDate.nullable(),
+  lastSuccessAt: isoDate.nullable(),
+  consecutiveFailures: z.number().int(),
+  seriesCount: z.number().int().nullable().describe('series in the last answer'),
+  servicesMeasured: z.number().int().nullable().describe('Services of the cluster the last good answer measured'),
+  unmatchedSeries: z.number().int().nullable().describe('series naming no Service of the cluster'),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+});
+
+const VOLUME = 'over the measured Services: GB per month';
+const FRACTION = 'over the Services with measured zones: fraction crossing zones (weighted by measured volume)';
+const CROSS_ZONE_GB = 'over the same Services: cross-zone GB per month';
+const COST = 'crossZoneGb × the cluster price, USD per month';
+const estimatedFigures = z.object({
+  trafficGb: z.number().describe(VOLUME),
+  crossZone: z.number().describe(FRACTION),
+  crossZoneGb: z.number().describe(CROSS_ZONE_GB),
+  cost: z.number().describe(COST),
+});
+const measuredFigures = z.object({
+  trafficGb: z.number().nullable().describe(VOLUME),
+  crossZone: z.number().nullable().describe(FRACTION),
+  crossZoneGb: z.number().nullable().describe(CROSS_ZONE_GB),
+  cost: z.number().nullable().describe(COST),
+});
+
+export const TrafficComparisonSchema = z.object({
+  cluster: z.object({ id: z.uuid(), name: z.string() }),
+  source: TrafficSourceSchema.nullable(),
+  services: z.number().int().describe('Services in the newest state'),
+  servicesMeasured: z.number().int(),
+  servicesWithMeasuredZones: z.number().int(),
+  measuredShare: z
+    .number()
+    .nullable()
+    .describe("share of the cluster's effective monthly traffic that is measured (the rest is declared or estimated)"),
+  oldestMeasurementAt: isoDate.nullable(),
+  estimated: estimatedFigures.describe('the model: declared or default volumes, modelled fractions'),
+  measured: measuredFigures.describe('as measured (null where nothing is measured)'),
+  error: measuredFigures.describe('estimated − measured, field by field'),
+  pricePerGb: z.number(),
+});

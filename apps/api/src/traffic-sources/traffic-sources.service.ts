@@ -1,0 +1,206 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable } from '@nestjs/common';
+import { customTemplateProblem, type TrafficPreset, trafficQuery } from '@zw/core';
+import {
+  type AuditActor,
+  clearMeasurements,
+  type ClusterTrafficSource,
+  measuredComparison,
+  measuredComparisonFigures,
+  PrismaService,
+  ReadDb,
+  recordAudit,
+  sealSecret,
+} from '@zw/db';
+import { enqueueTrafficSourceSync, prometheusUrlProblem, TRAFFIC_QUEUE, type TrafficConfig } from '@zw/queue';
+import type { Queue } from 'bullmq';
+import type { z } from 'zod';
+import { ReadModelCache } from '../cache/read-model-cache.js';
+import { notFound, validationProblem } from '../problem.js';
+import { ServicesService, priceOf } from '../services/services.service.js';
+import { TRAFFIC_CONFIG } from './traffic-config.js';
+import { durationSeconds, type PutTrafficSourceBody, type TrafficSourceSchema } from './traffic-sources.schemas.js';
+
+type TrafficSourceView = z.output<typeof TrafficSourceSchema>;
+
+/** `3600` → `1h`: the largest unit that divides the seconds. */
+function durationText(seconds: number): string {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+  ] as const) {
+    if (seconds % size === 0) return `${seconds / size}${unit}`;
+  }
+  return `${seconds}s`;
+}
+
+function sameSource(
+  row: ClusterTrafficSource,
+  fields: { preset: string; url: string; windowSeconds: number; queryTemplate: string | null },
+): boolean {
+  return (
+    row.preset === fields.preset &&
+    row.url === fields.url &&
+    row.windowSeconds === fields.windowSeconds &&
+    row.queryTemplate === fields.queryTemplate
+  );
+}
+
+export function trafficSourceView(row: ClusterTrafficSource): TrafficSourceView {
+  const preset = row.preset as TrafficPreset;
+  return {
+    clusterId: row.clusterId,
+    preset,
+    url: row.url,
+    window: durationText(row.windowSeconds),
+    windowSeconds: row.windowSeconds,
+    interval: durationText(row.intervalSeconds),
+    intervalSeconds: row.intervalSeconds,
+    queryTemplate: row.queryTemplate,
+    query: trafficQuery({ preset, windowSeconds: row.windowSeconds, template: row.queryTemplate }),
+    hasAuthHeader: row.authHeader !== null,
+    status: row.status,
+    lastError: row.lastError,
+    lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
+    lastSuccessAt: row.lastSuccessAt?.toISOString() ?? null,
+    consecutiveFailures: row.consecutiveFailures,
+    seriesCount: row.seriesCount,
+    servicesMeasured: row.servicesMeasured,
+    unmatchedSeries: row.unmatchedSeries,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * A cluster's traffic source (one per cluster). The API only writes Postgres and asks the worker, through
+ * the traffic queue, to sync the cluster's job scheduler and measure at once; the worker does the querying.
+ */
+@Injectable()
+export class TrafficSourcesService {
+  constructor(
+    @Inject(PrismaService) private readonly prisma: PrismaService,
+    @Inject(ReadDb) private readonly db: ReadDb,
+    @Inject(ServicesService) private readonly services: ServicesService,
+    @Inject(ReadModelCache) private readonly cache: ReadModelCache,
+    @InjectQueue(TRAFFIC_QUEUE) private readonly queue: Queue,
+    @Inject(TRAFFIC_CONFIG) private readonly config: TrafficConfig,
+  ) {}
+
+  async get(organizationId: string, clusterId: string): Promise<TrafficSourceView> {
+    await this.services.head(organizationId, clusterId);
+    const row = await this.prisma.clusterTrafficSource.findUnique({ where: { clusterId } });
+    if (!row) throw notFound(`cluster ${clusterId} has no traffic source`);
+    return trafficSourceView(row);
+  }
+
+  async put(organizationId: string, clusterId: string, body: z.output<typeof PutTrafficSourceBody>, actor: AuditActor) {
+    await this.services.head(organizationId, clusterId);
+    const fields = this.validated(body);
+    const existing = await this.prisma.clusterTrafficSource.findUnique({ where: { clusterId } });
+    const data = {
+      ...fields,
+      // A changed configuration starts over: no status from the old one.
+      status: 'pending',
+      lastError: null,
+      consecutiveFailures: 0,
+      ...(body.authHeader !== undefined ? { authHeader: this.sealed(body.authHeader) } : {}),
+    };
+    const row = await this.prisma.$transaction(async (tx) => {
+      const saved = await tx.clusterTrafficSource.upsert({
+        where: { clusterId },
+        create: { clusterId, ...data },
+        update: data,
+      });
+      await recordAudit(tx, actor, {
+        organizationId,
+        action: existing ? 'cluster.traffic_source_change' : 'cluster.traffic_source_create',
+        targetType: 'cluster',
+        targetId: clusterId,
+        // Never the auth header: only whether one is set.
+        details: { ...fields, authHeaderSet: saved.authHeader !== null },
+      });
+      return saved;
+    });
+    // Measurements of another source would be shown under this one's name: they go, and the Services
+    // fall back to their estimates until it answers. The same source set again keeps them.
+    if (existing && !sameSource(existing, fields)) {
+      await clearMeasurements(this.prisma, clusterId);
+      await this.cache.changed({ organizationId, clusterId });
+    }
+    await enqueueTrafficSourceSync(this.queue, clusterId, this.config);
+    return { created: existing === null, source: trafficSourceView(row) };
+  }
+
+  async delete(organizationId: string, clusterId: string, actor: AuditActor): Promise<void> {
+    await this.services.head(organizationId, clusterId);
+    await this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.clusterTrafficSource.deleteMany({ where: { clusterId } });
+      if (count === 0) throw notFound(`cluster ${clusterId} has no traffic source`);
+      await recordAudit(tx, actor, {
+        organizationId,
+        action: 'cluster.traffic_source_delete',
+        targetType: 'cluster',
+        targetId: clusterId,
+      });
+    });
+    await clearMeasurements(this.prisma, clusterId);
+    await this.cache.changed({ organizationId, clusterId });
+    await enqueueTrafficSourceSync(this.queue, clusterId, this.config);
+  }
+
+  /** The cluster's model against its measurement (figures over its newest state). */
+  async comparison(organizationId: string, clusterId: string) {
+    const head = await this.services.head(organizationId, clusterId);
+    const [row, source] = await Promise.all([
+      measuredComparison(this.db, clusterId),
+      this.prisma.clusterTrafficSource.findUnique({ where: { clusterId } }),
+    ]);
+    return {
+      cluster: { id: head.id, name: head.name },
+      source: source ? trafficSourceView(source) : null,
+      ...measuredComparisonFigures(row, priceOf(head).pricePerGb),
+    };
+  }
+
+  /** The body's fields as stored, or a 400 naming the field at fault. */
+  private validated(body: z.output<typeof PutTrafficSourceBody>) {
+    const problem = (field: string, message: string) => validationProblem([{ location: 'body', field, message }]);
+    const urlProblem = prometheusUrlProblem(body.url, this.config.TRAFFIC_SOURCES_ALLOW_PRIVATE_ADDRESSES);
+    if (urlProblem) throw problem('url', urlProblem);
+    if (body.preset === 'custom') {
+      if (body.queryTemplate === undefined) throw problem('queryTemplate', 'required for the custom preset');
+      const templateProblem = customTemplateProblem(body.queryTemplate);
+      if (templateProblem) throw problem('queryTemplate', templateProblem);
+    } else if (body.queryTemplate !== undefined) {
+      throw problem('queryTemplate', `only for the custom preset (the ${body.preset} preset has its own query)`);
+    }
+    const windowSeconds = durationSeconds(body.window);
+    if (windowSeconds < this.config.TRAFFIC_SOURCE_MIN_WINDOW_SECONDS) {
+      throw problem('window', `at least ${this.config.TRAFFIC_SOURCE_MIN_WINDOW_SECONDS}s on this deployment`);
+    }
+    const intervalSeconds = durationSeconds(body.interval);
+    if (intervalSeconds < this.config.TRAFFIC_SOURCE_MIN_INTERVAL_SECONDS) {
+      throw problem('interval', `at least ${this.config.TRAFFIC_SOURCE_MIN_INTERVAL_SECONDS}s on this deployment`);
+    }
+    if (body.authHeader && !this.config.TRAFFIC_SOURCES_ENCRYPTION_KEY) {
+      throw problem(
+        'authHeader',
+        'this deployment stores no credentials: its operator must set TRAFFIC_SOURCES_ENCRYPTION_KEY',
+      );
+    }
+    return {
+      preset: body.preset,
+      url: body.url,
+      windowSeconds,
+      intervalSeconds,
+      queryTemplate: body.preset === 'custom' ? (body.queryTemplate ?? null) : null,
+    };
+  }
+
+  private sealed(header: string | null): Uint8Array<ArrayBuffer> | null {
+    if (header === null) return null;
+    return sealSecret(header, this.config.TRAFFIC_SOURCES_ENCRYPTION_KEY!);
+  }
+}

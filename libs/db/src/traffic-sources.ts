@@ -1,0 +1,126 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import type { Db } from './db-client.js';
+import type { PrismaClient } from './generated/prisma/client.js';
+import { refreshLatestRollup } from './read-model/rollup.js';
+
+/**
+ * Measured traffic in Postgres: a cluster's traffic source (`traffic_sources`) and each Service's newest
+ * measurement (`cluster_services.measured_*`), which the read model prefers to the annotation and the
+ * per-endpoint default (EFFECTIVE_TRAFFIC_SQL).
+ */
+
+/** A Prometheus Authorization header at rest: AES-256-GCM, `iv(12) ‖ tag(16) ‖ ciphertext`. */
+export function sealSecret(text: string, key: string): Uint8Array<ArrayBuffer> {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', keyOf(key), iv);
+  const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return new Uint8Array(Buffer.concat([iv, cipher.getAuthTag(), body]));
+}
+
+/** The header back, or null when the key changed or the bytes were tampered with. */
+export function openSecret(sealed: Uint8Array, key: string): string | null {
+  const bytes = Buffer.from(sealed);
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', keyOf(key), bytes.subarray(0, 12));
+    decipher.setAuthTag(bytes.subarray(12, 28));
+    return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
+function keyOf(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+export interface ServiceMeasurement {
+  namespace: string;
+  name: string;
+  monthlyGb: number;
+  /** Measured cross-zone fraction, null when the source gave no zones. */
+  crossZone: number | null;
+}
+
+export interface MeasurementOutcome {
+  query: string;
+  series: number;
+  unmatchedSeries: number;
+  measuredAt: Date;
+}
+
+/**
+ * Replaces the cluster's measurements by this answer's, in one transaction: Services the answer names
+ * get its volume, every other Service of the cluster loses its old one (it falls back to the annotation
+ * or the default, which its answer says). Then the newest roll-up is recomputed with the new volumes.
+ * Returns how many Services of the cluster were measured.
+ */
+export async function storeMeasurements(
+  db: PrismaClient,
+  clusterId: string,
+  measurements: readonly ServiceMeasurement[],
+  outcome: MeasurementOutcome,
+): Promise<number> {
+  return db.$transaction(async (tx) => {
+    // One statement, one write per row: the answer's Services get their volume, the cluster's other
+    // Services that had one lose it. It returns the Services measured.
+    const [{ matched }] = await tx.$queryRaw<{ matched: number }[]>`
+      WITH m AS (
+        SELECT * FROM unnest(${measurements.map((m) => m.namespace)}::text[], ${measurements.map((m) => m.name)}::text[],
+                             ${measurements.map((m) => m.monthlyGb)}::float8[],
+                             ${measurements.map((m) => m.crossZone)}::float8[]) AS m(namespace, name, gb, cross_zone)
+      ), changed AS (
+        UPDATE cluster_services s
+           SET measured_traffic_gb = m.gb, measured_cross_zone = m.cross_zone,
+               measured_at = CASE WHEN m.name IS NULL THEN NULL ELSE ${outcome.measuredAt}::timestamptz END
+          FROM cluster_services t LEFT JOIN m ON m.namespace = t.namespace AND m.name = t.name
+         WHERE t.id = s.id AND t.cluster_id = ${clusterId}::uuid AND (m.name IS NOT NULL OR t.measured_at IS NOT NULL)
+        RETURNING m.name IS NOT NULL AS measured
+      )
+      SELECT count(*) FILTER (WHERE measured)::int AS matched FROM changed`;
+    await tx.clusterTrafficSource.update({
+      where: { clusterId },
+      data: {
+        status: 'ok',
+        lastError: null,
+        lastAttemptAt: outcome.measuredAt,
+        lastSuccessAt: outcome.measuredAt,
+        consecutiveFailures: 0,
+        lastQuery: outcome.query,
+        seriesCount: outcome.series,
+        servicesMeasured: matched,
+        unmatchedSeries: outcome.unmatchedSeries + (measurements.length - matched),
+      },
+    });
+    await refreshLatestRollup(tx, clusterId);
+    return matched;
+  });
+}
+
+/**
+ * A failed measurement: the status and error on the source; the previous measurements stay (with their
+ * age), and so does `last_query`, the query they came from.
+ */
+export async function recordTrafficFailure(
+  db: Db,
+  clusterId: string,
+  failure: { status: string; error: string; series?: number; at: Date },
+): Promise<void> {
+  await db.clusterTrafficSource.updateMany({
+    where: { clusterId },
+    data: {
+      status: failure.status,
+      lastError: failure.error,
+      lastAttemptAt: failure.at,
+      consecutiveFailures: { increment: 1 },
+      ...(failure.series !== undefined ? { seriesCount: failure.series } : {}),
+    },
+  });
+}
+
+/** Drops the cluster's measured volumes (its traffic source was removed) and recomputes the roll-up. */
+export async function clearMeasurements(db: Db, clusterId: string): Promise<void> {
+  await db.$executeRaw`
+    UPDATE cluster_services SET measured_traffic_gb = NULL, measured_cross_zone = NULL, measured_at = NULL
+     WHERE cluster_id = ${clusterId}::uuid AND measured_at IS NOT NULL`;
+  await refreshLatestRollup(db, clusterId);
+}
