@@ -15,7 +15,7 @@ export default defineConfig({
   },
   test: {
     globals: false,
-    include: ['libs/*/test/**/*.spec.ts', 'apps/*/test/**/*.spec.ts'],
+    include: ['libs/*/test/**/*.spec.ts', 'apps/*/test/**/*.spec.ts', 'test/repository/**/*.spec.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
     // Every error answer any suite receives is checked for stack traces and server paths.
     setupFiles: ['./test/support/no-internals.ts'],

@@ -10,7 +10,7 @@
 //   node scripts/prisma-migrate.mjs drift         SQL from the live database to schema.prisma (exit 2 if not empty)
 //   node scripts/prisma-migrate.mjs status        migration history vs the database (exit 1 if not up to date)
 //
-// Needs DATABASE_URL. See ../shared/notes/toolchain.md §3.1 for why each workaround below exists.
+// Needs DATABASE_URL. Each workaround below says why it exists.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

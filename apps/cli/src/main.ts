@@ -13,7 +13,7 @@ import { writeJson } from './output.js';
 
 /**
  * The `zonewise` command: the thinnest shell around the analysis core. JSON on stdout, one-line
- * messages on stderr; exit 0 on success, 2 on bad input, 1 on a bug (see ../shared/contract/cli.md).
+ * messages on stderr; exit 0 on success, 2 on bad input, 1 on a bug (docs/cli.md is the reference).
  */
 
 const EXIT_BAD_INPUT = 2;
