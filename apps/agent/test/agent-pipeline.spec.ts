@@ -270,9 +270,14 @@ describe('agent → API → worker', () => {
         return taken >= 2 + i;
       });
     }
-    await waitFor('the spool to hold the newest three', async () => (await spooledCapturedAts(spoolDir)).length === 3);
+    // The snapshot counter moves before the spool is written: wait for the fifth write (its drop) too.
+    const droppedSoFar = async () => (await agent.metrics.spoolDropped.get()).values[0]?.value ?? 0;
+    await waitFor(
+      'the spool to hold the newest three',
+      async () => (await spooledCapturedAts(spoolDir)).length === 3 && (await droppedSoFar()) >= 2,
+    );
     const spooled = await spooledCapturedAts(spoolDir);
-    const dropped = (await agent.metrics.spoolDropped.get()).values[0].value;
+    const dropped = await droppedSoFar();
     expect(dropped).toBe(2);
     const failures = (await agent.metrics.pushFailures.get()).values.reduce((sum, value) => sum + value.value, 0);
     expect(failures).toBeGreaterThan(0);
