@@ -11,12 +11,28 @@ import {
   type ServiceRouting,
 } from './endpointslice-controller.js';
 import type { ControllerEvent } from './events.js';
-import { countReadyEndpoints } from './hints.js';
+import {
+  dataPathOf,
+  dataPlaneSetting,
+  type DataPath,
+  type DataPathVerdict,
+  type DataPlaneName,
+  type DataPlaneSetting,
+} from './data-planes.js';
+import { countReadyEndpoints, hasAnyHints } from './hints.js';
 import type { AddressType, EndpointSlice, Service } from './k8s-objects.js';
 import { SERVICE_NAME_LABEL } from './k8s-objects.js';
 import { emptyObjectList, mapList } from './lists.js';
+import { modelledVersion, type SettingSource, type VersionFeatures, versionFeatures } from './kubernetes-versions.js';
 import { computeNodeInfo, type NodeInfo, type ZoneCapacity } from './node-info.js';
 import type { Routing } from './routing-mode.js';
+import {
+  CONTROLLER_MANAGED_BY,
+  MANAGED_BY_LABEL,
+  sliceManagementOf,
+  snapshotRecordsSelectors,
+  type SliceManagement,
+} from './slice-management.js';
 import type { Snapshot } from './snapshot-model.js';
 import {
   originZonesOf,
@@ -33,14 +49,25 @@ import {
  */
 
 export const ANALYSIS_SCHEMA_VERSION = 1;
-const CONTROLLER_MANAGED_BY = 'endpointslice-controller.k8s.io';
-const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
 
 export interface AnalyzeOptions {
   /** Relative request volume per zone; overrides the snapshot's `zonewise.io/zone-traffic-weights`. */
   zoneTrafficWeights?: Record<string, number>;
   /** Addresses to check as static ClusterIP requests (e.g. a planned DNS Service address). */
   requestedStaticIPs?: string[];
+  /** `MAJOR.MINOR` (e.g. `1.31`) given on the command line; wins over the snapshot's annotation. */
+  kubernetesVersion?: string;
+  /** The data plane given on the command line; wins over the snapshot's annotation. */
+  dataPlane?: DataPlaneName;
+}
+
+/** The cluster the analysis models: its Kubernetes version and its data plane, and where each came from. */
+export interface ClusterProfile {
+  kubernetesVersion: string;
+  kubernetesVersionSource: SettingSource;
+  /** Why the version modelled is not the one given (none given, or outside the modelled range); else null. */
+  kubernetesVersionNote: string | null;
+  dataPlane: DataPlaneSetting;
 }
 
 export interface ZoneAnalysis {
@@ -59,7 +86,7 @@ export interface ZoneAnalysis {
 }
 
 export interface KubeProxyUse {
-  /** Whether kube-proxy applies the Service's zone hints to in-cluster traffic at all. */
+  /** Whether the Service proxy (kube-proxy or the data plane in its place) applies the Service's zone hints to in-cluster traffic at all. */
   usesHints: boolean;
   reason: string | null;
 }
@@ -79,9 +106,13 @@ export interface ServiceAnalysis {
   /** Observed hints (in the snapshot) against computed hints. */
   drift: HintDrift;
   kubeProxy: KubeProxyUse;
+  /** Who writes the Service's slices: `endpointslice-controller`, `kube-apiserver`, `none`, or another managed-by value. */
+  managedBy: string;
+  /** Whether the hints change where requests go on this cluster's data path. */
+  dataPath: DataPath;
 }
 
-export interface AnalysisReport {
+export interface AnalysisReport extends ClusterProfile {
   schemaVersion: number;
   nodeInfo: { sufficient: boolean; reason: string | null; detail: string | null; zones: ZoneCapacity[] };
   trafficOrigin: { source: 'allocatable-cpu' | 'zone-traffic-weights' | 'even'; shares: Record<string, number> };
@@ -93,6 +124,8 @@ export interface AnalysisReport {
 export interface AnalysisSummary {
   services: Record<HintState, number>;
   servicesWithDrift: number;
+  /** Services whose slices carry hints that the data path does not honour ("hints written but ignored"). */
+  servicesWithIgnoredHints: number;
   /** Cross-zone fractions over all Services, weighted by ready endpoints (a stand-in for traffic volume). */
   crossZone: CrossZoneFractions;
 }
@@ -100,10 +133,13 @@ export interface AnalysisSummary {
 export function analyzeSnapshot(snapshot: Snapshot, options: AnalyzeOptions = {}): AnalysisReport {
   const nodeInfo = computeNodeInfo(snapshot.nodes);
   const origin = trafficOrigin(nodeInfo, options.zoneTrafficWeights ?? snapshot.zoneTrafficWeights);
-  const services = analyzeServices(snapshot, nodeInfo.ratios, origin.shareMap);
+  const profile = clusterProfileOf(snapshot, options);
+  const cluster = clusterModelOf(profile, snapshotRecordsSelectors(snapshot.services));
+  const services = analyzeServices(snapshot, nodeInfo.ratios, origin.shareMap, cluster);
   const cidrs = serviceCidrsOf(snapshot.serviceCIDRs, snapshot.annotatedServiceCIDRs);
   return {
     schemaVersion: ANALYSIS_SCHEMA_VERSION,
+    ...profile,
     nodeInfo: {
       sufficient: nodeInfo.sufficient,
       reason: nodeInfo.reason,
@@ -117,13 +153,70 @@ export function analyzeSnapshot(snapshot: Snapshot, options: AnalyzeOptions = {}
   };
 }
 
-/** The controller's view of one Service: the slices it manages, reconciled; other slices pass through. */
+/** The Kubernetes version and data plane of a snapshot: the options win over the snapshot's annotations. */
+export function clusterProfileOf(
+  snapshot: Pick<Snapshot, 'kubernetesVersion' | 'dataPlane'>,
+  options: Pick<AnalyzeOptions, 'kubernetesVersion' | 'dataPlane'> = {},
+): ClusterProfile {
+  const version = modelledVersion(options.kubernetesVersion, snapshot.kubernetesVersion);
+  return {
+    kubernetesVersion: version.version,
+    kubernetesVersionSource: version.source,
+    kubernetesVersionNote: version.note,
+    dataPlane: dataPlaneSetting(options.dataPlane, snapshot.dataPlane),
+  };
+}
+
+/** What every Service's analysis reads from the cluster profile. */
+export interface ClusterModel {
+  features: VersionFeatures;
+  dataPlane: DataPlaneName;
+  /** Whether the snapshot records Service selectors at all (see slice-management.ts). */
+  recordsSelectors: boolean;
+}
+
+export function clusterModelOf(profile: ClusterProfile, recordsSelectors: boolean): ClusterModel {
+  const minor = Number(profile.kubernetesVersion.split('.')[1]);
+  return { features: versionFeatures(minor), dataPlane: profile.dataPlane.name, recordsSelectors };
+}
+
+/**
+ * The controller's view of one Service: the slices it manages, reconciled; other slices pass through. A
+ * Service the controller does not manage at all (see {@link sliceManagementOf}) keeps its slices as they are.
+ */
 export function reconcileSnapshotService(
   service: Service,
   slices: readonly EndpointSlice[],
   nodeInfo: Pick<NodeInfo, 'ratios'>,
+  cluster?: ClusterModel,
 ): ServiceHintsResult {
-  return serviceHintsResult(syncSnapshotService(serviceRoutingOf(service), slices, nodeInfo.ratios, false));
+  const routing = serviceRoutingOf(service, cluster?.features);
+  if (cluster !== undefined) {
+    const management = sliceManagementOf(service, slices, cluster.recordsSelectors);
+    if (management.reason !== null)
+      return serviceHintsResult(unmanagedSync(routing.routing, slices, management, false));
+  }
+  return serviceHintsResult(syncSnapshotService(routing, slices, nodeInfo.ratios, false));
+}
+
+/**
+ * A Service whose slices the EndpointSlice controller does not manage: no sync, no events, its slices
+ * (and whatever hints they carry) as they are. `reuse` false gives shallow copies, as a sync would.
+ */
+function unmanagedSync(
+  routing: Routing,
+  slices: readonly EndpointSlice[],
+  management: SliceManagement,
+  reuse: boolean,
+): ServiceHintsSync {
+  return {
+    routing,
+    hints: { state: 'none', reason: management.reason },
+    events: [],
+    endpointSlices: reuse ? (slices as EndpointSlice[]) : mapList(slices, (slice) => ({ ...slice })),
+    rewrittenSlices: [],
+    written: [],
+  };
 }
 
 function syncSnapshotService(
@@ -144,11 +237,12 @@ function analyzeServices(
   snapshot: Snapshot,
   ratios: ReadonlyMap<string, number> | null,
   originShares: ReadonlyMap<string, number>,
+  cluster: ClusterModel,
 ): ServiceAnalysis[] {
   const slicesByService = groupSlicesByService(snapshot.endpointSlices);
   const proportionalOverloads = new Map<number, number[]>();
   const services: ServiceAnalysis[] = [];
-  for (const entry of sortedServices(snapshot.services)) {
+  for (const entry of sortedServices(snapshot.services, slicesByService, cluster)) {
     // A list of its own per Service without slices: the report hands it out.
     const slices = slicesByService.get(entry.key) ?? emptyObjectList<EndpointSlice>();
     services.push(analyzeService(entry, slices, ratios, originShares, proportionalOverloads));
@@ -162,7 +256,8 @@ interface ServiceEntry {
   namespace: string;
   name: string;
   routing: ServiceRouting;
-  kubeProxy: KubeProxyUse;
+  management: SliceManagement;
+  dataPath: DataPathVerdict;
 }
 
 /**
@@ -179,17 +274,22 @@ function analyzeService(
   proportionalOverloads: Map<number, number[]>,
 ): ServiceAnalysis {
   // The report only reads the slices the controller leaves alone, so they need no copies.
-  const sync = syncSnapshotService(service.routing, slices, ratios, true);
+  const managed = service.management.reason === null;
+  const sync = managed
+    ? syncSnapshotService(service.routing, slices, ratios, true)
+    : unmanagedSync(service.routing.routing, slices, service.management, true);
   const addressType = primaryAddressType(slices);
   const ofType = slicesOfType(sync.endpointSlices, addressType);
   const readyEndpoints = countReadyEndpoints(ofType);
   const traffic = sliceTrafficByOrigin(ofType, addressType, originShares);
+  const carriesHints = managed ? sync.hints.state === 'populated' : ofType.some(hasAnyHints);
+  const honoured = service.dataPath.honoursHints;
   const overloads =
-    sync.hints.state === 'populated' || readyEndpoints === 0
+    (carriesHints && honoured) || readyEndpoints === 0
       ? traffic.overloads
       : proportionalOverload(readyEndpoints, originShares, proportionalOverloads);
   const written = sync.written.find((hints) => hints.addressType === addressType) ?? null;
-  const hinted = written?.hinted ?? (sync.hints.state === 'populated' ? hintedByZone(ofType) : null);
+  const hinted = written?.hinted ?? (carriesHints ? hintedByZone(ofType) : null);
   const originZones = originZonesOf(originShares);
   return {
     namespace: service.namespace,
@@ -206,14 +306,25 @@ function analyzeService(
       overloads,
       readyEndpoints,
     }),
-    // Decision: with internalTrafficPolicy Local in-cluster clients only reach endpoints on their own node,
-    // so no in-cluster request crosses a zone, hints or not (requests to nodes without one are dropped).
-    crossZone: service.kubeProxy.usesHints ? traffic.crossZone : { withoutHints: 0, withHints: 0 },
+    crossZone: crossZoneOnDataPath(traffic.crossZone, service.dataPath),
     readyEndpoints,
     rewrittenSlices: sync.rewrittenSlices,
     drift: compareHints(slices, sync.endpointSlices),
-    kubeProxy: service.kubeProxy,
+    kubeProxy: { usesHints: honoured, reason: service.dataPath.reason },
+    managedBy: service.management.managedBy,
+    dataPath: { honoursHints: honoured, reason: service.dataPath.reason },
   };
+}
+
+/**
+ * What really crosses zones. Decision: with internalTrafficPolicy Local in-cluster clients only reach
+ * endpoints on their own node, so no in-cluster request crosses a zone, hints or not (requests to nodes
+ * without one are dropped). On any other data path that ignores hints, requests spread as without them.
+ */
+export function crossZoneOnDataPath(modelled: CrossZoneFractions, dataPath: DataPathVerdict): CrossZoneFractions {
+  if (dataPath.honoursHints) return modelled;
+  if (dataPath.cause === 'traffic-policy') return { withoutHints: 0, withHints: 0 };
+  return { withoutHints: modelled.withoutHints, withHints: modelled.withoutHints };
 }
 
 /** Overload per origin zone of the best proportional allocation of n endpoints; depends only on n. */
@@ -229,20 +340,6 @@ function proportionalOverload(
     computed.set(readyEndpoints, overloads);
   }
   return overloads;
-}
-
-/**
- * The seed documents' constraint: "Topology Aware Hints are not used when internalTrafficPolicy is set
- * to Local". kube-proxy builds no cluster-wide endpoint list for in-cluster traffic of such a Service,
- * so the controller may write hints that nobody reads.
- */
-function kubeProxyUse(service: Service): KubeProxyUse {
-  if (service.spec?.internalTrafficPolicy !== 'Local') return { usesHints: true, reason: null };
-  return {
-    usesHints: false,
-    reason:
-      'internalTrafficPolicy is Local: kube-proxy sends in-cluster traffic only to endpoints on the client node and ignores topology hints',
-  };
 }
 
 /** What one Service's zone table is made of; per-zone numbers in Maps, overloads in origin-zone order. */
@@ -338,9 +435,11 @@ function summarize(services: readonly ServiceAnalysis[]): AnalysisSummary {
   let withoutHints = 0;
   let withHints = 0;
   let servicesWithDrift = 0;
+  let servicesWithIgnoredHints = 0;
   for (const service of services) {
     byState[service.hints.state]++;
     if (service.drift.endpoints > 0) servicesWithDrift++;
+    if (!service.dataPath.honoursHints && service.endpointSlices.some(hasAnyHints)) servicesWithIgnoredHints++;
     weight += service.readyEndpoints;
     withoutHints += service.readyEndpoints * service.crossZone.withoutHints;
     withHints += service.readyEndpoints * service.crossZone.withHints;
@@ -348,6 +447,7 @@ function summarize(services: readonly ServiceAnalysis[]): AnalysisSummary {
   return {
     services: byState,
     servicesWithDrift,
+    servicesWithIgnoredHints,
     crossZone: { withoutHints: weight ? withoutHints / weight : 0, withHints: weight ? withHints / weight : 0 },
   };
 }
@@ -394,17 +494,29 @@ function primaryAddressType(slices: readonly EndpointSlice[]): AddressType {
  * The Services in `namespace/name` byte order, each read once into a {@link ServiceEntry}. Module-level
  * callbacks: a closure made here would start without type feedback in every analysis.
  */
-function sortedServices(services: readonly Service[]): ServiceEntry[] {
-  return mapList(services, serviceEntry).sort(byKey);
+function sortedServices(
+  services: readonly Service[],
+  slicesByService: ReadonlyMap<string, EndpointSlice[]>,
+  cluster: ClusterModel,
+): ServiceEntry[] {
+  const entries: ServiceEntry[] = [];
+  for (const service of services) entries.push(serviceEntry(service, slicesByService, cluster));
+  return entries.sort(byKey);
 }
 
-function serviceEntry(service: Service): ServiceEntry {
+function serviceEntry(
+  service: Service,
+  slicesByService: ReadonlyMap<string, EndpointSlice[]>,
+  cluster: ClusterModel,
+): ServiceEntry {
+  const key = serviceKey(service);
   return {
-    key: serviceKey(service),
+    key,
     namespace: service.metadata.namespace ?? 'default',
     name: service.metadata.name,
-    routing: serviceRoutingOf(service),
-    kubeProxy: kubeProxyUse(service),
+    routing: serviceRoutingOf(service, cluster.features),
+    management: sliceManagementOf(service, slicesByService.get(key) ?? [], cluster.recordsSelectors),
+    dataPath: dataPathOf(service, cluster.dataPlane, cluster.features),
   };
 }
 

@@ -22,7 +22,13 @@ import {
 import type { AddressType, EndpointSlice, Service } from './k8s-objects.js';
 import { mapList } from './lists.js';
 import type { NodeInfo } from './node-info.js';
-import { type Routing, routingOf, usableTrafficDistribution } from './routing-mode.js';
+import {
+  type ControllerFeatures,
+  KUBERNETES_1_35_FEATURES,
+  type Routing,
+  routingOf,
+  usableTrafficDistribution,
+} from './routing-mode.js';
 import { type TrafficDistribution, applyTrafficDistribution } from './traffic-distribution.js';
 
 export type HintState = 'populated' | 'removed' | 'none';
@@ -65,11 +71,14 @@ export interface ServiceRouting {
   declaredAddressTypes: readonly AddressType[];
 }
 
-export function serviceRoutingOf(service: Service): ServiceRouting {
-  const routing = routingOf(service);
+export function serviceRoutingOf(
+  service: Service,
+  features: ControllerFeatures = KUBERNETES_1_35_FEATURES,
+): ServiceRouting {
+  const routing = routingOf(service, features);
   return {
     routing,
-    trafficDistribution: routing === 'Auto' ? null : usableTrafficDistribution(service),
+    trafficDistribution: routing === 'Auto' ? null : usableTrafficDistribution(service, features),
     declaredAddressTypes: declaredAddressTypesOf(service),
   };
 }

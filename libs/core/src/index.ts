@@ -25,3 +25,6 @@ export * from './what-if.js';
 export * from './opportunity.js';
 export * from './snapshot-savings.js';
 export * from './money.js';
+export * from './kubernetes-versions.js';
+export * from './data-planes.js';
+export * from './slice-management.js';

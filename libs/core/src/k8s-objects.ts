@@ -57,6 +57,7 @@ export interface Service {
     externalTrafficPolicy?: string;
     trafficDistribution?: string;
     publishNotReadyAddresses?: boolean;
+    selector?: Record<string, string> | null;
     [field: string]: unknown;
   };
   status?: {

@@ -1,17 +1,31 @@
-import { groupSlicesByService, reconcileSnapshotService, serviceKey } from './analyze.js';
+import {
+  type AnalyzeOptions,
+  type ClusterProfile,
+  clusterModelOf,
+  clusterProfileOf,
+  groupSlicesByService,
+  reconcileSnapshotService,
+  serviceKey,
+} from './analyze.js';
+import { dataPathOf, readsNodeHints } from './data-planes.js';
+import { hasAnyHints, withoutHints } from './hints.js';
 import { computeNodeInfo, nodeZone } from './node-info.js';
 import { kubeProxyView, type ServiceEndpointsView } from './proxy-filter.js';
+import { snapshotRecordsSelectors } from './slice-management.js';
 import type { Snapshot } from './snapshot-model.js';
 import { SnapshotError } from './snapshots.js';
 
-/** `zonewise endpoints --node`: what kube-proxy on one node programs for every Service of the snapshot. */
+/**
+ * `zonewise endpoints --node`: what the Service proxy on one node programs for every Service of the
+ * snapshot, for the cluster's Kubernetes version and data plane.
+ */
 
-export interface NodeEndpointsOptions {
+export interface NodeEndpointsOptions extends Pick<AnalyzeOptions, 'kubernetesVersion' | 'dataPlane'> {
   /** Use the hints the core computes instead of the hints in the snapshot. */
   computedHints?: boolean;
 }
 
-export interface NodeEndpointsReport {
+export interface NodeEndpointsReport extends ClusterProfile {
   node: string;
   zone: string;
   services: ServiceEndpointsView[];
@@ -26,15 +40,24 @@ export function endpointsForNode(
   if (!node) {
     throw new SnapshotError('', `node "${nodeName}" is not in the snapshot (it has ${snapshot.nodes.length} nodes)`);
   }
+  const profile = clusterProfileOf(snapshot, options);
+  const cluster = clusterModelOf(profile, snapshotRecordsSelectors(snapshot.services));
   const proxyNode = { name: nodeName, zone: nodeZone(node) };
   const nodeInfo = options.computedHints ? computeNodeInfo(snapshot.nodes) : null;
   const slicesByService = groupSlicesByService(snapshot.endpointSlices);
+  const proxyOptions = { nodeHintsEnabled: readsNodeHints(cluster.dataPlane, cluster.features) };
   const services = [...snapshot.services]
     .sort((a, b) => (serviceKey(a) < serviceKey(b) ? -1 : serviceKey(a) > serviceKey(b) ? 1 : 0))
     .map((service) => {
       const observed = slicesByService.get(serviceKey(service)) ?? [];
-      const slices = nodeInfo ? reconcileSnapshotService(service, observed, nodeInfo).endpointSlices : observed;
-      return kubeProxyView(service, slices, proxyNode);
+      const slices = nodeInfo
+        ? reconcileSnapshotService(service, observed, nodeInfo, cluster).endpointSlices
+        : observed;
+      const dataPath = dataPathOf(service, cluster.dataPlane, cluster.features);
+      // A data plane that ignores hints programs every endpoint; say why when the slices carry some.
+      if (dataPath.cause !== 'data-plane') return kubeProxyView(service, slices, proxyNode, proxyOptions);
+      const view = kubeProxyView(service, slices.map(withoutHints), proxyNode, proxyOptions);
+      return slices.some(hasAnyHints) ? { ...view, reason: dataPath.reason } : view;
     });
-  return { node: nodeName, zone: proxyNode.zone, services };
+  return { node: nodeName, zone: proxyNode.zone, services, ...profile };
 }

@@ -7,7 +7,14 @@
  * with the annotation set and the same slices, so it equals the analysis of a snapshot in which the
  * annotation was added.
  */
-import { type AnalysisReport, groupSlicesByService, reconcileSnapshotService, serviceKey } from './analyze.js';
+import {
+  type AnalysisReport,
+  clusterModelOf,
+  groupSlicesByService,
+  reconcileSnapshotService,
+  serviceKey,
+} from './analyze.js';
+import { dataPathOf } from './data-planes.js';
 import type { AddressType, EndpointSlice, Service } from './k8s-objects.js';
 import { computeNodeInfo, type NodeInfo } from './node-info.js';
 import { TOPOLOGY_AWARE_HINTS_ANNOTATION, TOPOLOGY_MODE_ANNOTATION, type Routing } from './routing-mode.js';
@@ -18,6 +25,7 @@ import {
   missedSavings,
   type RoutingPreviewOutcome,
 } from './savings.js';
+import { ENDPOINTSLICE_CONTROLLER } from './slice-management.js';
 import type { Snapshot } from './snapshot-model.js';
 import { type CrossZoneFractions, modelSliceTraffic } from './traffic-model.js';
 
@@ -90,18 +98,26 @@ export interface ServicePreview {
  * The preview of every Service of the snapshot that has no topology routing (`routing: None` in the
  * report), in the report's order. The report must be `analyzeSnapshot(snapshot)`'s: its traffic origin
  * is reused, so the previews use the same zone shares as the analysis.
+ *
+ * A Service the annotation cannot help gets no preview, so it is never an opportunity: one whose slices
+ * the EndpointSlice controller does not manage (it would write no hints), a headless or ExternalName
+ * Service (no proxy sees its traffic), and one whose data plane would ignore the hints even with the
+ * annotation.
  */
 export function autoRoutingPreviews(snapshot: Snapshot, report: AnalysisReport): ServicePreview[] {
   const nodeInfo = computeNodeInfo(snapshot.nodes);
   const originShares = new Map(Object.entries(report.trafficOrigin.shares));
   const slicesByService = groupSlicesByService(snapshot.endpointSlices);
   const servicesByKey = new Map(snapshot.services.map((service) => [serviceKey(service), service]));
+  const cluster = clusterModelOf(report, false);
   const previews: ServicePreview[] = [];
   for (const analysis of report.services) {
-    if (analysis.routing !== 'None') continue;
+    if (analysis.routing !== 'None' || analysis.managedBy !== ENDPOINTSLICE_CONTROLLER) continue;
     const key = `${analysis.namespace}/${analysis.name}`;
     const service = servicesByKey.get(key);
     if (service === undefined) continue;
+    const dataPath = dataPathOf(withAutoRouting(service), cluster.dataPlane, cluster.features);
+    if (dataPath.cause === 'service-type' || dataPath.cause === 'data-plane') continue;
     const preview = autoRoutingPreview(service, slicesByService.get(key) ?? [], nodeInfo, originShares);
     previews.push({ namespace: analysis.namespace, name: analysis.name, preview });
   }

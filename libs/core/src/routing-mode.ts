@@ -12,6 +12,8 @@ export const TOPOLOGY_AWARE_HINTS_ANNOTATION = 'service.kubernetes.io/topology-a
 export type Routing = 'Auto' | TrafficDistribution | 'None';
 
 export interface ControllerFeatures {
+  /** ServiceTrafficDistribution (`PreferClose`): alpha 1.30 (off), beta 1.31 (on), GA 1.33. Absent: on. */
+  trafficDistribution?: boolean;
   /** PreferSameTrafficDistribution: alpha 1.33 (off), beta 1.34 (on), GA and locked on in 1.35. */
   preferSameTrafficDistribution: boolean;
 }
@@ -33,7 +35,7 @@ export function usableTrafficDistribution(
   features: ControllerFeatures = KUBERNETES_1_35_FEATURES,
 ): TrafficDistribution | null {
   const value = service.spec?.trafficDistribution;
-  if (!isTrafficDistribution(value)) return null;
+  if (!isTrafficDistribution(value) || features.trafficDistribution === false) return null;
   if (value !== 'PreferClose' && !features.preferSameTrafficDistribution) return null;
   return value;
 }

@@ -16,4 +16,8 @@ export interface Snapshot {
    * traffic model assumes requests originate in proportion to allocatable CPU, as the controller does.
    */
   zoneTrafficWeights: Record<string, number> | null;
+  /** `zonewise.io/kubernetes-version` as written (e.g. `1.31`); absent when the snapshot does not say. */
+  kubernetesVersion?: string | null;
+  /** `zonewise.io/data-plane`: a data-plane name (see data-planes.ts); absent when the snapshot does not say. */
+  dataPlane?: string | null;
 }

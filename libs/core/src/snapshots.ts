@@ -1,4 +1,6 @@
+import { DATA_PLANE_NAMES, isDataPlaneName } from './data-planes.js';
 import { parseCidr } from './ip-addresses.js';
+import { parseKubernetesMinor } from './kubernetes-versions.js';
 import type { EndpointSlice, Node, Service, ServiceCIDR } from './k8s-objects.js';
 import { parseQuantity } from './quantity.js';
 import type { Snapshot } from './snapshot-model.js';
@@ -16,6 +18,10 @@ export const SERVICE_CIDR_ANNOTATION = 'zonewise.io/service-cidr';
 export const ZONE_TRAFFIC_WEIGHTS_ANNOTATION = 'zonewise.io/zone-traffic-weights';
 /** When an agent took the snapshot (RFC 3339); the pipeline orders history by it. */
 export const CAPTURED_AT_ANNOTATION = 'zonewise.io/captured-at';
+/** The cluster's Kubernetes version (`1.31`, `v1.31.4`…): which upstream behaviour the analysis models. */
+export const KUBERNETES_VERSION_ANNOTATION = 'zonewise.io/kubernetes-version';
+/** What routes Service traffic in the cluster: one of the data-plane names. */
+export const DATA_PLANE_ANNOTATION = 'zonewise.io/data-plane';
 
 export class SnapshotError extends Error {
   constructor(
@@ -128,6 +134,31 @@ function readListSettings(snapshot: Snapshot, root: Json): void {
   if (weights !== undefined) {
     snapshot.zoneTrafficWeights = parseZoneWeights(weights, annotationPath(ZONE_TRAFFIC_WEIGHTS_ANNOTATION));
   }
+  readClusterProfile(snapshot, annotations);
+}
+
+function readClusterProfile(snapshot: Snapshot, annotations: Record<string, string>): void {
+  const version = annotations[KUBERNETES_VERSION_ANNOTATION];
+  if (version !== undefined && version !== '') {
+    if (parseKubernetesMinor(version) === null) {
+      throw new SnapshotError(
+        annotationPath(KUBERNETES_VERSION_ANNOTATION),
+        `"${version}" is not a Kubernetes version (expected MAJOR.MINOR, e.g. 1.31)`,
+      );
+    }
+    snapshot.kubernetesVersion = version;
+  }
+  const dataPlane = annotations[DATA_PLANE_ANNOTATION];
+  if (dataPlane !== undefined && dataPlane !== '') {
+    if (!isDataPlaneName(dataPlane)) {
+      throw new SnapshotError(annotationPath(DATA_PLANE_ANNOTATION), unknownDataPlaneProblem(dataPlane));
+    }
+    snapshot.dataPlane = dataPlane;
+  }
+}
+
+export function unknownDataPlaneProblem(name: string): string {
+  return `unknown data plane "${name}" (expected one of ${DATA_PLANE_NAMES.join(', ')})`;
 }
 
 function annotationPath(key: string): string {
@@ -189,6 +220,7 @@ function checkService(item: Json, path: string): Service {
   for (const field of SERVICE_STRING_FIELDS) optionalString(spec[field], path, `.spec.${field}`);
   optionalStringArray(spec.clusterIPs, path, '.spec.clusterIPs');
   optionalStringArray(spec.externalIPs, path, '.spec.externalIPs');
+  optionalStringMap(spec.selector, path, '.spec.selector');
   if (spec.ports !== undefined && spec.ports !== null) {
     const ports = expectArray(spec.ports, path, '.spec.ports');
     for (let i = 0; i < ports.length; i++) {

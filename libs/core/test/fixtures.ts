@@ -4,6 +4,8 @@
  */
 import type { AddressType, Endpoint, EndpointSlice, Node, Service } from '../src/k8s-objects.js';
 import { SERVICE_NAME_LABEL, ZONE_LABEL } from '../src/k8s-objects.js';
+import type { Snapshot } from '../src/snapshot-model.js';
+import { parseSnapshot } from '../src/snapshots.js';
 
 // ---------------------------------------------------------------- Nodes
 
@@ -157,6 +159,46 @@ export function autoService(options: ServiceOptions = {}): Service {
     ...options,
     annotations: { 'service.kubernetes.io/topology-mode': 'Auto', ...options.annotations },
   });
+}
+
+/**
+ * Three equal zones and one Service per way of asking for topology routing, each with 3 ready endpoints
+ * per zone (so the CPU heuristic populates hints): `auto` (topology-mode: Auto), `legacy`
+ * (topology-aware-hints: Auto), `close`, `same-zone`, `same-node` (trafficDistribution), `plain` (no
+ * routing), all selecting Pods, plus `hand-hinted`: no routing and no selector, its hand-written slice
+ * carrying own-zone hints. `annotations` go on the List.
+ */
+export function routingSnapshot(annotations: Record<string, string> = {}): Snapshot {
+  const zones = ['zone-a', 'zone-b', 'zone-c'];
+  const endpoints = zones.flatMap((zone) => [0, 1, 2].map(() => ({ zone, nodeName: `${zone}-0` })));
+  const sliceOf = (name: string, hinted = false): EndpointSlice =>
+    slice(
+      `${name}-1`,
+      endpoints.map((entry) => (hinted ? { ...entry, hints: [entry.zone] } : entry)),
+      { service: name },
+    );
+  const selecting: Service[] = [
+    autoService({ name: 'auto' }),
+    service({ name: 'legacy', annotations: { 'service.kubernetes.io/topology-aware-hints': 'Auto' } }),
+    service({ name: 'close', trafficDistribution: 'PreferClose' }),
+    service({ name: 'same-zone', trafficDistribution: 'PreferSameZone' }),
+    service({ name: 'same-node', trafficDistribution: 'PreferSameNode' }),
+    service({ name: 'plain' }),
+  ];
+  for (const entry of selecting) (entry.spec as NonNullable<Service['spec']>).selector = { app: entry.metadata.name };
+  const names = [...selecting.map((entry) => entry.metadata.name), 'hand-hinted'];
+  return parseSnapshot(
+    structuredClone({
+      kind: 'List',
+      metadata: { annotations },
+      items: [
+        ...nodes({ 'zone-a': [4], 'zone-b': [4], 'zone-c': [4] }),
+        ...selecting,
+        service({ name: 'hand-hinted' }),
+        ...names.map((name) => sliceOf(name, name === 'hand-hinted')),
+      ],
+    }),
+  );
 }
 
 /** Recursively freezes a value, so any mutation by the code under test throws. */
