@@ -1,10 +1,14 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import {
   analyzeSnapshot,
+  DATA_PLANE_NAMES,
+  type DataPlaneName,
   describeCidr,
   endpointsForNode,
   generateFleetSnapshot,
+  isDataPlaneName,
   isInputError,
+  isMajorMinor,
   parseSnapshot,
   type Snapshot,
 } from '@zw/core';
@@ -34,9 +38,11 @@ export function buildProgram(): Command {
       '<file>',
       'snapshot JSON (kubectl get nodes,services,endpointslices,servicecidrs -A -o json), or - for stdin',
     )
-    .action(async (file: string) => {
+    .addOption(kubernetesVersionOption())
+    .addOption(dataPlaneOption())
+    .action(async (file: string, options: ClusterOptions) => {
       const snapshot = await readSnapshot(file);
-      await writeJson(analyzeSnapshot(snapshot));
+      await writeJson(analyzeSnapshot(snapshot, options));
     });
 
   program
@@ -45,9 +51,14 @@ export function buildProgram(): Command {
     .argument('<file>', 'snapshot JSON, or - for stdin')
     .requiredOption('--node <name>', 'the node kube-proxy runs on')
     .option('--computed', 'use the hints analyze computes instead of the hints in the snapshot', false)
-    .action(async (file: string, options: { node: string; computed: boolean }) => {
+    .addOption(kubernetesVersionOption())
+    .addOption(dataPlaneOption())
+    .action(async (file: string, options: { node: string; computed: boolean } & ClusterOptions) => {
       const snapshot = await readSnapshot(file);
-      await writeJson(endpointsForNode(snapshot, options.node, { computedHints: options.computed }));
+      const { kubernetesVersion, dataPlane } = options;
+      await writeJson(
+        endpointsForNode(snapshot, options.node, { computedHints: options.computed, kubernetesVersion, dataPlane }),
+      );
     });
 
   program
@@ -103,6 +114,35 @@ interface GenerateOptions {
   preferCloseShare: number;
   notReadyShare: number;
   seed: number;
+}
+
+interface ClusterOptions {
+  kubernetesVersion?: string;
+  dataPlane?: DataPlaneName;
+}
+
+function kubernetesVersionOption(): Option {
+  return new Option(
+    '--kubernetes-version <MAJOR.MINOR>',
+    "the cluster's Kubernetes version (e.g. 1.31); else the snapshot's zonewise.io/kubernetes-version, else the newest modelled",
+  ).argParser((value: string) => {
+    if (!isMajorMinor(value) || !value.startsWith('1.')) {
+      throw new InvalidArgumentError(`expected a Kubernetes version MAJOR.MINOR such as 1.31, got "${value}"`);
+    }
+    return value;
+  });
+}
+
+function dataPlaneOption(): Option {
+  return new Option(
+    '--data-plane <name>',
+    `what routes Service traffic (${DATA_PLANE_NAMES.join(', ')}); else the snapshot's zonewise.io/data-plane, else kube-proxy`,
+  ).argParser((value: string) => {
+    if (!isDataPlaneName(value)) {
+      throw new InvalidArgumentError(`unknown data plane "${value}" (expected one of ${DATA_PLANE_NAMES.join(', ')})`);
+    }
+    return value;
+  });
 }
 
 async function readSnapshot(file: string): Promise<Snapshot> {

@@ -268,3 +268,107 @@ describe('zonewise --help and --version', () => {
     expect(help.stdout).toContain('analyze');
   });
 });
+
+describe('zonewise analyze and endpoints: Kubernetes version and data plane', () => {
+  const eks = () => JSON.parse(readFileSync(eksSnapshot, 'utf8'));
+  const withListAnnotations = (annotations: Record<string, string>) => {
+    const snapshot = eks();
+    snapshot.metadata = { ...snapshot.metadata, annotations };
+    return snapshot;
+  };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- contract JSON
+  const service = (report: any, name: string) => report.services.find((entry: { name: string }) => entry.name === name);
+
+  it('defaults to the newest modelled version on kube-proxy, saying so', () => {
+    const report = json(zonewise(['analyze', eksSnapshot]));
+    expect(report).toMatchObject({
+      kubernetesVersion: '1.35',
+      kubernetesVersionSource: 'default',
+      dataPlane: { name: 'kube-proxy', source: 'default' },
+    });
+    expect(service(report, 'checkout')).toMatchObject({
+      managedBy: 'endpointslice-controller',
+      dataPath: { honoursHints: true, reason: null },
+    });
+  });
+
+  it('the same snapshot: PreferClose is ignored on 1.30 and routes in-zone on 1.31 (KEP-4444 beta)', () => {
+    const v130 = json(zonewise(['analyze', eksSnapshot, '--kubernetes-version', '1.30']));
+    const v131 = json(zonewise(['analyze', eksSnapshot, '--kubernetes-version', '1.31']));
+    expect(v130).toMatchObject({ kubernetesVersion: '1.30', kubernetesVersionSource: 'flag' });
+    expect(service(v130, 'search')).toMatchObject({ routing: 'None', hints: { state: 'none' } });
+    expect(service(v131, 'search')).toMatchObject({ routing: 'PreferClose', hints: { state: 'populated' } });
+    expect(service(v131, 'search').crossZone.withHints).toBeLessThan(service(v130, 'search').crossZone.withHints);
+  });
+
+  it('the same snapshot: hints count on kube-proxy, not on Cilium without service topology', () => {
+    const cilium = json(zonewise(['analyze', eksSnapshot, '--data-plane', 'cilium-no-topology']));
+    expect(cilium.dataPlane).toEqual({ name: 'cilium-no-topology', source: 'flag' });
+    const checkout = service(cilium, 'checkout');
+    expect(checkout.hints.state).toBe('populated');
+    expect(checkout.dataPath.honoursHints).toBe(false);
+    expect(checkout.dataPath.reason).toContain('loadBalancer.serviceTopology');
+    expect(checkout.crossZone.withHints).toBe(checkout.crossZone.withoutHints);
+    expect(cilium.summary.servicesWithIgnoredHints).toBeGreaterThan(0);
+  });
+
+  it('reads the List annotations; the flags win over them', () => {
+    const file = writeScratch(
+      'annotated.json',
+      JSON.stringify(
+        withListAnnotations({ 'zonewise.io/kubernetes-version': 'v1.31.4', 'zonewise.io/data-plane': 'antrea' }),
+      ),
+    );
+    expect(json(zonewise(['analyze', file]))).toMatchObject({
+      kubernetesVersion: '1.31',
+      kubernetesVersionSource: 'snapshot',
+      dataPlane: { name: 'antrea', source: 'snapshot' },
+    });
+    expect(
+      json(zonewise(['analyze', file, '--kubernetes-version', '1.34', '--data-plane', 'kube-proxy'])),
+    ).toMatchObject({
+      kubernetesVersion: '1.34',
+      kubernetesVersionSource: 'flag',
+      dataPlane: { name: 'kube-proxy', source: 'flag' },
+    });
+  });
+
+  it('endpoints: a data plane that ignores hints programs every endpoint on the node', () => {
+    const node = 'ip-10-0-16-10.ec2.internal';
+    const onKubeProxy = json(zonewise(['endpoints', eksSnapshot, '--node', node]));
+    const onWindows = json(zonewise(['endpoints', eksSnapshot, '--node', node, '--data-plane', 'windows-kube-proxy']));
+    expect(onKubeProxy).toMatchObject({ kubernetesVersion: '1.35', dataPlane: { name: 'kube-proxy' } });
+    expect(service(onKubeProxy, 'search').topologyFiltered).toBe(true);
+    expect(service(onWindows, 'search').topologyFiltered).toBe(false);
+    expect(service(onWindows, 'search').reason).toContain('winkernel');
+    expect(service(onWindows, 'search').clusterEndpoints.length).toBeGreaterThan(
+      service(onKubeProxy, 'search').clusterEndpoints.length,
+    );
+  });
+
+  it.each([
+    [['--kubernetes-version', '1.3x'], 'expected a Kubernetes version MAJOR.MINOR such as 1.31, got "1.3x"'],
+    [['--kubernetes-version', 'v1.31'], 'got "v1.31"'],
+    [['--kubernetes-version', '2.0'], 'got "2.0"'],
+    [
+      ['--data-plane', 'flannel'],
+      'unknown data plane "flannel" (expected one of kube-proxy, cilium, cilium-no-topology',
+    ],
+  ])('analyze %j: exit 2 naming the problem', (args, fragment) => {
+    expectBadInput(zonewise(['analyze', eksSnapshot, ...args]), fragment);
+    expectBadInput(zonewise(['endpoints', eksSnapshot, '--node', 'x', ...args]), fragment);
+  });
+
+  it('an annotation that names no version or no known data plane: exit 2 naming the file and the annotation', () => {
+    const badVersion = writeScratch(
+      'bad-version.json',
+      JSON.stringify(withListAnnotations({ 'zonewise.io/kubernetes-version': 'latest' })),
+    );
+    expectBadInput(zonewise(['analyze', badVersion]), 'bad-version.json', 'zonewise.io/kubernetes-version', '"latest"');
+    const badPlane = writeScratch(
+      'bad-plane.json',
+      JSON.stringify(withListAnnotations({ 'zonewise.io/data-plane': 'x' })),
+    );
+    expectBadInput(zonewise(['analyze', badPlane]), 'bad-plane.json', 'unknown data plane "x"', 'windows-kube-proxy');
+  });
+});
