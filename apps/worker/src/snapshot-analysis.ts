@@ -88,6 +88,11 @@ function serviceStates(report: AnalysisReport, savings: Map<string, ServiceSavin
       zones: service.zones as unknown as Record<string, Record<string, unknown>>,
       crossZoneWithoutHints: service.crossZone.withoutHints,
       crossZoneWithHints: service.crossZone.withHints,
+      verdict: {
+        managedBy: service.managedBy,
+        honoursHints: service.dataPath.honoursHints,
+        dataPathReason: service.dataPath.reason,
+      },
       savings: savings.get(`${service.namespace}/${service.name}`),
     }),
   );
@@ -137,6 +142,7 @@ function aggregatesOf(report: AnalysisReport): SnapshotAggregates {
     servicesRemoved: report.summary.services.removed,
     servicesNone: report.summary.services.none,
     servicesWithDrift: report.summary.servicesWithDrift,
+    servicesWithIgnoredHints: report.summary.servicesWithIgnoredHints,
     nodeInfoSufficient: report.nodeInfo.sufficient,
     nodeInfoReason: report.nodeInfo.reason,
     zones: report.nodeInfo.zones,

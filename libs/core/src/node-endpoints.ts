@@ -1,5 +1,6 @@
 import {
   type AnalyzeOptions,
+  type ClusterModel,
   type ClusterProfile,
   clusterModelOf,
   clusterProfileOf,
@@ -9,8 +10,9 @@ import {
 } from './analyze.js';
 import { dataPathOf, readsNodeHints } from './data-planes.js';
 import { hasAnyHints, withoutHints } from './hints.js';
+import type { EndpointSlice, Service } from './k8s-objects.js';
 import { computeNodeInfo, nodeZone } from './node-info.js';
-import { kubeProxyView, type ServiceEndpointsView } from './proxy-filter.js';
+import { kubeProxyView, type ProxyNode, type ServiceEndpointsView } from './proxy-filter.js';
 import { snapshotRecordsSelectors } from './slice-management.js';
 import type { Snapshot } from './snapshot-model.js';
 import { SnapshotError } from './snapshots.js';
@@ -45,7 +47,6 @@ export function endpointsForNode(
   const proxyNode = { name: nodeName, zone: nodeZone(node) };
   const nodeInfo = options.computedHints ? computeNodeInfo(snapshot.nodes) : null;
   const slicesByService = groupSlicesByService(snapshot.endpointSlices);
-  const proxyOptions = { nodeHintsEnabled: readsNodeHints(cluster.dataPlane, cluster.features) };
   const services = [...snapshot.services]
     .sort((a, b) => (serviceKey(a) < serviceKey(b) ? -1 : serviceKey(a) > serviceKey(b) ? 1 : 0))
     .map((service) => {
@@ -53,11 +54,33 @@ export function endpointsForNode(
       const slices = nodeInfo
         ? reconcileSnapshotService(service, observed, nodeInfo, cluster).endpointSlices
         : observed;
-      const dataPath = dataPathOf(service, cluster.dataPlane, cluster.features);
-      // A data plane that ignores hints programs every endpoint; say why when the slices carry some.
-      if (dataPath.cause !== 'data-plane') return kubeProxyView(service, slices, proxyNode, proxyOptions);
-      const view = kubeProxyView(service, slices.map(withoutHints), proxyNode, proxyOptions);
-      return slices.some(hasAnyHints) ? { ...view, reason: dataPath.reason } : view;
+      return serviceProxyView(service, slices, proxyNode, cluster);
     });
   return { node: nodeName, zone: proxyNode.zone, services, ...profile };
+}
+
+/** The cluster model of a snapshot (its annotations, else the defaults), for callers that view one Service at a time. */
+export function snapshotClusterModel(
+  snapshot: Snapshot,
+  options: Pick<AnalyzeOptions, 'kubernetesVersion' | 'dataPlane'> = {},
+): ClusterModel {
+  return clusterModelOf(clusterProfileOf(snapshot, options), snapshotRecordsSelectors(snapshot.services));
+}
+
+/**
+ * What the Service proxy on `node` programs for one Service on this cluster's data path: kube-proxy's view
+ * with the version's node-hint rule; a data plane that ignores the Service's hints programs every
+ * endpoint, and the view says why when the slices carry some.
+ */
+export function serviceProxyView(
+  service: Service,
+  slices: readonly EndpointSlice[],
+  node: ProxyNode,
+  cluster: ClusterModel,
+): ServiceEndpointsView {
+  const options = { nodeHintsEnabled: readsNodeHints(cluster.dataPlane, cluster.features) };
+  const dataPath = dataPathOf(service, cluster.dataPlane, cluster.features);
+  if (dataPath.cause !== 'data-plane') return kubeProxyView(service, slices, node, options);
+  const view = kubeProxyView(service, slices.map(withoutHints), node, options);
+  return slices.some(hasAnyHints) ? { ...view, reason: dataPath.reason } : view;
 }

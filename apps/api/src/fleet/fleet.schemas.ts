@@ -16,6 +16,11 @@ export const FleetClusterSchema = z.object({
     .int()
     .nullable()
     .describe('Services whose observed hints differ from the computed ones'),
+  servicesWithIgnoredHints: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Services whose slices carry hints that the data path ignores (hints written but ignored)'),
   nodeInfo: z.object({
     sufficient: z.boolean().nullable().describe('false: the controller sets no hints anywhere in this cluster'),
     reason: z.string().nullable(),
@@ -76,6 +81,10 @@ export const FleetSchema = z.object({
     clusters: z.number().int(),
     staleClusters: z.number().int(),
     services: HintStateCountsSchema,
+    servicesWithIgnoredHints: z
+      .number()
+      .int()
+      .describe('Services whose slices carry hints the data path ignores, over all clusters'),
     monthly: z.object({
       withoutHints: z.object({ crossZoneGb: z.number(), cost: z.number() }),
       withHints: z.object({ crossZoneGb: z.number(), cost: z.number() }),

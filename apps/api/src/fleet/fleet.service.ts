@@ -29,7 +29,9 @@ export class FleetService {
     };
     let trafficGb = 0;
     let measuredTrafficGb = 0;
+    let servicesWithIgnoredHints = 0;
     for (const cluster of clusters) {
+      servicesWithIgnoredHints += cluster.servicesWithIgnoredHints ?? 0;
       trafficGb += cluster.monthly?.trafficGb ?? 0;
       measuredTrafficGb += cluster.monthly?.measuredTrafficGb ?? 0;
       services.populated += cluster.services.populated;
@@ -48,6 +50,7 @@ export class FleetService {
         clusters: clusters.length,
         staleClusters: clusters.filter((cluster) => cluster.lastSnapshot?.stale ?? true).length,
         services,
+        servicesWithIgnoredHints,
         monthly: {
           ...monthly,
           trafficGb,
@@ -73,6 +76,7 @@ export class FleetService {
         none: row.services_none ?? 0,
       },
       servicesWithDrift: row.services_with_drift,
+      servicesWithIgnoredHints: row.services_with_ignored_hints,
       nodeInfo: { sufficient: row.node_info_sufficient, reason: row.node_info_reason },
       crossZone:
         row.cross_zone_with_hints === null || row.cross_zone_without_hints === null

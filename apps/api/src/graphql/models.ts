@@ -38,6 +38,12 @@ export class CrossZoneFractions {
   @Field(() => Float) withHints: number;
 }
 
+@ObjectType({ description: "whether the hints change where requests go on the cluster's data path" })
+export class DataPath {
+  @Field() honoursHints: boolean;
+  @Field(() => String, { nullable: true, description: 'why the hints change nothing here' }) reason: string | null;
+}
+
 @ObjectType({ description: 'the inputs a figure came from' })
 export class CostInputs {
   @Field(() => Float) trafficGb: number;
@@ -142,6 +148,13 @@ export class Service {
   @Field(() => Int) readyEndpoints: number;
   @Field({ description: 'since when this state holds' }) since: string;
   @Field(() => CrossZoneFractions) crossZone: CrossZoneFractions;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "who writes the Service's slices: endpointslice-controller, kube-apiserver, none, or a managed-by value",
+  })
+  managedBy: string | null;
+  @Field(() => DataPath, { nullable: true }) dataPath: DataPath | null;
   @Field(() => ServiceMonthly) monthly: ServiceMonthly;
   @Field({ description: 'no routing today, and enabling it would populate hints' }) opportunity: boolean;
   @Field(() => [ZoneAllocation]) zones: ZoneAllocation[];
@@ -311,6 +324,11 @@ export class Cluster {
   @Field(() => String, { nullable: true }) region: string | null;
   @Field(() => HintStateCounts, { description: 'Services by hint state' }) hintStates: HintStateCounts;
   @Field(() => Int, { nullable: true }) servicesWithDrift: number | null;
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Services whose slices carry hints that the data path ignores (hints written but ignored)',
+  })
+  servicesWithIgnoredHints: number | null;
   @Field(() => Boolean, { nullable: true }) nodeInfoSufficient: boolean | null;
   @Field(() => String, { nullable: true }) nodeInfoReason: string | null;
   @Field(() => CrossZoneFractions, { nullable: true }) crossZone: CrossZoneFractions | null;

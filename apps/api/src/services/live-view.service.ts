@@ -8,15 +8,17 @@ import {
   groupSlicesByService,
   isExcludedNode,
   isNodeReady,
-  kubeProxyView,
   type Node,
   type NodeInfo,
   nodeZone,
   parseSnapshot,
   reconcileSnapshotService,
   type Service,
+  type ClusterModel,
   type ServiceEndpointsView,
+  serviceProxyView,
   type Snapshot,
+  snapshotClusterModel,
 } from '@zw/core';
 import { ReadDb } from '@zw/db';
 import { promisify } from 'node:util';
@@ -39,6 +41,8 @@ interface IndexedSnapshot {
   services: Map<string, Service>;
   slices: Map<string, EndpointSlice[]>;
   nodeInfo: NodeInfo;
+  /** The Kubernetes version and data plane the snapshot names (else the defaults), as the worker analysed it. */
+  cluster: ClusterModel;
 }
 
 export interface ProxyViewSummary {
@@ -103,7 +107,7 @@ export class LiveViewService {
     const service = indexed.services.get(key);
     if (!service) return unavailable('the Service is not in the newest snapshot', snapshotId);
     const observed = indexed.slices.get(key) ?? [];
-    const computed = reconcileSnapshotService(service, observed, indexed.nodeInfo).endpointSlices;
+    const computed = reconcileSnapshotService(service, observed, indexed.nodeInfo, indexed.cluster).endpointSlices;
     const zoneOf = addressZones(observed);
     const drift = compareHints(observed, computed);
     return {
@@ -117,8 +121,8 @@ export class LiveViewService {
             zone,
             node: node.metadata.name,
             nodesInZone,
-            observed: summarize(kubeProxyView(service, observed, proxyNode), zoneOf),
-            computed: summarize(kubeProxyView(service, computed, proxyNode), zoneOf),
+            observed: summarize(serviceProxyView(service, observed, proxyNode, indexed.cluster), zoneOf),
+            computed: summarize(serviceProxyView(service, computed, proxyNode, indexed.cluster), zoneOf),
           };
         }),
       },
@@ -144,12 +148,15 @@ export class LiveViewService {
       [snapshotId],
     );
     if (!row?.gzip) return null;
-    const snapshot = parseSnapshot(JSON.parse((await gunzipAsync(row.gzip, { chunkSize: GUNZIP_CHUNK_BYTES })).toString('utf8')));
+    const snapshot = parseSnapshot(
+      JSON.parse((await gunzipAsync(row.gzip, { chunkSize: GUNZIP_CHUNK_BYTES })).toString('utf8')),
+    );
     const indexed: IndexedSnapshot = {
       snapshot,
       services: new Map(snapshot.services.map((s) => [`${s.metadata.namespace ?? 'default'}/${s.metadata.name}`, s])),
       slices: groupSlicesByService(snapshot.endpointSlices),
       nodeInfo: computeNodeInfo(snapshot.nodes),
+      cluster: snapshotClusterModel(snapshot),
     };
     if (row.size_bytes <= this.maxCachedBytes) {
       this.cache.set(snapshotId, indexed);

@@ -32,6 +32,10 @@ export interface ServiceSummaryView {
   /** Since when this state holds (the captured-at of the snapshot that first showed it). */
   since: string;
   crossZone: { withoutHints: number; withHints: number };
+  /** Who writes the Service's slices (`endpointslice-controller`, `kube-apiserver`, `none`, …); null for states recorded before it was. */
+  managedBy: string | null;
+  /** Whether the hints change where requests go on the cluster's data path; null for states recorded before it was. */
+  dataPath: { honoursHints: boolean; reason: string | null } | null;
   monthly: ServiceMonthly;
   /** For a Service without topology routing: what `topology-mode: Auto` would do; null otherwise. */
   ifAutoEnabled: { wouldPopulate: boolean; reason: string | null; crossZoneWithHints: number } | null;
@@ -113,7 +117,8 @@ export function serviceSummaryView(
           crossZone: { withoutHints: crossZone.withoutHints, withHints: row.preview_cross_zone ?? crossZone.withHints },
         }
       : null;
-  const opportunity = row.routing === 'None' && preview?.state === 'populated';
+  const managedByController = (row.managed_by ?? 'endpointslice-controller') === 'endpointslice-controller';
+  const opportunity = row.routing === 'None' && preview?.state === 'populated' && managedByController;
   const missed =
     opportunity && preview
       ? missedSavings({ trafficGb: traffic, pricePerGb: price, current: crossZone, ifEnabled: preview })
@@ -126,6 +131,8 @@ export function serviceSummaryView(
     readyEndpoints: row.ready_endpoints,
     since: row.valid_from.toISOString(),
     crossZone,
+    managedBy: row.managed_by,
+    dataPath: row.honours_hints === null ? null : { honoursHints: row.honours_hints, reason: row.data_path_reason },
     monthly: {
       withoutHints: cost.withoutHints,
       withHints: cost.withHints,

@@ -117,7 +117,25 @@ export const ServiceSummarySchema = z.object({
   hints: z.object({ state: HintStateSchema, reason: z.string().nullable() }),
   readyEndpoints: z.number().int(),
   since: isoDate.describe('captured-at of the snapshot that first showed this state'),
-  crossZone: z.object({ withoutHints: z.number(), withHints: z.number() }).describe('fractions of requests'),
+  crossZone: z
+    .object({ withoutHints: z.number(), withHints: z.number() })
+    .describe('fractions of requests; withHints equals withoutHints when the data path ignores the hints'),
+  managedBy: z
+    .string()
+    .nullable()
+    .describe(
+      "who writes the Service's slices: endpointslice-controller, kube-apiserver, none, or another managed-by label value (null for states recorded before this was)",
+    ),
+  dataPath: z
+    .object({
+      honoursHints: z.boolean(),
+      reason: z
+        .string()
+        .nullable()
+        .describe('why the hints change nothing here (headless, ExternalName, the data plane…)'),
+    })
+    .nullable()
+    .describe('whether the hints change where requests go on this cluster (null for states recorded before this was)'),
   monthly: z
     .object({
       withoutHints: CrossZoneCostSchema,

@@ -13,6 +13,8 @@ export interface SnapshotAggregates {
   nodeInfoSufficient: boolean;
   nodeInfoReason: string | null;
   servicesWithDrift: number;
+  /** Services whose slices carry hints the data path ignores (optional for older callers). */
+  servicesWithIgnoredHints?: number;
   zones: unknown[];
   crossZoneWithoutHints: number;
   crossZoneWithHints: number;
@@ -67,11 +69,12 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
       INSERT INTO service_intervals (cluster_id, service_id, valid_from, valid_to, state_hash, routing, hint_state,
                                      hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints,
                                      ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
-                                     preview_state, preview_reason, preview_cross_zone)
+                                     preview_state, preview_reason, preview_cross_zone, managed_by, honours_hints,
+                                     data_path_reason)
       SELECT cluster_id, service_id, ${next}::timestamptz, valid_to, state_hash, routing, hint_state,
              hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints,
              ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
-             preview_state, preview_reason, preview_cross_zone
+             preview_state, preview_reason, preview_cross_zone, managed_by, honours_hints, data_path_reason
       FROM service_intervals WHERE id = ANY(${copies}::bigint[])`;
   }
   if (plan.endAtSnapshot.length > 0) {
@@ -185,15 +188,18 @@ async function insertIntervals(tx: Tx, clusterId: string, at: Date, next: Date |
     SELECT ${clusterId}::uuid, namespace, name FROM unnest(${namespaces}::text[], ${names}::text[]) AS t(namespace, name)
     ON CONFLICT (cluster_id, namespace, name) DO NOTHING`;
   const savings = states.map((s) => s.savings);
+  const verdicts = states.map((s) => s.verdict);
   await tx.$executeRaw`
     INSERT INTO service_intervals (cluster_id, service_id, valid_from, valid_to, state_hash, routing, hint_state,
                                    hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints,
                                    ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
-                                   preview_state, preview_reason, preview_cross_zone)
+                                   preview_state, preview_reason, preview_cross_zone, managed_by, honours_hints,
+                                   data_path_reason)
     SELECT ${clusterId}::uuid, s.id, ${at}::timestamptz, ${next}::timestamptz, t.state_hash, t.routing::routing_mode,
            t.hint_state::hint_state, t.hint_reason, t.zones::jsonb, t.without_hints, t.with_hints,
            t.ready_endpoints, t.traffic_annotation, t.traffic_gb, t.traffic_source,
-           t.preview_state::hint_state, t.preview_reason, t.preview_cross_zone
+           t.preview_state::hint_state, t.preview_reason, t.preview_cross_zone, t.managed_by, t.honours_hints,
+           t.data_path_reason
       FROM unnest(${namespaces}::text[], ${names}::text[],
                   ${states.map((s) => s.stateHash)}::bigint[],
                   ${states.map((s) => s.routing)}::text[],
@@ -208,10 +214,13 @@ async function insertIntervals(tx: Tx, clusterId: string, at: Date, next: Date |
                   ${savings.map((s) => s?.trafficSource ?? null)}::text[],
                   ${savings.map((s) => s?.previewState ?? null)}::text[],
                   ${savings.map((s) => s?.previewReason ?? null)}::text[],
-                  ${savings.map((s) => s?.previewCrossZone ?? null)}::float8[])
+                  ${savings.map((s) => s?.previewCrossZone ?? null)}::float8[],
+                  ${verdicts.map((v) => v?.managedBy ?? null)}::text[],
+                  ${verdicts.map((v) => v?.honoursHints ?? null)}::boolean[],
+                  ${verdicts.map((v) => v?.dataPathReason ?? null)}::text[])
         AS t(namespace, name, state_hash, routing, hint_state, hint_reason, zones, without_hints, with_hints,
              ready_endpoints, traffic_annotation, traffic_gb, traffic_source, preview_state, preview_reason,
-             preview_cross_zone)
+             preview_cross_zone, managed_by, honours_hints, data_path_reason)
       JOIN cluster_services s
         ON s.cluster_id = ${clusterId}::uuid AND s.namespace = t.namespace AND s.name = t.name`;
 }
@@ -245,12 +254,14 @@ async function finish(tx: Tx, record: SnapshotRecord, sameRollupAs: Date | null)
     INSERT INTO snapshot_summaries (snapshot_id, cluster_id, captured_at, services, services_populated, services_removed,
                                     services_none, node_info_sufficient, node_info_reason, zones, services_with_drift,
                                     cross_zone_without_hints, cross_zone_with_hints, zone_stats_hash,
-                                    service_cidrs_hash, analyzer, ${Prisma.raw(ROLLUP_COLUMNS)})
+                                    service_cidrs_hash, analyzer, services_with_ignored_hints,
+                                    ${Prisma.raw(ROLLUP_COLUMNS)})
     SELECT ${record.snapshotId}::uuid, ${clusterId}::uuid, ${at}::timestamptz, ${a.services}::int,
            ${a.servicesPopulated}::int, ${a.servicesRemoved}::int, ${a.servicesNone}::int, ${a.nodeInfoSufficient}::boolean,
            ${a.nodeInfoReason}::text, ${JSON.stringify(a.zones)}::jsonb, ${a.servicesWithDrift}::int,
            ${a.crossZoneWithoutHints}::float8, ${a.crossZoneWithHints}::float8, ${zoneStats?.hash ?? null}::bytea,
-           ${serviceCidrs?.hash ?? null}::bytea, ${record.analyzer}::text, ${Prisma.raw(prefixed('r', ROLLUP_COLUMNS))}
+           ${serviceCidrs?.hash ?? null}::bytea, ${record.analyzer}::text, ${a.servicesWithIgnoredHints ?? null}::int,
+           ${Prisma.raw(prefixed('r', ROLLUP_COLUMNS))}
       FROM (SELECT 1) AS one LEFT JOIN (${rollup}) AS r ON true`;
 }
 
@@ -302,7 +313,7 @@ export async function recordRepeat(
 /** Everything a summary holds about its snapshot's analysis (all but its keys). */
 const REPEATED_SUMMARY_COLUMNS = `services, services_populated, services_removed, services_none, node_info_sufficient,
   node_info_reason, zones, services_with_drift, cross_zone_without_hints, cross_zone_with_hints, zone_stats_hash,
-  service_cidrs_hash, analyzer, ${ROLLUP_COLUMNS}`;
+  service_cidrs_hash, analyzer, services_with_ignored_hints, ${ROLLUP_COLUMNS}`;
 
 function prefixed(alias: string, columns: string): string {
   return columns

@@ -16,6 +16,8 @@ export interface ServiceState {
   zones: ZoneAllocations;
   crossZoneWithoutHints: number | null;
   crossZoneWithHints: number | null;
+  /** Who writes the Service's slices, and whether its data path honours hints (optional for older callers). */
+  verdict?: ServiceVerdict;
   /** What the savings model reads (optional so older callers and tests need not state it). */
   savings?: ServiceSavingsState;
   stateHash: bigint;
@@ -36,6 +38,13 @@ export interface ServiceSavingsState {
   previewState: 'populated' | 'removed' | null;
   previewReason: string | null;
   previewCrossZone: number | null;
+}
+
+/** The analysis' `managedBy` and `dataPath` of a Service. */
+export interface ServiceVerdict {
+  managedBy: string;
+  honoursHints: boolean;
+  dataPathReason: string | null;
 }
 
 export type ServiceStateFields = Omit<ServiceState, 'stateHash'>;
@@ -85,6 +94,12 @@ export function withStateHash(fields: ServiceStateFields): ServiceState {
   }
   hasher.value(fields.crossZoneWithoutHints);
   hasher.value(fields.crossZoneWithHints);
+  const verdict = fields.verdict;
+  if (verdict) {
+    hasher.string(verdict.managedBy);
+    hasher.value(verdict.honoursHints ? 1 : 0);
+    hasher.value(verdict.dataPathReason);
+  }
   const savings = fields.savings;
   if (savings) {
     hasher.value(savings.readyEndpoints);

@@ -19,6 +19,8 @@ export interface FleetRow {
   services_removed: number | null;
   services_none: number | null;
   services_with_drift: number | null;
+  /** Services whose slices carry hints the data path ignores; null for summaries recorded before it was. */
+  services_with_ignored_hints: number | null;
   node_info_sufficient: boolean | null;
   node_info_reason: string | null;
   cross_zone_without_hints: number | null;
@@ -58,6 +60,7 @@ export async function fleetRows(
             ls.status::text AS last_snapshot_status,
             sm.snapshot_id::text AS summary_snapshot_id, sm.captured_at AS summary_captured_at, sm.services,
             sm.services_populated, sm.services_removed, sm.services_none, sm.services_with_drift,
+            sm.services_with_ignored_hints,
             sm.node_info_sufficient, sm.node_info_reason, sm.cross_zone_without_hints, sm.cross_zone_with_hints,
             sm.traffic_gb, sm.cross_zone_gb_without_hints, sm.cross_zone_gb_with_hints, sm.missed_gb,
             sm.opportunities, sm.services_estimated_traffic,

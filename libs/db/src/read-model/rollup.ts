@@ -18,9 +18,12 @@ export const ESTIMATED_TRAFFIC_SQL = `(${TRAFFIC_SOURCE_SQL}) = 'default-per-end
 /**
  * A Service is an opportunity when it has no topology routing and enabling `topology-mode: Auto` would
  * populate its hints (core's rankOpportunities); what it would save is its traffic times the drop of its
- * cross-zone fraction from today's (`withHints`) to the preview's.
+ * cross-zone fraction from today's (`withHints`) to the preview's. The analysis gives no preview to a
+ * Service the annotation cannot help (slices not written by the EndpointSlice controller, headless or
+ * ExternalName, a data plane that ignores hints); the managed-by test says the first case again here.
  */
-export const OPPORTUNITY_SQL = "i.routing = 'None' AND i.preview_state = 'populated'";
+export const OPPORTUNITY_SQL =
+  "i.routing = 'None' AND i.preview_state = 'populated' AND COALESCE(i.managed_by, 'endpointslice-controller') = 'endpointslice-controller'";
 export const MISSED_FRACTION_SQL = '(COALESCE(i.cross_zone_with_hints, 0) - i.preview_cross_zone)';
 
 /**

@@ -26,6 +26,10 @@ export interface ServiceStateRow {
   preview_state: string | null;
   preview_reason: string | null;
   preview_cross_zone: number | null;
+  /** Who writes the slices and whether the data path honours hints; null in intervals recorded before these existed. */
+  managed_by: string | null;
+  honours_hints: boolean | null;
+  data_path_reason: string | null;
   /** Value of the sort key (null for the name sort). */
   sort_key: number | null;
 }
@@ -58,7 +62,7 @@ const COLUMNS = `s.id::text AS service_id, s.namespace, s.name, i.valid_from, i.
   i.hint_state::text, i.hint_reason, i.zones, i.cross_zone_without_hints, i.cross_zone_with_hints,
   i.ready_endpoints, i.traffic_annotation, i.traffic_gb, i.traffic_source, s.monthly_traffic_gb AS explicit_gb,
   s.measured_traffic_gb AS measured_gb, s.measured_cross_zone, s.measured_at,
-  i.preview_state::text, i.preview_reason, i.preview_cross_zone`;
+  i.preview_state::text, i.preview_reason, i.preview_cross_zone, i.managed_by, i.honours_hints, i.data_path_reason`;
 
 /**
  * Sort keys in GB per month (the cluster's price is one factor for all its Services, so GB order is cost
