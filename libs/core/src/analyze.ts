@@ -16,9 +16,9 @@ import {
   dataPlaneSetting,
   type DataPath,
   type DataPathVerdict,
-  type DataPlaneName,
   type DataPlaneSetting,
 } from './data-planes.js';
+import type { DataPlaneName } from './cluster-settings.js';
 import { countReadyEndpoints, hasAnyHints } from './hints.js';
 import type { AddressType, EndpointSlice, Service } from './k8s-objects.js';
 import { SERVICE_NAME_LABEL } from './k8s-objects.js';

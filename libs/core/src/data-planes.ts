@@ -4,22 +4,11 @@
  * is modelled from its project's code or documentation (docs/kubernetes-versions-and-data-planes.md
  * cites each one).
  */
+import { type DataPlaneName, isDataPlaneName } from './cluster-settings.js';
 import type { Service } from './k8s-objects.js';
 import { type VersionFeatures, type SettingSource } from './kubernetes-versions.js';
 import { hintsEnabledByAnnotation, TOPOLOGY_AWARE_HINTS_ANNOTATION, TOPOLOGY_MODE_ANNOTATION } from './routing-mode.js';
 
-export const DATA_PLANE_NAMES = [
-  'kube-proxy',
-  'cilium',
-  'cilium-no-topology',
-  'calico-ebpf',
-  'calico-ebpf-legacy',
-  'antrea',
-  'windows-kube-proxy',
-  'istio-sidecar',
-  'linkerd',
-] as const;
-export type DataPlaneName = (typeof DATA_PLANE_NAMES)[number];
 export const DEFAULT_DATA_PLANE: DataPlaneName = 'kube-proxy';
 
 export interface DataPlaneSetting {
@@ -43,10 +32,6 @@ export interface DataPathVerdict extends DataPath {
    * internal traffic policy. Enabling topology routing cannot help in the first two cases.
    */
   cause: 'service-type' | 'data-plane' | 'traffic-policy' | null;
-}
-
-export function isDataPlaneName(name: string): name is DataPlaneName {
-  return (DATA_PLANE_NAMES as readonly string[]).includes(name);
 }
 
 export function dataPlaneSetting(flag: string | undefined, annotation: string | null | undefined): DataPlaneSetting {
@@ -91,11 +76,10 @@ function dataPlaneRefusal(service: Service, dataPlane: DataPlaneName, features: 
     case 'cilium-no-topology':
       return "Cilium's kube-proxy replacement ignores hints unless service topology is enabled (loadBalancer.serviceTopology / enable-service-topology)";
     case 'calico-ebpf':
+      // Decision: current Calico (with Traffic Distribution support, calico#11751). Releases before it read
+      // hints only for `topology-aware-hints: Auto` (calico#7241); the agent cannot tell them apart.
       if (proxyAnnotationEnables(service) || hasTrafficDistribution(service)) return null;
       return "Calico's eBPF data plane reads hints only for Services with a topology annotation or a spec.trafficDistribution";
-    case 'calico-ebpf-legacy':
-      if (awareHintsAuto(service)) return null;
-      return "Calico's eBPF data plane before topology-mode and trafficDistribution support reads hints only for Services annotated service.kubernetes.io/topology-aware-hints: Auto";
     case 'antrea':
       if (proxyAnnotationEnables(service) || hasTrafficDistribution(service)) return null;
       return 'AntreaProxy reads hints only for Services with a topology annotation (not empty or disabled) or a spec.trafficDistribution';
@@ -128,11 +112,6 @@ function proxyAnnotationEnables(service: Service): boolean {
     ? annotations[TOPOLOGY_AWARE_HINTS_ANNOTATION]
     : annotations[TOPOLOGY_MODE_ANNOTATION];
   return value !== undefined && value !== '' && value !== 'disabled' && value !== 'Disabled';
-}
-
-function awareHintsAuto(service: Service): boolean {
-  const value = service.metadata.annotations?.[TOPOLOGY_AWARE_HINTS_ANNOTATION];
-  return value === 'Auto' || value === 'auto';
 }
 
 function hasTrafficDistribution(service: Service): boolean {

@@ -1,4 +1,9 @@
-import { DATA_PLANE_NAMES, isDataPlaneName } from './data-planes.js';
+import {
+  DATA_PLANE_ANNOTATION,
+  DATA_PLANE_NAMES,
+  isDataPlaneName,
+  KUBERNETES_VERSION_ANNOTATION,
+} from './cluster-settings.js';
 import { parseCidr } from './ip-addresses.js';
 import { parseKubernetesMinor } from './kubernetes-versions.js';
 import type { EndpointSlice, Node, Service, ServiceCIDR } from './k8s-objects.js';
@@ -18,10 +23,6 @@ export const SERVICE_CIDR_ANNOTATION = 'zonewise.io/service-cidr';
 export const ZONE_TRAFFIC_WEIGHTS_ANNOTATION = 'zonewise.io/zone-traffic-weights';
 /** When an agent took the snapshot (RFC 3339); the pipeline orders history by it. */
 export const CAPTURED_AT_ANNOTATION = 'zonewise.io/captured-at';
-/** The cluster's Kubernetes version (`1.31`, `v1.31.4`…): which upstream behaviour the analysis models. */
-export const KUBERNETES_VERSION_ANNOTATION = 'zonewise.io/kubernetes-version';
-/** What routes Service traffic in the cluster: one of the data-plane names. */
-export const DATA_PLANE_ANNOTATION = 'zonewise.io/data-plane';
 
 export class SnapshotError extends Error {
   constructor(

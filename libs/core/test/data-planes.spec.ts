@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeSnapshot, type ServiceAnalysis } from '../src/analyze.js';
-import { DATA_PLANE_NAMES, type DataPlaneName } from '../src/data-planes.js';
+import { DATA_PLANE_NAMES, type DataPlaneName } from '../src/cluster-settings.js';
 import { endpointsForNode } from '../src/node-endpoints.js';
 import { crossZonePrice } from '../src/savings.js';
 import { snapshotSavings } from '../src/snapshot-savings.js';
@@ -41,12 +41,6 @@ const PLANE_ROWS: PlaneRow[] = [
     dataPlane: 'calico-ebpf',
     source: 'calico#11751: trafficDistribution and topology-mode in the eBPF kube-proxy',
     honours: [true, true, true, false],
-  },
-  {
-    dataPlane: 'calico-ebpf-legacy',
-    source: 'calico#7241 and calico#10430: hints only with topology-aware-hints Auto/auto',
-    honours: [false, true, false, false],
-    reason: 'topology-aware-hints: Auto',
   },
   {
     dataPlane: 'antrea',
