@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { Backoff } from './backoff.js';
 import type { AgentConfig } from './config.js';
-import { ClusterReader } from './cluster-reader.js';
+import { type ClusterReadings, ClusterReader } from './cluster-reader.js';
 import { clusterProfile, profileAnnotations } from './cluster-profile.js';
 import { startHealthServer, type HealthServer } from './health-server.js';
 import { loadKubeConfig, RESOURCES, type ResourceName } from './kubernetes.js';
@@ -33,6 +33,7 @@ export class Agent {
   private readonly watchers: ResourceWatcher[];
   private readonly scheduler: PushScheduler;
   private readonly clusterReader: ClusterReader;
+  private lastReadings: ClusterReadings | null = null;
   private health: HealthServer | null = null;
   private lastContentKey: string | null = null;
   private lastCapturedAt = 0;
@@ -190,7 +191,10 @@ export class Agent {
 
   /** Builds, compresses and spools a snapshot; false when it would repeat what was last sent. */
   private async takeSnapshot(trigger: SnapshotTrigger | 'shutdown'): Promise<boolean> {
-    const readings = await this.clusterReader.read();
+    // At shutdown the time left is for delivery: the version and data plane read for the previous
+    // snapshot stand (only a watched object's change can be pending then).
+    const readings = trigger === 'shutdown' && this.lastReadings ? this.lastReadings : await this.clusterReader.read();
+    this.lastReadings = readings;
     const capturedAt = new Date(Math.max(Date.now(), this.lastCapturedAt + 1)); // unique per cluster, as the API requires
     const nodes = this.watcher('nodes').objects();
     const services = this.watcher('services').objects();
