@@ -22,9 +22,11 @@ import type { ClusterReadings, NamespaceMarks, Read } from './cluster-reader.js'
  *    listed in the detail): one name describes the whole cluster, and most of it routes without the mesh;
  * 3. Cilium replaces kube-proxy (`kube-proxy-replacement: true`) → `cilium` when its service topology is
  *    on (`enable-service-topology: true`), else `cilium-no-topology`;
- * 4. Calico's FelixConfiguration `default` has `bpfEnabled: true` → `calico-ebpf`. Decision: Felix's
- *    cluster-wide configuration is what the eBPF data plane is switched on with, whether by hand or by
- *    the Tigera operator (from the Installation's `linuxDataplane: BPF`), so it is the one object read;
+ * 4. Calico's FelixConfiguration `default` has `bpfEnabled: true` → `calico-ebpf`, or
+ *    `calico-ebpf-legacy` when its ClusterInformation `default` names a release before v3.32. Decision:
+ *    Felix's cluster-wide configuration is what the eBPF data plane is switched on with, whether by hand
+ *    or by the Tigera operator (from the Installation's `linuxDataplane: BPF`), so it is the one object
+ *    read for the switch;
  * 5. Antrea is installed with Antrea Proxy on (its default) → `antrea`;
  * 6. kube-proxy's ConfigMap exists → `kube-proxy` (its `mode` goes into the detail).
  * A step whose source could not be read (refused, failing) leaves the data plane unknown rather than
@@ -54,7 +56,7 @@ export function clusterProfile(
     windowsStep(nodeCounts),
     meshStep(readings.namespaces, meshes),
     ciliumStep(readings.cilium),
-    calicoStep(readings.felix),
+    calicoStep(readings.felix, readings.calicoInfo),
     antreaStep(readings.antrea),
     kubeProxyStep(readings.kubeProxy),
   ];
@@ -242,15 +244,42 @@ function ciliumStep(read: Read<Record<string, string>>): DataPlaneStep {
   return { source, seen, outcome: 'not-applicable' };
 }
 
-function calicoStep(read: Read<Record<string, unknown>>): DataPlaneStep {
+/**
+ * The first Calico minor with Traffic Distribution and `topology-mode` support in its eBPF data plane
+ * (calico#11751, merged in February 2026, first released in v3.32). Decision: before it, Calico's eBPF
+ * kube-proxy read hints only for the older `topology-aware-hints` annotation (`calico-ebpf-legacy`).
+ */
+const CALICO_TRAFFIC_DISTRIBUTION_MINOR = 32;
+
+function calicoStep(felix: Read<Record<string, unknown>>, info: Read<Record<string, unknown>>): DataPlaneStep {
   const source = 'calico';
-  const early = unreadable(source, read, 'FelixConfiguration default');
+  const early = unreadable(source, felix, 'FelixConfiguration default');
   if (early) return early;
-  const bpfEnabled = (read as { value: Json }).value.bpfEnabled === true;
-  const seen = { status: 'found', bpfEnabled };
-  return bpfEnabled
+  const bpfEnabled = (felix as { value: Json }).value.bpfEnabled === true;
+  if (!bpfEnabled) return { source, seen: { status: 'found', bpfEnabled }, outcome: 'not-applicable' };
+  const calicoVersion = info.status === 'found' ? info.value.calicoVersion : undefined;
+  const release = /^v?(\d+)\.(\d+)/.exec(typeof calicoVersion === 'string' ? calicoVersion : '');
+  const seen = { status: 'found', bpfEnabled, calicoVersion: typeof calicoVersion === 'string' ? calicoVersion : null };
+  if (!release) {
+    const why =
+      info.status === 'found' ? 'names no version' : info.status === 'missing' ? 'is missing' : NOT_READ[info.status];
+    return {
+      source,
+      seen,
+      outcome: 'unknown',
+      reason: `Calico's eBPF data plane is on; its ClusterInformation default ${why}`,
+    };
+  }
+  const [major, minor] = [Number(release[1]), Number(release[2])];
+  return major > 3 || (major === 3 && minor >= CALICO_TRAFFIC_DISTRIBUTION_MINOR)
     ? { source, seen, outcome: 'decided', dataPlane: 'calico-ebpf', reason: "Calico's eBPF data plane is on" }
-    : { source, seen, outcome: 'not-applicable' };
+    : {
+        source,
+        seen,
+        outcome: 'decided',
+        dataPlane: 'calico-ebpf-legacy',
+        reason: `Calico's eBPF data plane is on, in a release before Traffic Distribution support (${String(calicoVersion)})`,
+      };
 }
 
 function antreaStep(read: Read<Record<string, string>>): DataPlaneStep {

@@ -12,7 +12,7 @@ import { describeError, errorStatus, LIST_PAGE_SIZE } from './kubernetes.js';
 /**
  * Reads, at each snapshot, what says which Kubernetes version and which data plane the cluster runs:
  * `/version`, the kube-system ConfigMaps of kube-proxy, Cilium and Antrea, Calico's FelixConfiguration
- * `default`, and the namespaces' mesh injection labels. Nothing here is needed for a snapshot: a read
+ * and ClusterInformation `default`, and the namespaces' mesh injection labels. Nothing here is needed for a snapshot: a read
  * that is refused (401/403), missing (404), slow or failing gives an unknown, logged once per source and
  * outcome, and the snapshot goes on without it.
  */
@@ -44,6 +44,8 @@ export interface ClusterReadings {
   antrea: Read<Record<string, string>>;
   /** crd.projectcalico.org/v1 FelixConfiguration `default`: `spec`. */
   felix: Read<Record<string, unknown>>;
+  /** crd.projectcalico.org/v1 ClusterInformation `default`: `spec` (its `calicoVersion`). */
+  calicoInfo: Read<Record<string, unknown>>;
   namespaces: Read<NamespaceMarks[]>;
 }
 
@@ -54,6 +56,12 @@ export const FELIX_CONFIGURATION = {
   group: 'crd.projectcalico.org',
   version: 'v1',
   plural: 'felixconfigurations',
+  name: 'default',
+} as const;
+export const CALICO_CLUSTER_INFORMATION = {
+  group: 'crd.projectcalico.org',
+  version: 'v1',
+  plural: 'clusterinformations',
   name: 'default',
 } as const;
 
@@ -80,7 +88,11 @@ export class ClusterReader {
   async read(): Promise<ClusterReadings> {
     const configMap = (name: string) => async () =>
       (await this.core.readNamespacedConfigMap({ name, namespace: CONFIG_MAP_NAMESPACE })).data ?? {};
-    const [version, kubeProxy, cilium, antrea, felix, namespaces] = await Promise.all([
+    const calicoSpec = (object: typeof FELIX_CONFIGURATION | typeof CALICO_CLUSTER_INFORMATION) => async () => {
+      const found = (await this.custom.getClusterCustomObject({ ...object })) as { spec?: Record<string, unknown> };
+      return found.spec ?? {};
+    };
+    const [version, kubeProxy, cilium, antrea, felix, calicoInfo, namespaces] = await Promise.all([
       this.attempt('/version', async () => {
         const info = await this.versions.getCode();
         return { major: info.major, minor: info.minor, gitVersion: info.gitVersion || null };
@@ -91,15 +103,11 @@ export class ClusterReader {
       ),
       this.attempt(`ConfigMap ${CONFIG_MAP_NAMESPACE}/${READ_CONFIG_MAPS.cilium}`, configMap(READ_CONFIG_MAPS.cilium)),
       this.attempt(`ConfigMap ${CONFIG_MAP_NAMESPACE}/${READ_CONFIG_MAPS.antrea}`, configMap(READ_CONFIG_MAPS.antrea)),
-      this.attempt(`FelixConfiguration ${FELIX_CONFIGURATION.name}`, async () => {
-        const object = (await this.custom.getClusterCustomObject({ ...FELIX_CONFIGURATION })) as {
-          spec?: Record<string, unknown>;
-        };
-        return object.spec ?? {};
-      }),
+      this.attempt(`FelixConfiguration ${FELIX_CONFIGURATION.name}`, calicoSpec(FELIX_CONFIGURATION)),
+      this.attempt(`ClusterInformation ${CALICO_CLUSTER_INFORMATION.name}`, calicoSpec(CALICO_CLUSTER_INFORMATION)),
       this.attempt('namespaces', () => this.listNamespaces()),
     ]);
-    return { version, kubeProxy, cilium, antrea, felix, namespaces };
+    return { version, kubeProxy, cilium, antrea, felix, calicoInfo, namespaces };
   }
 
   private async listNamespaces(): Promise<NamespaceMarks[]> {

@@ -178,7 +178,7 @@ describe('data plane', () => {
     expect(partial.detail.reason).toBe('Cilium\'s kube-proxy-replacement is "partial"');
   });
 
-  it("is calico-ebpf when Calico's FelixConfiguration default turns eBPF on", async () => {
+  it("is calico-ebpf when Calico's FelixConfiguration default turns eBPF on, calico-ebpf-legacy before v3.32", async () => {
     const server = await fakeCluster();
     server.apply(kubeProxy('iptables'));
     const felix = (bpfEnabled: boolean) => ({
@@ -187,12 +187,29 @@ describe('data plane', () => {
       metadata: { name: 'default' },
       spec: { bpfEnabled, logSeverityScreen: 'Info' },
     });
+    const clusterInformation = (calicoVersion: string) => ({
+      apiVersion: 'crd.projectcalico.org/v1',
+      kind: 'ClusterInformation',
+      metadata: { name: 'default' },
+      spec: { calicoVersion, clusterType: 'k8s,bgp,kubeadm,kdd', datastoreReady: true },
+    });
     server.apply(felix(false));
     expect((await profileOf(server)).dataPlane).toBe('kube-proxy');
     server.apply(felix(true));
+    // eBPF on, but which release is not known: not guessed.
+    const noVersion = await profileOf(server);
+    expect(noVersion.dataPlane).toBeNull();
+    expect(noVersion.detail.reason).toBe("Calico's eBPF data plane is on; its ClusterInformation default is missing");
+    server.apply(clusterInformation('v3.32.2'));
     const ebpf = await profileOf(server);
     expect(ebpf.dataPlane).toBe('calico-ebpf');
-    expect(ebpf.detail.calico).toEqual({ status: 'found', bpfEnabled: true });
+    expect(ebpf.detail.calico).toEqual({ status: 'found', bpfEnabled: true, calicoVersion: 'v3.32.2' });
+    server.apply(clusterInformation('v3.30.4'));
+    expect((await profileOf(server)).dataPlane).toBe('calico-ebpf-legacy');
+    server.forbid(objectPath('ClusterInformation', 'default'));
+    expect((await profileOf(server)).detail.reason).toBe(
+      "Calico's eBPF data plane is on; its ClusterInformation default refused (RBAC)",
+    );
   });
 
   it('is antrea when Antrea Proxy is on (its default), kube-proxy when it is switched off', async () => {
@@ -304,7 +321,11 @@ describe('refused and missing reads', () => {
     expect(refusals.map((line) => line.source).sort()).toEqual(['/version', 'ConfigMap kube-system/cilium-config']);
     // Missing objects are logged once too, at info.
     const missing = lines.filter((line) => line.level === 'info').map((line) => line.source);
-    expect(missing.sort()).toEqual(['ConfigMap kube-system/antrea-config', 'FelixConfiguration default']);
+    expect(missing.sort()).toEqual([
+      'ClusterInformation default',
+      'ConfigMap kube-system/antrea-config',
+      'FelixConfiguration default',
+    ]);
 
     // Refused namespaces leave a possible mesh unknown.
     server.forbid('/api/v1/namespaces');

@@ -2,7 +2,12 @@ import { loadYaml } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_MAP_NAMESPACE, FELIX_CONFIGURATION, READ_CONFIG_MAPS } from '../src/cluster-reader.js';
+import {
+  CALICO_CLUSTER_INFORMATION,
+  CONFIG_MAP_NAMESPACE,
+  FELIX_CONFIGURATION,
+  READ_CONFIG_MAPS,
+} from '../src/cluster-reader.js';
 import { buildAgentCommand, parseAgentConfig } from '../src/config.js';
 
 /**
@@ -62,7 +67,7 @@ describe('deploy/helm/zonewise-agent', () => {
       { apiGroups: [''], resources: ['namespaces'], verbs: ['list'] },
       {
         apiGroups: [FELIX_CONFIGURATION.group],
-        resources: [FELIX_CONFIGURATION.plural],
+        resources: [FELIX_CONFIGURATION.plural, CALICO_CLUSTER_INFORMATION.plural],
         resourceNames: [FELIX_CONFIGURATION.name],
         verbs: ['get'],
       },

@@ -39,7 +39,7 @@ export function applyClusterOverrides(document: unknown, overrides: ClusterOverr
       overrides.kubernetesVersion !== null && KUBERNETES_VERSION_PATTERN.test(overrides.kubernetesVersion)
         ? overrides.kubernetesVersion
         : null,
-    dataPlane: isDataPlaneName(overrides.dataPlane) ? overrides.dataPlane : null,
+    dataPlane: overrides.dataPlane !== null && isDataPlaneName(overrides.dataPlane) ? overrides.dataPlane : null,
   };
   if (applied.kubernetesVersion === null && applied.dataPlane === null) return applied;
   const annotations = listAnnotations(document);

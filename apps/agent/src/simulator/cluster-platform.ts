@@ -19,6 +19,7 @@ export function simulatedReadings(kubernetesVersion: string, dataPlane: DataPlan
     cilium: missing,
     antrea: missing,
     felix: missing,
+    calicoInfo: missing,
     namespaces: found([]),
   };
   switch (dataPlane) {
@@ -33,7 +34,13 @@ export function simulatedReadings(kubernetesVersion: string, dataPlane: DataPlan
         }),
       };
     case 'calico-ebpf':
-      return { ...readings, kubeProxy: missing, felix: found({ bpfEnabled: true }) };
+    case 'calico-ebpf-legacy':
+      return {
+        ...readings,
+        kubeProxy: missing,
+        felix: found({ bpfEnabled: true }),
+        calicoInfo: found({ calicoVersion: dataPlane === 'calico-ebpf' ? 'v3.32.2' : 'v3.30.4' }),
+      };
     case 'antrea':
       return { ...readings, antrea: found({ 'antrea-agent.conf': 'antreaProxy:\n  enable: true\n' }) };
     case 'kube-proxy':

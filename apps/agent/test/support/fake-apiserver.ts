@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
  * watches (`?watch=true&resourceVersion=N`) that stream newline-delimited events from a bounded history
  * and stay open for new ones. Tests can drop watch connections, end them, compact the history so that
  * watching from an old resourceVersion is answered with 410 Gone, fail lists, or not serve a resource
- * at all (404). It also answers single-object reads (ConfigMaps, Namespaces, Calico's FelixConfiguration),
+ * at all (404). It also answers single-object reads (ConfigMaps, Namespaces, Calico's FelixConfiguration and ClusterInformation),
  * `/version`, and, for paths a test forbids, 403 as RBAC does.
  */
 
@@ -47,6 +47,13 @@ export const COLLECTIONS: Record<string, Collection> = {
   FelixConfiguration: {
     path: '/apis/crd.projectcalico.org/v1/felixconfigurations',
     kind: 'FelixConfiguration',
+    apiVersion: 'crd.projectcalico.org/v1',
+    namespaced: false,
+    inSnapshot: false,
+  },
+  ClusterInformation: {
+    path: '/apis/crd.projectcalico.org/v1/clusterinformations',
+    kind: 'ClusterInformation',
     apiVersion: 'crd.projectcalico.org/v1',
     namespaced: false,
     inSnapshot: false,
