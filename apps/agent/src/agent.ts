@@ -3,6 +3,8 @@ import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { Backoff } from './backoff.js';
 import type { AgentConfig } from './config.js';
+import { type ClusterReadings, ClusterReader } from './cluster-reader.js';
+import { clusterProfile, profileAnnotations } from './cluster-profile.js';
 import { startHealthServer, type HealthServer } from './health-server.js';
 import { loadKubeConfig, RESOURCES, type ResourceName } from './kubernetes.js';
 import { AgentMetrics } from './metrics.js';
@@ -21,7 +23,8 @@ export class StartupError extends Error {
 
 /**
  * The agent: watchers keep caches of the cluster's Nodes, Services, EndpointSlices and ServiceCIDRs; the
- * scheduler decides when a snapshot is due; a snapshot is compacted, gzipped and written to the spool;
+ * scheduler decides when a snapshot is due; a snapshot is compacted, annotated with the cluster's
+ * Kubernetes version and data plane (read afresh each time), gzipped and written to the spool;
  * the shipper delivers the spool to the API. On shutdown the pending change becomes a last snapshot,
  * and what cannot be delivered in time stays in the spool for the next start.
  */
@@ -29,6 +32,8 @@ export class Agent {
   readonly metrics: AgentMetrics;
   private readonly watchers: ResourceWatcher[];
   private readonly scheduler: PushScheduler;
+  private readonly clusterReader: ClusterReader;
+  private lastReadings: ClusterReadings | null = null;
   private health: HealthServer | null = null;
   private lastContentKey: string | null = null;
   private lastCapturedAt = 0;
@@ -42,6 +47,7 @@ export class Agent {
     metrics: AgentMetrics,
   ) {
     this.metrics = metrics;
+    this.clusterReader = new ClusterReader(kubeConfig, logger);
     this.watchers = RESOURCES.map(
       (definition) =>
         new ResourceWatcher({
@@ -185,16 +191,23 @@ export class Agent {
 
   /** Builds, compresses and spools a snapshot; false when it would repeat what was last sent. */
   private async takeSnapshot(trigger: SnapshotTrigger | 'shutdown'): Promise<boolean> {
+    // At shutdown the time left is for delivery: the version and data plane read for the previous
+    // snapshot stand (only a watched object's change can be pending then).
+    const readings = trigger === 'shutdown' && this.lastReadings ? this.lastReadings : await this.clusterReader.read();
+    this.lastReadings = readings;
     const capturedAt = new Date(Math.max(Date.now(), this.lastCapturedAt + 1)); // unique per cluster, as the API requires
+    const nodes = this.watcher('nodes').objects();
+    const services = this.watcher('services').objects();
     const snapshot = buildSnapshot(
       {
-        nodes: this.watcher('nodes').objects(),
-        services: this.watcher('services').objects(),
+        nodes,
+        services,
         endpointSlices: this.watcher('endpointslices').objects(),
         serviceCIDRs: this.watcher('servicecidrs').objects(),
       },
       capturedAt,
       this.config.serviceCidrs,
+      profileAnnotations(clusterProfile(readings, nodes, services)),
     );
     const unchanged = snapshot.contentKey === this.lastContentKey;
     // An unchanged state is sent again only as a heartbeat, and not while a backlog already carries it.

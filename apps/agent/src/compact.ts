@@ -13,7 +13,8 @@ import { LAST_APPLIED_ANNOTATION } from '@zw/core';
 
 /**
  * Cuts Kubernetes objects down to what the analysis core reads, so a snapshot of a large cluster stays
- * small: no managedFields, uids, resource versions, owner references, node images/addresses/nodeInfo,
+ * small: no managedFields, uids, resource versions, owner references, node images/addresses (of nodeInfo
+only the kubelet version and operating system),
  * endpoint targetRefs other than Pods', Service selectors… Objects come either from a typed list (client-node class
  * instances, timestamps as Date) or raw from a watch event (plain JSON); both give the same output.
  *
@@ -34,6 +35,9 @@ export function compactNode(node: unknown): Node {
   const compactStatus: NonNullable<Node['status']> = {};
   if (typeof allocatable.cpu === 'string') compactStatus.allocatable = { cpu: allocatable.cpu };
   if (ready) compactStatus.conditions = [{ type: 'Ready', status: String(ready.status) } satisfies Condition];
+  // Which kube-proxy (its version follows the kubelet's) and which OS route traffic from this node.
+  const nodeInfo = pick((status.nodeInfo ?? {}) as Json, ['kubeletVersion', 'operatingSystem']);
+  if (Object.keys(nodeInfo).length > 0) compactStatus.nodeInfo = nodeInfo;
   return { apiVersion: 'v1', kind: 'Node', metadata: compactMetadata(source.metadata, false), status: compactStatus };
 }
 

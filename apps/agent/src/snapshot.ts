@@ -29,11 +29,14 @@ export interface BuiltSnapshot {
  *
  * Decision: `serviceCidrs` (the --service-cidr flag) goes into the `zonewise.io/service-cidr` annotation
  * only when the cluster has no ServiceCIDR objects: where they exist they are the truth.
+ * `clusterAnnotations` (the Kubernetes version and data plane, see cluster-profile.ts) are part of the
+ * content: a data plane that changes makes a new snapshot.
  */
 export function buildSnapshot(
   objects: ClusterObjects,
   capturedAt: Date,
   serviceCidrs: readonly string[],
+  clusterAnnotations: Readonly<Record<string, string>> = {},
 ): BuiltSnapshot {
   const items: (Node | Service | EndpointSlice | ServiceCIDR)[] = [
     ...sortByName(objects.nodes.map(compactNode)),
@@ -41,7 +44,7 @@ export function buildSnapshot(
     ...sortByName(objects.endpointSlices.map(compactEndpointSlice)),
     ...sortByName(objects.serviceCIDRs.map(compactServiceCIDR)),
   ];
-  const settings: Record<string, string> = {};
+  const settings: Record<string, string> = { ...clusterAnnotations };
   if (objects.serviceCIDRs.length === 0 && serviceCidrs.length > 0) {
     settings[SERVICE_CIDR_ANNOTATION] = serviceCidrs.join(',');
   }

@@ -1,5 +1,5 @@
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
-import { SERVICE_CIDR_ANNOTATION } from '@zw/core';
+import { DATA_PLANE_ANNOTATION, KUBERNETES_VERSION_ANNOTATION, SERVICE_CIDR_ANNOTATION } from '@zw/core';
 import { createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -293,6 +293,37 @@ describe('agent → API → worker', () => {
     expect(arrived).toHaveLength(before + 3);
     expect(arrived.slice(-3).map((row) => row.capturedAt)).toEqual(spooled);
   }, 90_000);
+
+  it("records the cluster's Kubernetes version and data plane as the agent detected them", async () => {
+    const server = await fakeCluster(14);
+    server.setVersion({ major: '1', minor: '31', gitVersion: 'v1.31.7' });
+    server.apply({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cilium-config', namespace: 'kube-system' },
+      data: { 'kube-proxy-replacement': 'true', 'enable-service-topology': 'false' },
+    });
+    const cluster = await newCluster('cilium');
+    await startAgent(server, cluster.token);
+    const summary = await waitFor('the first analysis', () =>
+      prisma.snapshotSummary.findFirst({ where: { clusterId: cluster.id } }),
+    );
+    expect(summary).toMatchObject({
+      kubernetesVersion: '1.31',
+      kubernetesVersionSource: 'snapshot',
+      dataPlane: 'cilium-no-topology',
+      dataPlaneSource: 'snapshot',
+    });
+    const snapshot = await prisma.snapshot.findFirstOrThrow({
+      where: { clusterId: cluster.id },
+      include: { payload: true },
+    });
+    const annotations = (
+      JSON.parse(gunzipSync(snapshot.payload!.gzip).toString()) as { metadata: { annotations: Record<string, string> } }
+    ).metadata.annotations;
+    expect(annotations[KUBERNETES_VERSION_ANNOTATION]).toBe('1.31');
+    expect(annotations[DATA_PLANE_ANNOTATION]).toBe('cilium-no-topology');
+  }, 60_000);
 
   it('sends heartbeat snapshots of an unchanged cluster, which add no history', async () => {
     const server = await fakeCluster(13);

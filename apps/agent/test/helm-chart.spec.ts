@@ -2,12 +2,19 @@ import { loadYaml } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import {
+  CALICO_CLUSTER_INFORMATION,
+  CONFIG_MAP_NAMESPACE,
+  FELIX_CONFIGURATION,
+  READ_CONFIG_MAPS,
+} from '../src/cluster-reader.js';
 import { buildAgentCommand, parseAgentConfig } from '../src/config.js';
 
 /**
  * The Helm chart against the agent it deploys (there is no helm binary here to render it): the RBAC is
  * exactly list+watch on the four resources, every flag the Deployment passes exists, and the chart's
- * default values make a configuration the agent accepts.
+ * default values make a configuration the agent accepts. The RBAC grants exactly what the agent reads:
+ * list+watch on the four snapshot resources, and `get` by name on the objects that tell the data plane.
  */
 
 const CHART = join(__dirname, '..', '..', '..', 'deploy', 'helm', 'zonewise-agent');
@@ -50,14 +57,38 @@ function defaultArgs(overrides: Record<string, string> = {}): string[] {
 }
 
 describe('deploy/helm/zonewise-agent', () => {
-  it('grants list and watch on exactly nodes, services, endpointslices and servicecidrs', () => {
+  it('grants list and watch on exactly nodes, services, endpointslices and servicecidrs, and the data plane reads', () => {
     const role = staticYaml(template('clusterrole.yaml')) as { kind: string; rules: unknown[] };
     expect(role.kind).toBe('ClusterRole');
     expect(role.rules).toEqual([
       { apiGroups: [''], resources: ['nodes', 'services'], verbs: ['list', 'watch'] },
       { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
       { apiGroups: ['networking.k8s.io'], resources: ['servicecidrs'], verbs: ['list', 'watch'] },
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['list'] },
+      {
+        apiGroups: [FELIX_CONFIGURATION.group],
+        resources: [FELIX_CONFIGURATION.plural, CALICO_CLUSTER_INFORMATION.plural],
+        resourceNames: [FELIX_CONFIGURATION.name],
+        verbs: ['get'],
+      },
+      { nonResourceURLs: ['/version', '/version/'], verbs: ['get'] },
     ]);
+  });
+
+  it('grants get on the data plane ConfigMaps by name, in kube-system only', () => {
+    const role = staticYaml(template('role.yaml')) as {
+      kind: string;
+      metadata: { namespace: string };
+      rules: unknown[];
+    };
+    expect(role.kind).toBe('Role');
+    expect(role.metadata.namespace).toBe(CONFIG_MAP_NAMESPACE);
+    expect(role.rules).toEqual([
+      { apiGroups: [''], resources: ['configmaps'], resourceNames: Object.values(READ_CONFIG_MAPS), verbs: ['get'] },
+    ]);
+    const binding = staticYaml(template('rolebinding.yaml')) as { kind: string; metadata: { namespace: string } };
+    expect(binding).toMatchObject({ kind: 'RoleBinding', metadata: { namespace: CONFIG_MAP_NAMESPACE } });
+    expect(template('rolebinding.yaml')).toContain('name: {{ include "zonewise-agent.serviceAccountName" . }}');
   });
 
   it('passes only flags the agent knows, and its defaults make a valid configuration', () => {

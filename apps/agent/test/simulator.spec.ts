@@ -9,7 +9,12 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from '../../../test/support/redis.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { createApiApp } from '../../api/src/http-app.js';
-import { CAPTURED_AT_ANNOTATION } from '@zw/core';
+import {
+  CAPTURED_AT_ANNOTATION,
+  DATA_PLANE_ANNOTATION,
+  DATA_PLANE_DETAIL_ANNOTATION,
+  KUBERNETES_VERSION_ANNOTATION,
+} from '@zw/core';
 import { DEMO_FLEET, spotNodes } from '../src/simulator/fleet.js';
 import { simulatedSnapshot } from '../src/simulator/simulation.js';
 import { buildAgentAndCli, ROOT } from './support/pipeline.js';
@@ -104,6 +109,25 @@ describe('the demo fleet', () => {
     const list = JSON.parse(simulatedSnapshot(scenario('onprem-lab'), 1, 0, at).json);
     expect(list.metadata.annotations['zonewise.io/service-cidr']).toBe('10.96.0.0/12');
   });
+
+  it("reports each cluster's Kubernetes version and data plane as the agent detects them", () => {
+    for (const cluster of DEMO_FLEET) {
+      const annotations = JSON.parse(simulatedSnapshot(cluster, 1, 0, at).json).metadata.annotations;
+      expect(annotations[KUBERNETES_VERSION_ANNOTATION]).toBe(cluster.kubernetesVersion);
+      expect(annotations[DATA_PLANE_ANNOTATION]).toBe(cluster.dataPlane);
+    }
+    const legacy = JSON.parse(simulatedSnapshot(scenario('eks-legacy-eu-central-1'), 1, 0, at).json);
+    expect(legacy.metadata.annotations[KUBERNETES_VERSION_ANNOTATION]).toBe('1.31');
+    const orderApi = legacy.items.find((item: { metadata: { name: string } }) => item.metadata.name === 'order-api');
+    expect(orderApi.spec.trafficDistribution).toBe('PreferSameZone');
+    const cilium = JSON.parse(simulatedSnapshot(scenario('azure-cilium-westeurope'), 1, 0, at).json);
+    expect(JSON.parse(cilium.metadata.annotations[DATA_PLANE_DETAIL_ANNOTATION])).toMatchObject({
+      dataPlane: 'cilium-no-topology',
+      cilium: { status: 'found', kubeProxyReplacement: 'true', serviceTopology: false },
+      kubeProxy: { status: 'missing' },
+      nodes: { linux: 9, windows: 0 },
+    });
+  });
 });
 
 describe('zonewise-simulate → API → worker', () => {
@@ -175,12 +199,18 @@ describe('zonewise-simulate → API → worker', () => {
     expect(clusters.map((cluster) => [cluster.name, cluster.cloud])).toEqual([
       ['aws-batch-us-west-2', 'aws'],
       ['aws-prod-us-east-1', 'aws'],
+      ['azure-cilium-westeurope', 'azure'],
+      ['eks-legacy-eu-central-1', 'aws'],
       ['gcp-analytics-europe-west1', 'gcp'],
       ['onprem-lab', 'other'],
     ]);
+    // No overrides: the version and data plane come in the snapshots, as from a real agent.
+    expect(clusters.map((cluster) => [cluster.kubernetesVersion, cluster.dataPlane])).toEqual(
+      clusters.map(() => [null, null]),
+    );
     await waitFor(
       'every snapshot processed',
-      async () => (await prisma.snapshot.count({ where: { status: 'processed' } })) === ticks * 4,
+      async () => (await prisma.snapshot.count({ where: { status: 'processed' } })) === ticks * DEMO_FLEET.length,
       60_000,
     );
     const byName = Object.fromEntries(clusters.map((cluster) => [cluster.name, cluster.id]));
@@ -197,11 +227,15 @@ describe('zonewise-simulate → API → worker', () => {
         populated: latest.servicesPopulated,
         removed: latest.servicesRemoved,
         sufficient: latest.nodeInfoSufficient,
+        kubernetesVersionSource: latest.kubernetesVersionSource,
+        dataPlane: [latest.dataPlane, latest.dataPlaneSource],
       }).toEqual({
         cluster: cluster.name,
         populated: expected.summary.services.populated,
         removed: expected.summary.services.removed,
         sufficient: expected.nodeInfo.sufficient,
+        kubernetesVersionSource: 'snapshot',
+        dataPlane: [cluster.dataPlane, 'snapshot'],
       });
     }
     // History shows the stories: flapping hints, a node without a zone label, the overloaded checkout.
@@ -242,7 +276,7 @@ describe('zonewise-simulate → API → worker', () => {
       'warn',
     ]);
     expect(again.code).toBe(0);
-    expect(await prisma.cluster.count()).toBe(4);
+    expect(await prisma.cluster.count()).toBe(DEMO_FLEET.length);
     expect(await prisma.snapshot.count({ where: { clusterId: byName['onprem-lab'] } })).toBe(ticks + 2);
   }, 120_000);
 

@@ -39,7 +39,10 @@ describe('buildSnapshot', () => {
     expect(analysisOf(JSON.parse(snapshot.json))).toEqual(analysisOf(full));
     // Under 60%: the Pod names of endpoint targetRefs (kept for traffic sources) are most of what is left.
     expect(snapshot.json.length).toBeLessThan(JSON.stringify(full).length * 0.6);
-    expect(snapshot.json).not.toMatch(/managedFields|"uid"|creationTimestamp|"images"|nodeInfo|selector/);
+    expect(snapshot.json).not.toMatch(/managedFields|"uid"|creationTimestamp|"images"|osImage|machineID|selector/);
+    // Of nodeInfo, only what says which kube-proxy and OS route a node's traffic.
+    const node = (JSON.parse(snapshot.json) as { items: Json[] }).items.find((item) => item.kind === 'Node')!;
+    expect((node.status as Json).nodeInfo).toEqual({ kubeletVersion: 'v1.35.0' });
     // Pod references stay (kind and name): traffic sources map per-Pod bytes to Services with them.
     const slice = (JSON.parse(snapshot.json) as { items: Json[] }).items.find((item) => item.kind === 'EndpointSlice')!;
     expect((slice.endpoints as Json[])[0].targetRef).toEqual({ kind: 'Pod', name: 'pod-0' });

@@ -26,6 +26,7 @@ import {
   registerCluster,
 } from '@zw/db';
 import { parseEnvironment } from '@zw/queue';
+import { KUBERNETES_VERSION_PATTERN } from '@zw/core';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 
@@ -67,6 +68,9 @@ async function main(argv: string[]): Promise<void> {
     throw new UsageError(`--cloud must be one of ${Object.keys(Cloud).join(', ')}`);
   if (values.scope !== undefined && values.scope !== 'read' && values.scope !== 'admin')
     throw new UsageError('--scope must be read or admin');
+  const version = values['kubernetes-version'];
+  if (version !== undefined && !KUBERNETES_VERSION_PATTERN.test(version))
+    throw new UsageError('--kubernetes-version must be MAJOR.MINOR, e.g. 1.31');
   const expiresAt = expiryOf(values);
   const env = parseEnvironment(dbEnvSchema, process.env);
   const prisma = createPrismaClient({ databaseUrl: env.DATABASE_URL, poolMax: 1 });

@@ -10,7 +10,7 @@ import { startTrafficDemo, type TrafficDemo } from './traffic-demo.js';
 
 /**
  * `npm run demo`: the whole product on a built-in demo fleet. Migrates, starts the API and a worker,
- * plays four evolving clusters through the same ingest path a real agent uses, waits until their first
+ * plays six evolving clusters through the same ingest path a real agent uses, waits until their first
  * snapshots are analysed, prints where to look, then runs until Ctrl-C.
  */
 

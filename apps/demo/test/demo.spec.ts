@@ -71,9 +71,15 @@ describe('npm run demo', () => {
       expect(output).toContain(`http://127.0.0.1:${port}/docs`);
       expect(output).toContain(`http://127.0.0.1:${port}/graphql`);
       expect(output).toContain(`API key    ${apiKey}`);
-      for (const cluster of ['aws-prod-us-east-1', 'gcp-analytics-europe-west1', 'aws-batch-us-west-2', 'onprem-lab']) {
-        expect(output).toContain(cluster);
-      }
+      const names = [
+        'aws-prod-us-east-1',
+        'gcp-analytics-europe-west1',
+        'aws-batch-us-west-2',
+        'onprem-lab',
+        'eks-legacy-eu-central-1',
+        'azure-cilium-westeurope',
+      ];
+      for (const cluster of names) expect(output).toContain(cluster);
 
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
       const fleet = await fetch(`http://127.0.0.1:${port}/v1/fleet`, {
@@ -81,7 +87,7 @@ describe('npm run demo', () => {
       });
       expect(fleet.status).toBe(200);
       const body = (await fleet.json()) as { clusters: { name: string; services: Record<string, number> }[] };
-      expect(body.clusters).toHaveLength(4);
+      expect(body.clusters).toHaveLength(names.length);
       for (const cluster of body.clusters) {
         expect(cluster.services.populated + cluster.services.removed + cluster.services.none).toBeGreaterThan(0);
       }
@@ -89,7 +95,24 @@ describe('npm run demo', () => {
       expect(output).toMatch(/Measured traffic: cluster \S+, /);
       const clusters = (await (
         await fetch(`http://127.0.0.1:${port}/v1/clusters`, { headers: { authorization: `Bearer ${apiKey}` } })
-      ).json()) as { clusters: { id: string; trafficSource: { status: string } | null }[] };
+      ).json()) as {
+        clusters: {
+          id: string;
+          name: string;
+          trafficSource: { status: string } | null;
+          analysisSettings: Record<string, string | null> | null;
+        }[];
+      };
+      // An older Kubernetes version and a data plane that ignores hints, as the clusters' agents report them.
+      const settings = (name: string) => clusters.clusters.find((cluster) => cluster.name === name)?.analysisSettings;
+      expect(settings('eks-legacy-eu-central-1')).toMatchObject({
+        kubernetesVersion: '1.31',
+        kubernetesVersionSource: 'snapshot',
+      });
+      expect(settings('azure-cilium-westeurope')).toMatchObject({
+        dataPlane: 'cilium-no-topology',
+        dataPlaneSource: 'snapshot',
+      });
       const measured = clusters.clusters.filter((cluster) => cluster.trafficSource !== null);
       expect(measured).toHaveLength(1);
       const expected = existsSync('/usr/bin/prometheus') ? 'ok' : 'unreachable';

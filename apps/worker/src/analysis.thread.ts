@@ -5,6 +5,14 @@ import {
   UnprocessableSnapshotError,
 } from './snapshot-analysis.js';
 
+import type { ClusterOverrides } from './cluster-overrides.js';
+
+/** What a pool thread is given: a stored payload and its cluster's overrides. */
+export interface AnalysisTask {
+  gzip: Uint8Array;
+  overrides: ClusterOverrides;
+}
+
 /** What a pool thread answers: the analysis, or why the snapshot can never be analysed. */
 export type ThreadOutcome = { analyzed: AnalyzedSnapshot } | { unprocessable: string };
 
@@ -12,9 +20,9 @@ export type ThreadOutcome = { analyzed: AnalyzedSnapshot } | { unprocessable: st
  * The body of a pool thread (see analysis-pool.ts): inflate, parse, analyse and hash one stored payload.
  * A permanent failure comes back as a value, since an error crossing threads loses its class.
  */
-export default async function analyzeStoredPayload(gzip: Uint8Array): Promise<ThreadOutcome> {
+export default async function analyzeStoredPayload({ gzip, overrides }: AnalysisTask): Promise<ThreadOutcome> {
   try {
-    return { analyzed: analyzeDocument(await readPayload(gzip)) };
+    return { analyzed: analyzeDocument(await readPayload(gzip), overrides) };
   } catch (error) {
     if (error instanceof UnprocessableSnapshotError) return { unprocessable: error.message };
     throw error;

@@ -16,6 +16,7 @@ import {
 } from '@zw/core';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
+import { analysisSettings, applyClusterOverrides, type ClusterOverrides, NO_OVERRIDES } from './cluster-overrides.js';
 import type { SnapshotAggregates } from './history/history-writer.js';
 import { type ServiceSavingsState, type ServiceState, withStateHash } from './history/service-state.js';
 
@@ -52,10 +53,14 @@ export async function readPayload(gzipped: Uint8Array): Promise<unknown> {
   }
 }
 
-/** Runs the core on a snapshot document and keeps what history stores. */
-export function analyzeDocument(document: unknown): AnalyzedSnapshot {
+/**
+ * Runs the core on a snapshot document, with the cluster's overrides applied to its List annotations
+ * first, and keeps what history stores.
+ */
+export function analyzeDocument(document: unknown, overrides: ClusterOverrides = NO_OVERRIDES): AnalyzedSnapshot {
   let snapshot: Snapshot;
   let report: AnalysisReport;
+  const applied = applyClusterOverrides(document, overrides);
   try {
     snapshot = parseSnapshot(document);
     report = analyzeSnapshot(snapshot);
@@ -65,8 +70,15 @@ export function analyzeDocument(document: unknown): AnalyzedSnapshot {
   }
   return {
     services: serviceStates(report, savingsInputs(snapshot, report)),
-    aggregates: aggregatesOf(report),
+    aggregates: {
+      ...aggregatesOf(report),
+      settings: analysisSettings(report, listAnnotationsOf(document), applied),
+    },
   };
+}
+
+function listAnnotationsOf(document: unknown): Record<string, string> | undefined {
+  return (document as { metadata?: { annotations?: Record<string, string> } | null }).metadata?.annotations;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Db } from '@zw/db';
+import type { ClusterOverrides } from './cluster-overrides.js';
 
 export interface ClaimedSnapshot {
   clusterId: string;
@@ -12,6 +13,8 @@ export interface ClaimedSnapshot {
   repeats: { snapshotId: string; recorded: boolean } | null;
   /** The raw payload; null if it is gone, and not read when the snapshot repeats its predecessor. */
   gzip: Uint8Array | null;
+  /** The cluster's overrides, applied to the snapshot before its analysis. */
+  overrides: ClusterOverrides;
 }
 
 /**
@@ -27,6 +30,8 @@ export async function claimSnapshot(db: Db, snapshotId: string): Promise<Claimed
       repeated_id: string | null;
       repeated_recorded: boolean | null;
       gzip: Uint8Array | null;
+      kubernetes_version: string | null;
+      data_plane: string | null;
     }[]
   >`
     WITH claimed AS (
@@ -34,7 +39,8 @@ export async function claimSnapshot(db: Db, snapshotId: string): Promise<Claimed
          SET status = 'processing', attempts = s.attempts + 1, status_changed_at = now()
         FROM clusters c JOIN organizations o ON o.id = c.organization_id
        WHERE s.id = ${snapshotId}::uuid AND c.id = s.cluster_id AND s.status IN ('queued', 'processing')
-      RETURNING s.id, s.cluster_id, s.captured_at, s.input_hash, o.history_retention_days
+      RETURNING s.id, s.cluster_id, s.captured_at, s.input_hash, o.history_retention_days, c.kubernetes_version,
+                c.data_plane
     ), repeated AS (
       SELECT claimed.id, previous.id AS repeated_id, previous.status = 'processed' AS repeated_recorded
         FROM claimed
@@ -45,7 +51,8 @@ export async function claimSnapshot(db: Db, snapshotId: string): Promise<Claimed
            ORDER BY ps.captured_at DESC LIMIT 1) previous ON previous.input_hash = claimed.input_hash
     )
     SELECT claimed.cluster_id::text, claimed.captured_at, claimed.history_retention_days, r.repeated_id::text,
-           r.repeated_recorded, CASE WHEN r.repeated_id IS NULL THEN p.gzip END AS gzip
+           r.repeated_recorded, CASE WHEN r.repeated_id IS NULL THEN p.gzip END AS gzip, claimed.kubernetes_version,
+           claimed.data_plane
       FROM claimed JOIN repeated r USING (id) LEFT JOIN snapshot_payloads p ON p.snapshot_id = claimed.id`;
   const row = rows[0];
   return row
@@ -55,6 +62,7 @@ export async function claimSnapshot(db: Db, snapshotId: string): Promise<Claimed
         historyRetentionDays: row.history_retention_days,
         repeats: row.repeated_id ? { snapshotId: row.repeated_id, recorded: row.repeated_recorded === true } : null,
         gzip: row.gzip,
+        overrides: { kubernetesVersion: row.kubernetes_version, dataPlane: row.data_plane },
       }
     : null;
 }

@@ -38,7 +38,7 @@ export interface NodePool {
   notReady?: boolean;
 }
 
-export type RoutingChoice = 'Auto' | 'PreferClose' | 'None';
+export type RoutingChoice = 'Auto' | 'PreferClose' | 'PreferSameZone' | 'None';
 
 export interface ServiceSpec {
   namespace: string;
@@ -73,8 +73,17 @@ export interface SimulatedSnapshot {
   serviceCidrs: string[];
 }
 
-export function renderCluster(state: ClusterState, observedHintsFrom?: ClusterState): SimulatedSnapshot {
-  const nodes = state.pools.flatMap((pool) => poolNodes(pool, state.zones));
+/**
+ * `clusterAnnotations` (the Kubernetes version and data plane the agent reports) are given to the
+ * analysis that plays the EndpointSlice controller, so that it writes the hints that version's
+ * controller would.
+ */
+export function renderCluster(
+  state: ClusterState,
+  observedHintsFrom?: ClusterState,
+  clusterAnnotations: Readonly<Record<string, string>> = {},
+): SimulatedSnapshot {
+  const nodes = renderNodes(state);
   const services: Service[] = [];
   const rawSlices: EndpointSlice[] = [];
   const clusterIPs = clusterIpCounter(state.serviceCidr);
@@ -87,9 +96,16 @@ export function renderCluster(state: ClusterState, observedHintsFrom?: ClusterSt
   // The slices as the EndpointSlice controller leaves them. A controller that lags (observedHintsFrom)
   // still shows the hints it computed for the previous state, wherever the same endpoint still exists.
   const endpointSlices = observedHintsFrom
-    ? withHintsOf(rawSlices, renderCluster(observedHintsFrom).objects.endpointSlices as EndpointSlice[])
-    : controllerSlices({ nodes, services, endpointSlices: rawSlices, serviceCIDRs }, serviceCidrs);
+    ? withHintsOf(
+        rawSlices,
+        renderCluster(observedHintsFrom, undefined, clusterAnnotations).objects.endpointSlices as EndpointSlice[],
+      )
+    : controllerSlices({ nodes, services, endpointSlices: rawSlices, serviceCIDRs }, serviceCidrs, clusterAnnotations);
   return { objects: { nodes, services, endpointSlices, serviceCIDRs }, serviceCidrs };
+}
+
+export function renderNodes(state: ClusterState): Node[] {
+  return state.pools.flatMap((pool) => poolNodes(pool, state.zones));
 }
 
 function poolNodes(pool: NodePool, zones: string[]): Node[] {
@@ -150,7 +166,8 @@ function renderService(spec: ServiceSpec, nextClusterIP: () => string): Service 
       internalTrafficPolicy: spec.internalTrafficPolicy ?? 'Cluster',
     },
   };
-  if (spec.routing === 'PreferClose') service.spec!.trafficDistribution = 'PreferClose';
+  if (spec.routing === 'PreferClose' || spec.routing === 'PreferSameZone')
+    service.spec!.trafficDistribution = spec.routing;
   return service;
 }
 
@@ -227,11 +244,20 @@ function serviceCidrObject(cidr: string): ServiceCIDR {
   };
 }
 
-function controllerSlices(objects: ClusterObjects, serviceCidrs: string[]): EndpointSlice[] {
+function controllerSlices(
+  objects: ClusterObjects,
+  serviceCidrs: string[],
+  clusterAnnotations: Readonly<Record<string, string>>,
+): EndpointSlice[] {
   const document = {
     apiVersion: 'v1',
     kind: 'List',
-    metadata: { annotations: serviceCidrs.length > 0 ? { [SERVICE_CIDR_ANNOTATION]: serviceCidrs.join(',') } : {} },
+    metadata: {
+      annotations: {
+        ...clusterAnnotations,
+        ...(serviceCidrs.length > 0 ? { [SERVICE_CIDR_ANNOTATION]: serviceCidrs.join(',') } : {}),
+      },
+    },
     items: structuredClone([...objects.nodes, ...objects.services, ...objects.endpointSlices, ...objects.serviceCIDRs]),
   };
   return analyzeSnapshot(parseSnapshot(document)).services.flatMap((service) => service.endpointSlices);

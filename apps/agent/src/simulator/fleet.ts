@@ -1,4 +1,4 @@
-import { seededRandom } from '@zw/core';
+import { type DataPlaneName, seededRandom } from '@zw/core';
 import {
   type ClusterState,
   type NodePool,
@@ -9,7 +9,7 @@ import {
 } from './cluster-model.js';
 
 /**
- * The demo fleet: four clusters that show what zonewise is for, each evolving tick by tick.
+ * The demo fleet: six clusters that show what zonewise is for, each evolving tick by tick.
  * - aws-prod-us-east-1: a large AWS cluster over us-east-1a/b/c. `shop/checkout` has 4 endpoints over 3
  *   zones (2/1/1), which the controller refuses to hint (33 % overload > 20 %); `shop/search` scales
  *   with a daily load curve; `payments/ledger-proxy` holds a static ClusterIP in the dynamic band.
@@ -19,6 +19,11 @@ import {
  *   hints of the Auto Services flap; its controller also lags a tick behind (observed hints drift).
  * - onprem-lab: racks as zones, control-plane nodes, no ServiceCIDR objects (Kubernetes 1.31, the
  *   agent's --service-cidr), and now and then a new worker that has no zone label yet.
+ * - eks-legacy-eu-central-1: Kubernetes 1.31, where `orders/order-api` asks for
+ *   `trafficDistribution: PreferSameZone`, which that version does not know (it arrived in 1.33).
+ * - azure-cilium-westeurope: Cilium replacing kube-proxy with service topology off: the controller
+ *   writes hints, and nothing that routes the traffic reads them.
+ * Each cluster's Kubernetes version and data plane reach its snapshots as the agent reports them.
  * Every cluster has `kube-system/kube-dns` on the conventional static ClusterIP.
  * Given the seed, a cluster's state at a tick is always the same.
  */
@@ -27,7 +32,9 @@ export interface ClusterScenario {
   name: string;
   cloud: 'aws' | 'gcp' | 'azure' | 'other';
   region: string | null;
+  /** What the simulated agent reports: `/version`'s MAJOR.MINOR and the detected data plane. */
   kubernetesVersion: string;
+  dataPlane: DataPlaneName;
   /** USD per GB crossing zones; null: the cloud's list price. */
   crossZonePricePerGb: string | null;
   state(tick: number, seed: number): ClusterState;
@@ -67,7 +74,7 @@ function backgroundServices(
   count: number,
   zones: number,
   tick: number,
-  mix: Record<RoutingChoice, number>,
+  mix: Record<'Auto' | 'PreferClose' | 'None', number>,
 ): ServiceSpec[] {
   const services: ServiceSpec[] = [];
   for (let i = 0; i < count; i++) {
@@ -97,6 +104,7 @@ const awsProd: ClusterScenario = {
   cloud: 'aws',
   region: 'us-east-1',
   kubernetesVersion: '1.34',
+  dataPlane: 'kube-proxy',
   crossZonePricePerGb: null,
   lagsHints: false,
   state(tick, seed) {
@@ -159,6 +167,7 @@ const gcpAnalytics: ClusterScenario = {
   cloud: 'gcp',
   region: 'europe-west1',
   kubernetesVersion: '1.33',
+  dataPlane: 'kube-proxy',
   crossZonePricePerGb: null,
   lagsHints: false,
   state(tick, seed) {
@@ -208,6 +217,7 @@ const awsSpot: ClusterScenario = {
   cloud: 'aws',
   region: 'us-west-2',
   kubernetesVersion: '1.32',
+  dataPlane: 'kube-proxy',
   crossZonePricePerGb: '0.02',
   lagsHints: true,
   state(tick, seed) {
@@ -253,6 +263,7 @@ const onprem: ClusterScenario = {
   cloud: 'other',
   region: null,
   kubernetesVersion: '1.31',
+  dataPlane: 'kube-proxy',
   crossZonePricePerGb: '0',
   lagsHints: false,
   state(tick, seed) {
@@ -285,4 +296,74 @@ const onprem: ClusterScenario = {
   },
 };
 
-export const DEMO_FLEET: readonly ClusterScenario[] = [awsProd, gcpAnalytics, awsSpot, onprem];
+const eksLegacy: ClusterScenario = {
+  name: 'eks-legacy-eu-central-1',
+  cloud: 'aws',
+  region: 'eu-central-1',
+  kubernetesVersion: '1.31',
+  dataPlane: 'kube-proxy',
+  crossZonePricePerGb: null,
+  lagsHints: false,
+  state(tick, seed) {
+    const zones = ['eu-central-1a', 'eu-central-1b', 'eu-central-1c'];
+    const pools: NodePool[] = [
+      {
+        prefix: 'ip-10-2-general',
+        perZone: [2, 2, 2],
+        allocatableCpu: '7910m',
+        instanceType: 'm5.2xlarge',
+        labels: { 'eks.amazonaws.com/nodegroup': 'general' },
+      },
+    ];
+    const services: ServiceSpec[] = [
+      ...wellKnownServices('10.100.0.0/16', 3),
+      // Written for a newer cluster: PreferSameZone arrived in Kubernetes 1.33, this cluster runs 1.31.
+      { namespace: 'orders', name: 'order-api', routing: 'PreferSameZone', podsPerZone: [3, 3, 3] },
+      { namespace: 'orders', name: 'order-events', routing: 'PreferClose', podsPerZone: [2, 2, 2] },
+      { namespace: 'orders', name: 'pricing', routing: 'Auto', podsPerZone: [2, 2, 2] },
+      ...backgroundServices(seed, 'eks-legacy', 6, 3, tick, { Auto: 0.4, PreferClose: 0.3, None: 0.3 }),
+    ];
+    // Before 1.33 there are no ServiceCIDR objects: the agent is given --service-cidr.
+    return { zones, pools, services, serviceCidr: '10.100.0.0/16', hasServiceCIDRObjects: false };
+  },
+};
+
+const aksCilium: ClusterScenario = {
+  name: 'azure-cilium-westeurope',
+  cloud: 'azure',
+  region: 'westeurope',
+  kubernetesVersion: '1.33',
+  dataPlane: 'cilium-no-topology',
+  crossZonePricePerGb: null,
+  lagsHints: false,
+  state(tick, seed) {
+    const zones = ['westeurope-1', 'westeurope-2', 'westeurope-3'];
+    const pools: NodePool[] = [
+      {
+        prefix: 'aks-system',
+        perZone: [1, 1, 1],
+        allocatableCpu: '3860m',
+        instanceType: 'Standard_D4s_v5',
+        labels: { 'kubernetes.azure.com/agentpool': 'system' },
+      },
+      {
+        prefix: 'aks-apps',
+        perZone: [2, 2, 2],
+        allocatableCpu: '7820m',
+        instanceType: 'Standard_D8s_v5',
+        labels: { 'kubernetes.azure.com/agentpool': 'apps' },
+      },
+    ];
+    const services: ServiceSpec[] = [
+      ...wellKnownServices('10.0.0.0/16', 3),
+      // Well spread and hinted by the controller; Cilium without service topology ignores the hints.
+      { namespace: 'media', name: 'transcoder', routing: 'Auto', podsPerZone: [3, 3, 3] },
+      { namespace: 'media', name: 'thumbnails', routing: 'Auto', podsPerZone: [2, 2, 2] },
+      { namespace: 'media', name: 'cdn-origin', routing: 'PreferClose', podsPerZone: [2, 2, 2] },
+      ...backgroundServices(seed, 'aks-cilium', 6, 3, tick, { Auto: 0.6, PreferClose: 0.2, None: 0.2 }),
+    ];
+    return { zones, pools, services, serviceCidr: '10.0.0.0/16', hasServiceCIDRObjects: true };
+  },
+};
+
+export const DEMO_FLEET: readonly ClusterScenario[] = [awsProd, gcpAnalytics, awsSpot, onprem, eksLegacy, aksCilium];

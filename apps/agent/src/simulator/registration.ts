@@ -5,6 +5,8 @@ import type { ClusterScenario } from './fleet.js';
  * Creates the demo clusters (and their organization) with the same functions `npm run cluster:create`
  * uses (apps/api/src/admin-cli.ts). A cluster that already exists gets a new token, as
  * `npm run cluster:rotate-token` would give it: the simulator never sees stored tokens, only new ones.
+ * The clusters get no overrides: their Kubernetes version and data plane come in their snapshots, as a
+ * real agent reports them.
  */
 export async function ensureClusters(
   databaseUrl: string,
@@ -25,7 +27,6 @@ export async function ensureClusters(
         name: scenario.name,
         cloud: scenario.cloud,
         region: scenario.region,
-        kubernetesVersion: scenario.kubernetesVersion,
         crossZonePricePerGb: scenario.crossZonePricePerGb,
       });
       clusters.set(scenario.name, { clusterId: cluster.id, agentToken });

@@ -2,7 +2,9 @@ import type { Logger } from 'pino';
 import { Backoff, sleep } from '../backoff.js';
 import { deliver, PushClient } from '../push-client.js';
 import { buildSnapshot, type BuiltSnapshot, gzipSnapshot } from '../snapshot.js';
-import { renderCluster } from './cluster-model.js';
+import { clusterProfile, profileAnnotations } from '../cluster-profile.js';
+import { renderCluster, renderNodes } from './cluster-model.js';
+import { simulatedReadings } from './cluster-platform.js';
 import type { ClusterScenario } from './fleet.js';
 
 /**
@@ -47,8 +49,13 @@ export function simulatedSnapshot(
 ): BuiltSnapshot {
   const state = scenario.state(tick, seed);
   const previous = scenario.lagsHints && tick > 0 ? scenario.state(tick - 1, seed) : undefined;
-  const { objects, serviceCidrs } = renderCluster(state, previous);
-  return buildSnapshot(objects, capturedAt, serviceCidrs);
+  // What the agent's own detection makes of the scenario's version and data plane. (The simulated
+  // Services have no selectors, so no namespace counts for a mesh: none is simulated.)
+  const clusterAnnotations = profileAnnotations(
+    clusterProfile(simulatedReadings(scenario.kubernetesVersion, scenario.dataPlane), renderNodes(state), []),
+  );
+  const { objects, serviceCidrs } = renderCluster(state, previous, clusterAnnotations);
+  return buildSnapshot(objects, capturedAt, serviceCidrs, clusterAnnotations);
 }
 
 export async function runSimulation(options: SimulationOptions): Promise<SimulationResult> {

@@ -9,7 +9,8 @@ import { writeFileSync } from 'node:fs';
  * watches (`?watch=true&resourceVersion=N`) that stream newline-delimited events from a bounded history
  * and stay open for new ones. Tests can drop watch connections, end them, compact the history so that
  * watching from an old resourceVersion is answered with 410 Gone, fail lists, or not serve a resource
- * at all (404).
+ * at all (404). It also answers single-object reads (ConfigMaps, Namespaces, Calico's FelixConfiguration and ClusterInformation),
+ * `/version`, and, for paths a test forbids, 403 as RBAC does.
  */
 
 type Json = Record<string, unknown>;
@@ -18,22 +19,62 @@ export interface Collection {
   path: string;
   kind: string;
   apiVersion: string;
+  /** Namespaced objects are read one at a time under `…/namespaces/{namespace}/{resource}/{name}`. */
+  namespaced: boolean;
+  /** Part of what `kubectl get nodes,services,endpointslices,servicecidrs -A -o json` prints. */
+  inSnapshot: boolean;
 }
 
 export const COLLECTIONS: Record<string, Collection> = {
-  Node: { path: '/api/v1/nodes', kind: 'Node', apiVersion: 'v1' },
-  Service: { path: '/api/v1/services', kind: 'Service', apiVersion: 'v1' },
+  Node: { path: '/api/v1/nodes', kind: 'Node', apiVersion: 'v1', namespaced: false, inSnapshot: true },
+  Service: { path: '/api/v1/services', kind: 'Service', apiVersion: 'v1', namespaced: true, inSnapshot: true },
   EndpointSlice: {
     path: '/apis/discovery.k8s.io/v1/endpointslices',
     kind: 'EndpointSlice',
     apiVersion: 'discovery.k8s.io/v1',
+    namespaced: true,
+    inSnapshot: true,
   },
   ServiceCIDR: {
     path: '/apis/networking.k8s.io/v1/servicecidrs',
     kind: 'ServiceCIDR',
     apiVersion: 'networking.k8s.io/v1',
+    namespaced: false,
+    inSnapshot: true,
+  },
+  Namespace: { path: '/api/v1/namespaces', kind: 'Namespace', apiVersion: 'v1', namespaced: false, inSnapshot: false },
+  ConfigMap: { path: '/api/v1/configmaps', kind: 'ConfigMap', apiVersion: 'v1', namespaced: true, inSnapshot: false },
+  FelixConfiguration: {
+    path: '/apis/crd.projectcalico.org/v1/felixconfigurations',
+    kind: 'FelixConfiguration',
+    apiVersion: 'crd.projectcalico.org/v1',
+    namespaced: false,
+    inSnapshot: false,
+  },
+  ClusterInformation: {
+    path: '/apis/crd.projectcalico.org/v1/clusterinformations',
+    kind: 'ClusterInformation',
+    apiVersion: 'crd.projectcalico.org/v1',
+    namespaced: false,
+    inSnapshot: false,
   },
 };
+
+/** What `/version` answers, as kube-apiserver prints it. */
+export interface VersionInfo {
+  major: string;
+  minor: string;
+  gitVersion: string;
+  [field: string]: string;
+}
+
+/** The path at which one object is read (GET), as kube-apiserver serves it. */
+export function objectPath(kind: string, name: string, namespace?: string): string {
+  const collection = COLLECTIONS[kind];
+  if (!collection.namespaced) return `${collection.path}/${name}`;
+  const cut = collection.path.lastIndexOf('/');
+  return `${collection.path.slice(0, cut)}/namespaces/${namespace ?? 'default'}${collection.path.slice(cut)}/${name}`;
+}
 
 interface WatchEvent {
   resourceVersion: number;
@@ -67,6 +108,8 @@ export class FakeApiServer {
   private readonly watches = new Set<OpenWatch>();
   private readonly unserved = new Set<string>();
   private readonly failures = new Map<string, { status: number; remaining: number }>();
+  private readonly forbidden = new Set<string>();
+  private version: VersionInfo | null = null;
   readonly requests: RequestRecord[] = [];
   goneStyle: GoneStyle = 'event';
   /** Watches answered 410 Gone so far. */
@@ -154,17 +197,27 @@ export class FakeApiServer {
     this.emit(collection.path, { resourceVersion: this.resourceVersion, type: 'DELETED', object: deleted });
   }
 
-  /** Every stored object, as `kubectl get … -o json` would print them. */
+  /** Every stored object of a snapshot's kinds, as `kubectl get … -o json` would print them. */
   list(): Json[] {
     const all: Json[] = [];
     for (const collection of Object.values(COLLECTIONS)) {
-      if (this.unserved.has(collection.path)) continue;
+      if (this.unserved.has(collection.path) || !collection.inSnapshot) continue;
       for (const object of this.objects.get(collection.path)!.values()) all.push(structuredClone(object));
     }
     return all;
   }
 
+  /** What `/version` answers; null (the default) answers 404. */
+  setVersion(version: VersionInfo | null): void {
+    this.version = version;
+  }
+
   // ─── Faults ─────────────────────────────────────────────────────────────────────────────────
+
+  /** Requests for this path (e.g. {@link objectPath} or `/version`) are answered 403, as RBAC refuses them. */
+  forbid(path: string): void {
+    this.forbidden.add(path);
+  }
 
   /** The resource is not served (404 for list and watch), as ServiceCIDR before Kubernetes 1.33. */
   unserve(kind: string): void {
@@ -233,6 +286,16 @@ export class FakeApiServer {
     };
     if (request.headers.authorization !== 'Bearer fake-token')
       return reply(401, status(401, 'Unauthorized', 'Unauthorized'));
+    if (this.forbidden.has(url.pathname.replace(/(.)\/$/, '$1'))) {
+      return reply(403, status(403, 'Forbidden', `${url.pathname} is forbidden: the user cannot get it`));
+    }
+    if (request.method === 'GET' && (url.pathname === '/version' || url.pathname === '/version/')) {
+      return this.version ? reply(200, { ...this.version }) : reply(404, status(404, 'NotFound', 'not found'));
+    }
+    const object = request.method === 'GET' ? this.objectAt(url.pathname) : undefined;
+    if (object !== undefined) {
+      return object ? reply(200, object) : reply(404, status(404, 'NotFound', `${url.pathname} not found`));
+    }
     const collection = Object.values(COLLECTIONS).find((candidate) => candidate.path === url.pathname);
     if (!collection || this.unserved.has(collection.path) || request.method !== 'GET') {
       return reply(404, status(404, 'NotFound', 'the server could not find the requested resource'));
@@ -244,6 +307,23 @@ export class FakeApiServer {
       return reply(failure.status, status(failure.status, 'InternalError', 'injected failure'));
     }
     reply(200, this.listPage(collection, query));
+  }
+
+  /** The object a single-object path names (null: no such object); undefined when the path names none. */
+  private objectAt(pathname: string): Json | null | undefined {
+    for (const collection of Object.values(COLLECTIONS)) {
+      if (this.unserved.has(collection.path)) continue;
+      const cut = collection.path.lastIndexOf('/');
+      const pattern = collection.namespaced
+        ? `^${collection.path.slice(0, cut)}/namespaces/([^/]+)${collection.path.slice(cut)}/([^/]+)$`
+        : `^${collection.path}/([^/]+)$`;
+      const match = new RegExp(pattern).exec(pathname);
+      if (!match) continue;
+      const key = collection.namespaced ? `${match[1]}/${match[2]}` : `/${match[1]}`;
+      const found = this.objects.get(collection.path)!.get(key);
+      return found ? structuredClone(found) : null;
+    }
+    return undefined;
   }
 
   private listPage(collection: Collection, query: Record<string, string>): Json {

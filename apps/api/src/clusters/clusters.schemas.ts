@@ -1,3 +1,4 @@
+import { DATA_PLANE_NAMES, KUBERNETES_VERSION_PATTERN } from '@zw/core';
 import { z } from 'zod';
 import { CloudSchema, isoDate } from '../http/schemas.js';
 import { cursorSchema, limitSchema } from '../http/pagination.js';
@@ -21,12 +22,25 @@ const price = z
   .max(10)
   .describe('USD per GB of cross-zone traffic, overriding the cloud list price; null to use the list price');
 
+const kubernetesVersion = z
+  .string()
+  .regex(KUBERNETES_VERSION_PATTERN, 'MAJOR.MINOR of the control plane, e.g. "1.31"')
+  .describe(
+    'the Kubernetes version (MAJOR.MINOR) the analysis uses for this cluster, overriding what its agent reports; null: what the agent reports',
+  );
+const dataPlane = z
+  .enum(DATA_PLANE_NAMES, { message: `one of ${DATA_PLANE_NAMES.join(', ')}` })
+  .describe(
+    "what routes the cluster's Service traffic, overriding what its agent detects; null: what the agent detects",
+  );
+
 export const CreateClusterBody = z
   .object({
     name: clusterName.describe('unique within the organization'),
     cloud: CloudSchema.default('other'),
     region: region.nullable().optional(),
-    kubernetesVersion: z.string().min(1).max(32).nullable().optional(),
+    kubernetesVersion: kubernetesVersion.nullable().optional(),
+    dataPlane: dataPlane.nullable().optional(),
     crossZonePricePerGb: price.nullable().optional(),
   })
   .strict();
@@ -36,7 +50,8 @@ export const UpdateClusterBody = z
     name: clusterName.optional(),
     cloud: CloudSchema.optional(),
     region: region.nullable().optional(),
-    kubernetesVersion: z.string().min(1).max(32).nullable().optional(),
+    kubernetesVersion: kubernetesVersion.nullable().optional(),
+    dataPlane: dataPlane.nullable().optional(),
     crossZonePricePerGb: price.nullable().optional(),
   })
   .strict()
@@ -63,12 +78,37 @@ export const PricingSchema = z
   })
   .describe('the price per cross-zone GB and where it comes from');
 
+const SettingSource = z
+  .enum(['override', 'snapshot', 'default'])
+  .describe(
+    "`override`: the cluster's, set through the API; `snapshot`: what the agent reported in the snapshot; `default`: neither, the analysis' own default",
+  );
+
+export const AnalysisSettingsSchema = z
+  .object({
+    asOf: isoDate.describe('captured-at of the snapshot'),
+    kubernetesVersion: z
+      .string()
+      .nullable()
+      .describe('MAJOR.MINOR the analysis modelled; null when the analysis took its default without naming it'),
+    kubernetesVersionSource: SettingSource,
+    dataPlane: z.string().nullable().describe('the data plane the analysis modelled; null as for the version'),
+    dataPlaneSource: SettingSource,
+  })
+  .nullable()
+  .describe('the Kubernetes version and data plane the newest recorded analysis used, and where each came from');
+
 export const ClusterSchema = z.object({
   id: z.uuid(),
   name: z.string(),
   cloud: CloudSchema,
   region: z.string().nullable(),
-  kubernetesVersion: z.string().nullable(),
+  kubernetesVersion: z
+    .string()
+    .nullable()
+    .describe("override of the Kubernetes version (MAJOR.MINOR); null: the agent's report is used"),
+  dataPlane: z.string().nullable().describe("override of the data plane; null: the agent's detection is used"),
+  analysisSettings: AnalysisSettingsSchema,
   pricing: PricingSchema,
   agentToken: z
     .object({ prefix: z.string(), createdAt: isoDate, rotatedAt: isoDate.nullable() })

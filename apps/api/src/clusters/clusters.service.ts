@@ -5,6 +5,7 @@ import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { ReadModelCache } from '../cache/read-model-cache.js';
 import { notFound, ProblemException } from '../problem.js';
 import { clusterPricing } from '../savings/pricing.js';
+import { type AnalysisSettingsRow, analysisSettingsView } from './analysis-settings.js';
 import type { ClusterSchema, CreateClusterBody, ListClustersQuery, UpdateClusterBody } from './clusters.schemas.js';
 
 type ClusterView = z.output<typeof ClusterSchema>;
@@ -15,6 +16,7 @@ const CLUSTER_SELECT = {
   cloud: true,
   region: true,
   kubernetesVersion: true,
+  dataPlane: true,
   crossZonePricePerGb: true,
   createdAt: true,
   updatedAt: true,
@@ -24,7 +26,15 @@ const CLUSTER_SELECT = {
 
 type ClusterRow = Prisma.ClusterGetPayload<{ select: typeof CLUSTER_SELECT }>;
 
-export function clusterView(row: ClusterRow): ClusterView {
+const NO_ANALYSIS: AnalysisSettingsRow = {
+  capturedAt: null,
+  kubernetesVersion: null,
+  kubernetesVersionSource: null,
+  dataPlane: null,
+  dataPlaneSource: null,
+};
+
+export function clusterView(row: ClusterRow, analysis: AnalysisSettingsRow = NO_ANALYSIS): ClusterView {
   const override = row.crossZonePricePerGb === null ? null : Number(row.crossZonePricePerGb);
   return {
     id: row.id,
@@ -32,6 +42,8 @@ export function clusterView(row: ClusterRow): ClusterView {
     cloud: row.cloud,
     region: row.region,
     kubernetesVersion: row.kubernetesVersion,
+    dataPlane: row.dataPlane,
+    analysisSettings: analysisSettingsView(analysis),
     pricing: clusterPricing({ cloud: row.cloud, region: row.region, crossZonePricePerGb: override }),
     agentToken: row.agentToken
       ? {
@@ -78,6 +90,7 @@ export class ClustersService {
             cloud: body.cloud as Cloud,
             region: body.region ?? null,
             kubernetesVersion: body.kubernetesVersion ?? null,
+            dataPlane: body.dataPlane ?? null,
             crossZonePricePerGb: body.crossZonePricePerGb ?? null,
           },
           select: { id: true },
@@ -93,6 +106,8 @@ export class ClustersService {
             name: body.name,
             cloud: body.cloud,
             region: body.region ?? null,
+            kubernetesVersion: body.kubernetesVersion ?? null,
+            dataPlane: body.dataPlane ?? null,
             crossZonePricePerGb: body.crossZonePricePerGb ?? null,
           },
         });
@@ -116,8 +131,9 @@ export class ClustersService {
     });
     const page = rows.slice(0, query.limit);
     const more = rows.length > query.limit;
+    const analyses = await this.newestAnalysisSettings(page.map((row) => row.id));
     return {
-      clusters: page.map(clusterView),
+      clusters: page.map((row) => clusterView(row, analyses.get(row.id))),
       nextCursor: more ? encodeCursor({ f: print, k: [page[page.length - 1].name] }) : null,
     };
   }
@@ -125,10 +141,26 @@ export class ClustersService {
   async get(organizationId: string, id: string) {
     const row = await this.prisma.cluster.findFirst({ where: { id, organizationId }, select: CLUSTER_SELECT });
     if (!row) throw clusterNotFound(id);
-    return clusterView(row);
+    return clusterView(row, (await this.newestAnalysisSettings([id])).get(id));
   }
 
-  /** Changes a cluster; the audit log gets a `cluster.update` and, for a new price, a `cluster.price_change`. */
+  /** The settings of each cluster's newest recorded analysis: one index probe per cluster, one statement. */
+  private async newestAnalysisSettings(clusterIds: string[]): Promise<Map<string, AnalysisSettingsRow>> {
+    if (clusterIds.length === 0) return new Map();
+    const rows = await this.prisma.$queryRaw<(AnalysisSettingsRow & { clusterId: string })[]>`
+      SELECT c.id::text AS "clusterId", m.captured_at AS "capturedAt", m.kubernetes_version AS "kubernetesVersion",
+             m.kubernetes_version_source AS "kubernetesVersionSource", m.data_plane AS "dataPlane",
+             m.data_plane_source AS "dataPlaneSource"
+        FROM unnest(${clusterIds}::uuid[]) AS c(id)
+        JOIN LATERAL (SELECT * FROM snapshot_summaries s WHERE s.cluster_id = c.id
+                       ORDER BY s.captured_at DESC LIMIT 1) m ON true`;
+    return new Map(rows.map(({ clusterId, ...settings }) => [clusterId, settings]));
+  }
+
+  /**
+   * Changes a cluster; the audit log gets a `cluster.update` and, for a new price, a `cluster.price_change`.
+   * New overrides of the Kubernetes version or data plane apply from the cluster's next snapshot.
+   */
   async update(organizationId: string, id: string, body: z.output<typeof UpdateClusterBody>, actor: AuditActor) {
     try {
       await this.prisma.$transaction(async (tx) => {
@@ -141,6 +173,7 @@ export class ClustersService {
             ...(body.cloud !== undefined ? { cloud: body.cloud as Cloud } : {}),
             ...(body.region !== undefined ? { region: body.region } : {}),
             ...(body.kubernetesVersion !== undefined ? { kubernetesVersion: body.kubernetesVersion } : {}),
+            ...(body.dataPlane !== undefined ? { dataPlane: body.dataPlane } : {}),
             ...(body.crossZonePricePerGb !== undefined ? { crossZonePricePerGb: body.crossZonePricePerGb } : {}),
           },
         });

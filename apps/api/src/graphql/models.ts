@@ -316,12 +316,33 @@ export class TrafficSourceStatus {
   @Field(() => String, { nullable: true }) lastSuccessAt: string | null;
 }
 
+@ObjectType({
+  description: 'the Kubernetes version and data plane the newest recorded analysis used, and where each came from',
+})
+export class AnalysisSettings {
+  @Field({ description: 'captured-at of the snapshot' }) asOf: string;
+  @Field(() => String, { nullable: true, description: 'MAJOR.MINOR the analysis modelled' })
+  kubernetesVersion: string | null;
+  @Field({ description: 'override (set through the API), snapshot (reported by the agent) or default' })
+  kubernetesVersionSource: string;
+  @Field(() => String, { nullable: true }) dataPlane: string | null;
+  @Field({ description: 'override, snapshot or default' }) dataPlaneSource: string;
+}
+
 @ObjectType()
 export class Cluster {
   @Field(() => ID) id: string;
   @Field() name: string;
   @Field() cloud: string;
   @Field(() => String, { nullable: true }) region: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "override of the Kubernetes version (MAJOR.MINOR); null: the agent's report is used",
+  })
+  kubernetesVersion: string | null;
+  @Field(() => String, { nullable: true, description: "override of the data plane; null: the agent's detection" })
+  dataPlane: string | null;
+  @Field(() => AnalysisSettings, { nullable: true }) analysisSettings: AnalysisSettings | null;
   @Field(() => HintStateCounts, { description: 'Services by hint state' }) hintStates: HintStateCounts;
   @Field(() => Int, { nullable: true }) servicesWithDrift: number | null;
   @Field(() => Int, {

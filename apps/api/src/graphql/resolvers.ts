@@ -2,6 +2,7 @@ import { Inject, UseGuards } from '@nestjs/common';
 import { Args, Context, ID, Int, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { type FleetRow, fleetRows, measuredComparisonFigures, ReadDb, type ServiceStateRow } from '@zw/db';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
+import { analysisSettingsView } from '../clusters/analysis-settings.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { FleetService } from '../fleet/fleet.service.js';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
@@ -146,6 +147,15 @@ export class RootResolver {
       name: view.name,
       cloud: view.cloud,
       region: view.region,
+      kubernetesVersion: row.kubernetes_version_override,
+      dataPlane: row.data_plane_override,
+      analysisSettings: analysisSettingsView({
+        capturedAt: row.summary_captured_at,
+        kubernetesVersion: row.analysis_kubernetes_version,
+        kubernetesVersionSource: row.analysis_kubernetes_version_source,
+        dataPlane: row.analysis_data_plane,
+        dataPlaneSource: row.analysis_data_plane_source,
+      }),
       hintStates: view.services,
       servicesWithDrift: view.servicesWithDrift,
       servicesWithIgnoredHints: view.servicesWithIgnoredHints,

@@ -1,4 +1,5 @@
 import { analysisDocument, insertAnalysisDocumentSql, Prisma, summaryRollupSql } from '@zw/db';
+import type { AnalysisSettings } from '../cluster-overrides.js';
 import { type IntervalRef, planIntervals } from './interval-plan.js';
 import { canonicalZones, type ServiceState, serviceKey } from './service-state.js';
 
@@ -22,6 +23,8 @@ export interface SnapshotAggregates {
   zoneStats?: unknown;
   /** The analysis' `serviceCIDRs` (stored once per distinct content in analysis_documents). */
   serviceCidrs?: unknown;
+  /** The Kubernetes version and data plane the analysis used, and where each came from. */
+  settings?: AnalysisSettings;
 }
 
 export interface SnapshotRecord {
@@ -254,13 +257,15 @@ async function finish(tx: Tx, record: SnapshotRecord, sameRollupAs: Date | null)
     INSERT INTO snapshot_summaries (snapshot_id, cluster_id, captured_at, services, services_populated, services_removed,
                                     services_none, node_info_sufficient, node_info_reason, zones, services_with_drift,
                                     cross_zone_without_hints, cross_zone_with_hints, zone_stats_hash,
-                                    service_cidrs_hash, analyzer, services_with_ignored_hints,
-                                    ${Prisma.raw(ROLLUP_COLUMNS)})
+                                    service_cidrs_hash, analyzer, services_with_ignored_hints, kubernetes_version,
+                                    kubernetes_version_source, data_plane, data_plane_source, ${Prisma.raw(ROLLUP_COLUMNS)})
     SELECT ${record.snapshotId}::uuid, ${clusterId}::uuid, ${at}::timestamptz, ${a.services}::int,
            ${a.servicesPopulated}::int, ${a.servicesRemoved}::int, ${a.servicesNone}::int, ${a.nodeInfoSufficient}::boolean,
            ${a.nodeInfoReason}::text, ${JSON.stringify(a.zones)}::jsonb, ${a.servicesWithDrift}::int,
            ${a.crossZoneWithoutHints}::float8, ${a.crossZoneWithHints}::float8, ${zoneStats?.hash ?? null}::bytea,
            ${serviceCidrs?.hash ?? null}::bytea, ${record.analyzer}::text, ${a.servicesWithIgnoredHints ?? null}::int,
+           ${a.settings?.kubernetesVersion ?? null}::text, ${a.settings?.kubernetesVersionSource ?? null}::text,
+           ${a.settings?.dataPlane ?? null}::text, ${a.settings?.dataPlaneSource ?? null}::text,
            ${Prisma.raw(prefixed('r', ROLLUP_COLUMNS))}
       FROM (SELECT 1) AS one LEFT JOIN (${rollup}) AS r ON true`;
 }
@@ -270,8 +275,9 @@ const ROLLUP_COLUMNS =
 
 /**
  * The fast path for a snapshot whose input (snapshots.input_hash) equals that of the latest recorded
- * snapshot before it, which the same analyzer recorded, when no recorded snapshot comes after it: the
- * analysis would give the same states, so nothing changes in the history and its summary repeats the
+ * snapshot before it, which the same analyzer recorded with the cluster's overrides as they are now (an
+ * override set, changed or cleared since makes the input different), when no recorded snapshot comes
+ * after it: the analysis would give the same states, so nothing changes in the history and its summary repeats the
  * previous one (roll-up included, as in `finish`). One statement, under the cluster's lock.
  *
  * `not-a-repeat` when those conditions do not hold under the lock (the caller then analyses the snapshot);
@@ -292,7 +298,9 @@ export async function recordRepeat(
        ORDER BY m.captured_at DESC LIMIT 1
     ), repeat AS (
       SELECT me.id, me.captured_at FROM me JOIN previous p ON true JOIN snapshots ps ON ps.id = p.snapshot_id
+        JOIN clusters c ON c.id = me.cluster_id
        WHERE ps.input_hash = me.input_hash AND p.analyzer = ${analyzer}
+         AND ${sameOverride('kubernetes_version')} AND ${sameOverride('data_plane')}
          AND NOT EXISTS (SELECT 1 FROM snapshot_summaries n
                           WHERE n.cluster_id = me.cluster_id AND n.captured_at > me.captured_at)
     ), done AS (
@@ -310,10 +318,23 @@ export async function recordRepeat(
   return { intervalsOpened: 0, intervalsClosed: 0, inOrder: true, reusedPrevious: true };
 }
 
+/**
+ * Whether the previous summary (p) was analysed with the cluster's (c) override of this setting as it is
+ * now: with that very override, or with none when there is none.
+ */
+function sameOverride(column: 'kubernetes_version' | 'data_plane'): Prisma.Sql {
+  const override = Prisma.raw(`c.${column}`);
+  const used = Prisma.raw(`p.${column}`);
+  const source = Prisma.raw(`p.${column}_source`);
+  return Prisma.sql`(CASE WHEN ${override} IS NULL THEN ${source} IS DISTINCT FROM 'override'
+                         ELSE ${source} = 'override' AND ${used} = ${override} END)`;
+}
+
 /** Everything a summary holds about its snapshot's analysis (all but its keys). */
 const REPEATED_SUMMARY_COLUMNS = `services, services_populated, services_removed, services_none, node_info_sufficient,
   node_info_reason, zones, services_with_drift, cross_zone_without_hints, cross_zone_with_hints, zone_stats_hash,
-  service_cidrs_hash, analyzer, services_with_ignored_hints, ${ROLLUP_COLUMNS}`;
+  service_cidrs_hash, analyzer, services_with_ignored_hints, kubernetes_version, kubernetes_version_source,
+  data_plane, data_plane_source, ${ROLLUP_COLUMNS}`;
 
 function prefixed(alias: string, columns: string): string {
   return columns

@@ -43,6 +43,14 @@ export interface FleetRow {
   traffic_window_seconds: number | null;
   /** The query of the last good measurement (the provenance of the measured volumes). */
   traffic_query: string | null;
+  /** The cluster's overrides (null: the agent's report is used). */
+  kubernetes_version_override: string | null;
+  data_plane_override: string | null;
+  /** What the newest recorded analysis used, and where each came from (override, snapshot, default). */
+  analysis_kubernetes_version: string | null;
+  analysis_kubernetes_version_source: string | null;
+  analysis_data_plane: string | null;
+  analysis_data_plane_source: string | null;
 }
 
 /**
@@ -67,7 +75,11 @@ export async function fleetRows(
             mt.services_measured_traffic, mt.measured_traffic_gb,
             t.preset AS traffic_preset, t.status AS traffic_status, t.last_error AS traffic_last_error,
             t.last_success_at AS traffic_last_success_at, t.window_seconds AS traffic_window_seconds,
-            t.last_query AS traffic_query
+            t.last_query AS traffic_query,
+            c.kubernetes_version AS kubernetes_version_override, c.data_plane AS data_plane_override,
+            sm.kubernetes_version AS analysis_kubernetes_version,
+            sm.kubernetes_version_source AS analysis_kubernetes_version_source,
+            sm.data_plane AS analysis_data_plane, sm.data_plane_source AS analysis_data_plane_source
        FROM clusters c
        LEFT JOIN LATERAL (SELECT s.captured_at, s.received_at, s.status FROM snapshots s
                            WHERE s.cluster_id = c.id ORDER BY s.captured_at DESC LIMIT 1) ls ON true
