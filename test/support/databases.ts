@@ -11,8 +11,8 @@ import pg from 'pg';
 const ROOT = join(__dirname, '..', '..');
 const SERVER_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 
-export function databaseUrl(database: string): string {
-  return `${SERVER_URL}/${database}`;
+export function databaseUrl(database: string, serverUrl = SERVER_URL): string {
+  return `${serverUrl}/${database}`;
 }
 
 function migrationsFingerprint(): string {
@@ -25,17 +25,17 @@ function migrationsFingerprint(): string {
   return hash.digest('hex').slice(0, 12);
 }
 
-export function migrate(database: string): { status: number | null; output: string } {
+export function migrate(database: string, serverUrl = SERVER_URL): { status: number | null; output: string } {
   const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'prisma-migrate.mjs'), 'deploy'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl(database) },
+    env: { ...process.env, DATABASE_URL: databaseUrl(database, serverUrl) },
     encoding: 'utf8',
   });
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
-async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: databaseUrl('postgres') });
+async function withAdmin<T>(serverUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl('postgres', serverUrl) });
   await client.connect();
   try {
     return await work(client);
@@ -50,17 +50,18 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(tag: string): Promise<TestDatabase> {
+/** A database on the shared test server, or on `serverUrl` (a private server, see private-services.ts). */
+export async function createTestDatabase(tag: string, serverUrl = SERVER_URL): Promise<TestDatabase> {
   const template = `zw_tpl_${migrationsFingerprint()}`;
   const name = `zw_test_${tag}_${process.pid}`;
-  await withAdmin(async (admin) => {
+  await withAdmin(serverUrl, async (admin) => {
     await admin.query(`SELECT pg_advisory_lock(hashtext('zonewise-test-template'))`);
     try {
       const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
       if (exists.rowCount === 0) {
         const stale = await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE 'zw\\_tpl\\_%'`);
         for (const row of stale.rows) await admin.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`);
-        const result = migrate(template);
+        const result = migrate(template, serverUrl);
         if (result.status !== 0) throw new Error(`migrating the test template failed:\n${result.output}`);
       }
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
@@ -71,8 +72,10 @@ export async function createTestDatabase(tag: string): Promise<TestDatabase> {
   });
   return {
     name,
-    url: databaseUrl(name),
+    url: databaseUrl(name, serverUrl),
     drop: () =>
-      withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).then(() => undefined)),
+      withAdmin(serverUrl, (admin) =>
+        admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).then(() => undefined),
+      ),
   };
 }

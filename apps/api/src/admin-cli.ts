@@ -7,7 +7,10 @@
  *   node dist/apps/api/admin-cli.js create-cluster --org acme --name prod-eu-1 [--cloud aws] [--region eu-west-1]
  *        [--kubernetes-version 1.35] [--price-per-gb 0.01]
  *   node dist/apps/api/admin-cli.js rotate-token --org acme --name prod-eu-1
- * Prints one JSON line; secrets (agent token, API key) are shown only here. Reads DATABASE_URL.
+ *   node dist/apps/api/admin-cli.js failed-snapshots --org acme [--cluster prod-eu-1] [--since 2026-11-24T00:00:00Z]
+ *   node dist/apps/api/admin-cli.js redrive --org acme (--snapshot ID [--snapshot ID…] | --cluster NAME | --since ISO | --all)
+ * Prints one JSON line; secrets (agent token, API key) are shown only here. Reads DATABASE_URL (and, for
+ * redrive, REDIS_URL and QUEUE_PREFIX).
  * Every change is written to the organization's audit log as done by `admin_cli` and the OS user.
  */
 import {
@@ -20,17 +23,31 @@ import {
   findCluster,
   findOrganizationBySlug,
   issueAgentToken,
+  listFailedSnapshots,
   Prisma,
   type PrismaClient,
   recordAudit,
   registerCluster,
 } from '@zw/db';
-import { parseEnvironment } from '@zw/queue';
+import { parseEnvironment, queueEnvSchema, redisConnectionFromUrl, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { KUBERNETES_VERSION_PATTERN } from '@zw/core';
+import { Queue } from 'bullmq';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
+import { redriveFailedSnapshots } from './snapshots/redrive.js';
 
-const COMMANDS = ['create-org', 'create-api-key', 'create-cluster', 'rotate-token'] as const;
+const COMMANDS = [
+  'create-org',
+  'create-api-key',
+  'create-cluster',
+  'rotate-token',
+  'failed-snapshots',
+  'redrive',
+] as const;
+/** Commands that take no --name. */
+const ORGANIZATION_COMMANDS: readonly Command[] = ['create-org', 'failed-snapshots', 'redrive'];
+/** Most failed snapshots `failed-snapshots` prints (newest failure first). */
+const FAILED_LIST_MAX = 1000;
 type Command = (typeof COMMANDS)[number];
 
 const USAGE = [
@@ -38,6 +55,8 @@ const USAGE = [
   '       admin-cli create-api-key --org SLUG --name NAME [--scope read|admin] [--expires-in 30d|12h | --expires-at ISO]',
   '       admin-cli create-cluster|rotate-token --org SLUG --name NAME [--cloud aws|gcp|azure|other] [--region R]',
   '                 [--kubernetes-version V] [--price-per-gb P]',
+  '       admin-cli failed-snapshots --org SLUG [--cluster NAME] [--since ISO]',
+  '       admin-cli redrive --org SLUG (--snapshot ID [--snapshot ID ...] | --cluster NAME | --since ISO | --all)',
 ].join('\n');
 
 type Values = Record<string, string | undefined>;
@@ -45,7 +64,7 @@ type Values = Record<string, string | undefined>;
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<void> {
-  const { positionals, values } = parseArgs({
+  const { positionals, values: parsed } = parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
@@ -59,11 +78,20 @@ async function main(argv: string[]): Promise<void> {
       'price-per-gb': { type: 'string' },
       'expires-in': { type: 'string' },
       'expires-at': { type: 'string' },
+      cluster: { type: 'string' },
+      since: { type: 'string' },
+      snapshot: { type: 'string', multiple: true },
+      all: { type: 'boolean' },
     },
   });
+  const { snapshot, all, ...values } = parsed;
   const [command] = positionals;
   if (!COMMANDS.includes(command as Command) || !values.org) throw new UsageError(USAGE);
-  if (command !== 'create-org' && !values.name) throw new UsageError(USAGE);
+  if (!ORGANIZATION_COMMANDS.includes(command as Command) && !values.name) throw new UsageError(USAGE);
+  const failedSelection =
+    command === 'redrive' || command === 'failed-snapshots' ? selectionOf(values, snapshot, all) : null;
+  if (command === 'redrive' && !failedSelection!.named)
+    throw new UsageError('redrive needs --snapshot, --cluster, --since or --all');
   if (values.cloud !== undefined && !(values.cloud in Cloud))
     throw new UsageError(`--cloud must be one of ${Object.keys(Cloud).join(', ')}`);
   if (values.scope !== undefined && values.scope !== 'read' && values.scope !== 'admin')
@@ -75,9 +103,90 @@ async function main(argv: string[]): Promise<void> {
   const env = parseEnvironment(dbEnvSchema, process.env);
   const prisma = createPrismaClient({ databaseUrl: env.DATABASE_URL, poolMax: 1 });
   try {
-    console.log(JSON.stringify(await run(prisma, command as Command, values, expiresAt)));
+    const answer = failedSelection
+      ? await runFailedSnapshots(prisma, command as 'failed-snapshots' | 'redrive', values.org, failedSelection)
+      : await run(prisma, command as Exclude<Command, 'failed-snapshots' | 'redrive'>, values, expiresAt);
+    console.log(JSON.stringify(answer));
   } finally {
     await prisma.$disconnect();
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface FailedSelectionArgs {
+  snapshotIds?: string[];
+  clusterName?: string;
+  since?: Date;
+  all: boolean;
+  /** Whether any selection was given at all. */
+  named: boolean;
+}
+
+/** `--snapshot ID…`, `--cluster NAME`, `--since ISO`, `--all`, checked. */
+function selectionOf(values: Values, snapshotIds: string[] | undefined, all = false): FailedSelectionArgs {
+  const bad = snapshotIds?.find((id) => !UUID.test(id));
+  if (bad !== undefined) throw new UsageError(`--snapshot must be a snapshot id (a UUID), got "${bad}"`);
+  let since: Date | undefined;
+  if (values.since !== undefined) {
+    since = new Date(values.since);
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(values.since) || Number.isNaN(since.getTime()))
+      throw new UsageError('--since must be an RFC 3339 timestamp, e.g. 2026-11-24T00:00:00Z');
+  }
+  if (all && (snapshotIds || values.cluster !== undefined || since))
+    throw new UsageError('--all re-drives every failed snapshot; leave out --snapshot, --cluster and --since');
+  return {
+    snapshotIds,
+    clusterName: values.cluster,
+    since,
+    all,
+    named: all || Boolean(snapshotIds || values.cluster !== undefined || since),
+  };
+}
+
+/** The dead letters of an organization, or their re-drive (the same as the API's, audited as the CLI). */
+async function runFailedSnapshots(
+  prisma: PrismaClient,
+  command: 'failed-snapshots' | 'redrive',
+  org: string,
+  args: FailedSelectionArgs,
+): Promise<Record<string, unknown>> {
+  const organization = await findOrganizationBySlug(prisma, org);
+  if (!organization) throw new Error(`no organization "${org}"`);
+  let clusterId: string | undefined;
+  if (args.clusterName !== undefined) {
+    const cluster = await findCluster(prisma, org, args.clusterName);
+    if (!cluster) throw new Error(`no cluster "${args.clusterName}" in organization "${org}"`);
+    clusterId = cluster.id;
+  }
+  const selection = { organizationId: organization.id, snapshotIds: args.snapshotIds, clusterId, since: args.since };
+  if (command === 'failed-snapshots') {
+    const rows = await listFailedSnapshots(prisma, selection, { limit: FAILED_LIST_MAX + 1 });
+    return {
+      snapshots: rows.slice(0, FAILED_LIST_MAX).map((row) => ({
+        snapshotId: row.id,
+        clusterId: row.clusterId,
+        clusterName: row.clusterName,
+        capturedAt: row.capturedAt.toISOString(),
+        failedAt: row.failedAt.toISOString(),
+        attempts: row.attempts,
+        error: row.error,
+      })),
+      truncated: rows.length > FAILED_LIST_MAX,
+    };
+  }
+  const env = parseEnvironment(queueEnvSchema, process.env);
+  const queue = new Queue(SNAPSHOTS_QUEUE, {
+    connection: redisConnectionFromUrl(env.REDIS_URL),
+    prefix: env.QUEUE_PREFIX,
+  });
+  queue.on('error', () => undefined); // an unreachable Redis is reported below, as not queued
+  try {
+    const retry = { attempts: env.JOB_ATTEMPTS, backoffMs: env.JOB_BACKOFF_MS };
+    const outcome = await redriveFailedSnapshots(prisma, queue, { ...selection, all: args.all }, cliActor(), retry);
+    return { redriven: outcome.snapshotIds.length, snapshotIds: outcome.snapshotIds, queued: outcome.queued };
+  } finally {
+    await queue.close();
   }
 }
 
@@ -118,7 +227,7 @@ function cliActor(): AuditActor {
 
 async function run(
   prisma: PrismaClient,
-  command: Command,
+  command: Exclude<Command, 'failed-snapshots' | 'redrive'>,
   values: Values,
   expiresAt: Date | null,
 ): Promise<Record<string, unknown>> {

@@ -24,6 +24,8 @@ import { LiveViewService } from './services/live-view.service.js';
 import { SavingsController } from './savings/savings.controller.js';
 import { SavingsService } from './savings/savings.service.js';
 import { SimulateController } from './simulate/simulate.controller.js';
+import { FailedSnapshotsController } from './snapshots/failed-snapshots.controller.js';
+import { FailedSnapshotsService } from './snapshots/failed-snapshots.service.js';
 import { ServicesController } from './services/services.controller.js';
 import { ServicesService } from './services/services.service.js';
 import { ClusterStateController } from './zones/cluster-state.controller.js';
@@ -63,6 +65,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     SavingsController,
     SimulateController,
     TrafficSourcesController,
+    FailedSnapshotsController,
   ],
   providers: [
     readDbProvider,
@@ -82,6 +85,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     SavingsService,
     trafficConfigProvider,
     TrafficSourcesService,
+    FailedSnapshotsService,
   ],
   exports: [
     RateStorageModule,

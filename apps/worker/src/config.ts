@@ -27,14 +27,23 @@ export const workerEnvSchema = dbEnvSchema
      */
     WORKER_ANALYSIS_THREADS: z.coerce.number().int().min(1).max(64).optional(),
     /**
-     * How long a job's lock lasts without renewal. Renewals run on the event loop, which the analysis
-     * (in its own threads) does not block; a wide margin still covers a machine starved of CPU.
+     * How long a job's lock lasts without renewal; the worker renews it every quarter of this. A worker
+     * killed mid-job leaves its snapshot locked this long, after which another worker takes it back within
+     * two WORKER_STALLED_INTERVAL_MS. Renewals run on the event loop, which the analysis (in its own
+     * threads) does not block, so a long analysis keeps its lock.
      */
-    WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(120_000),
+    WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(10_000),
     /** How often a worker looks for jobs whose worker died (lock expired) and takes them back. */
-    WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
+    WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(5_000),
     /** Times a job may be recovered from a dead worker before it fails. */
     WORKER_MAX_STALLED_COUNT: z.coerce.number().int().min(0).default(3),
+    /**
+     * While Postgres or Redis is unreachable, a snapshot's job waits and retries (no attempt counted):
+     * first after this long, then twice as long each time, up to WORKER_OUTAGE_RETRY_MAX_MS, which also
+     * bounds how long after an outage ends the backlog resumes.
+     */
+    WORKER_OUTAGE_RETRY_MS: z.coerce.number().int().min(10).default(500),
+    WORKER_OUTAGE_RETRY_MAX_MS: z.coerce.number().int().min(10).default(10_000),
     /**
      * Longest a snapshot waits for its cluster's lock (another snapshot of the same cluster being written)
      * before the attempt fails and is retried with backoff.
@@ -57,6 +66,10 @@ export const workerEnvSchema = dbEnvSchema
      */
     WORKER_HEARTBEAT_FILE: z.string().min(1).optional(),
     WORKER_FAULT: faultSchema,
+  })
+  .refine((config) => config.WORKER_OUTAGE_RETRY_MAX_MS >= config.WORKER_OUTAGE_RETRY_MS, {
+    path: ['WORKER_OUTAGE_RETRY_MAX_MS'],
+    message: 'must be at least WORKER_OUTAGE_RETRY_MS',
   })
   .refine((config) => config.WORKER_TX_TIMEOUT_MS > config.WORKER_LOCK_WAIT_MS, {
     path: ['WORKER_TX_TIMEOUT_MS'],

@@ -9,6 +9,7 @@ import { lockCluster } from './history/cluster-lock.js';
 import { recordRepeat, recordSnapshot, type RecordOutcome } from './history/history-writer.js';
 import { AnalysisPool } from './analysis-pool.js';
 import { analyzerId } from './analyzer.js';
+import { DependencyOutages } from './dependency-outages.js';
 import { UnprocessableSnapshotError } from './snapshot-analysis.js';
 import { claimSnapshot, isBeingRecorded, markSnapshotFailed, readSnapshotPayload } from './snapshot-status.js';
 import { JobMetricsRecorder } from './job-metrics.js';
@@ -39,6 +40,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     @Inject(JobMetricsRecorder) private readonly metrics: JobMetricsRecorder,
     @Inject(ReadModelPublisher) private readonly readModel: ReadModelPublisher,
     @Inject(AnalysisPool) private readonly analysis: AnalysisPool,
+    @Inject(DependencyOutages) private readonly outages: DependencyOutages,
   ) {
     super();
   }
@@ -47,13 +49,28 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     this.metrics.attach(this.worker, SNAPSHOTS_QUEUE);
   }
 
+  /**
+   * An outage of Postgres or Redis is waited out inside the job (holding its slot and its lock, so the
+   * backlog stays queued rather than cycling through failed attempts); only other errors count as an
+   * attempt, and only a snapshot the analysis cannot process, or one whose attempts ran out, is failed.
+   */
   async process(job: Job<AnalyzeSnapshotJobData>): Promise<SnapshotJobResult> {
+    const { snapshotId } = job.data;
+    return this.outages.retryThrough(
+      `snapshot ${snapshotId}`,
+      () => this.attempt(job),
+      () => this.stopping(),
+    );
+  }
+
+  private async attempt(job: Job<AnalyzeSnapshotJobData>): Promise<SnapshotJobResult> {
     const { snapshotId } = job.data;
     try {
       return await this.record(snapshotId);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       const permanent = error instanceof UnprocessableSnapshotError;
+      if (!permanent && (await this.outages.outageBehind(error))) throw error;
       if (permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
         await markSnapshotFailed(this.prisma, snapshotId, reason);
         this.logger.warn(`snapshot ${snapshotId} failed for good: ${reason}`);
@@ -61,6 +78,11 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
       if (permanent) throw new UnrecoverableError(reason);
       throw error;
     }
+  }
+
+  /** The worker is closing: an outage wait ends, the job stays active and a live worker takes it back. */
+  private stopping(): boolean {
+    return Boolean(this.worker?.closing);
   }
 
   private async record(snapshotId: string): Promise<SnapshotJobResult> {
@@ -141,9 +163,23 @@ export function configuredSnapshotProcessor(config: WorkerConfig): Type<Snapshot
   @Processor(SNAPSHOTS_QUEUE, {
     concurrency: config.WORKER_CONCURRENCY,
     lockDuration: config.WORKER_LOCK_DURATION_MS,
+    lockRenewTime: lockRenewTime(config.WORKER_LOCK_DURATION_MS),
     stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
     maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
+    // BullMQ's own wait after a Redis error in its fetch loop (15 s by default): no longer than an
+    // outage retry, so the backlog resumes as soon after an outage as the jobs in hand do.
+    runRetryDelay: config.WORKER_OUTAGE_RETRY_MAX_MS,
   })
   class ConfiguredSnapshotProcessor extends SnapshotProcessor {}
   return ConfiguredSnapshotProcessor;
+}
+
+/**
+ * Decision: renew a job's lock four times per lock duration rather than BullMQ's twice, so a lock
+ * survives an event loop held up for most of its duration (a CPU-starved machine, a large payload
+ * decoded on the main thread) while a dead worker's job is still taken back within one duration plus
+ * two stalled checks.
+ */
+export function lockRenewTime(lockDurationMs: number): number {
+  return Math.floor(lockDurationMs / 4);
 }

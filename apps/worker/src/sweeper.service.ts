@@ -12,13 +12,25 @@ export interface SweepResult {
   markedFailed: number;
 }
 
+/**
+ * Decision: a job BullMQ failed while its snapshot still waits was given up on for a reason outside the
+ * snapshot (the processor records its own verdicts in Postgres first): its worker died, or lost the job's
+ * lock in a Redis outage, more than WORKER_MAX_STALLED_COUNT times. That is re-driven, unless the
+ * snapshot was taken up more often than retries and stall recoveries together allow, which points at a
+ * snapshot that kills its worker: then it is failed with the reason.
+ */
+function killsItsWorker(claims: number, config: WorkerConfig): boolean {
+  return claims > config.JOB_ATTEMPTS + config.WORKER_MAX_STALLED_COUNT;
+}
+
 const PAGE = 500;
 
 /**
  * Postgres is the record of what still needs processing; Redis only holds the work list. The sweeper
  * reconciles the two: every snapshot that has waited past the grace period must have a live job, or it
  * gets one again (Redis lost its data, the API could not enqueue, a job finished without recording).
- * A job BullMQ gave up on (retries or stall recoveries exhausted) marks its snapshot failed.
+ * An outage never fails a snapshot here: a job BullMQ gave up on is re-enqueued, unless its snapshot
+ * keeps killing the worker that takes it up.
  */
 @Injectable()
 export class SweeperService {
@@ -42,20 +54,19 @@ export class SweeperService {
           statusChangedAt: { lt: waitedSince },
           ...(after ? { id: { gt: after } } : {}),
         },
-        select: { id: true, clusterId: true },
+        select: { id: true, clusterId: true, attempts: true },
         orderBy: { id: 'asc' },
         take: PAGE,
       });
       for (const snapshot of waiting) {
         const job = await this.queue.getJob(snapshot.id);
         const state = job ? await job.getState() : 'unknown';
-        if (state === 'failed') {
-          if (await markSnapshotFailed(this.prisma, snapshot.id, job!.failedReason || 'job failed')) {
-            result.markedFailed++;
-          }
+        if (state === 'failed' && killsItsWorker(snapshot.attempts, this.config)) {
+          const reason = `taken up ${snapshot.attempts} times without finishing (${job!.failedReason || 'job failed'})`;
+          if (await markSnapshotFailed(this.prisma, snapshot.id, reason)) result.markedFailed++;
           continue;
         }
-        if (state !== 'completed' && state !== 'unknown') continue; // waiting, delayed or active: in hand
+        if (state !== 'completed' && state !== 'unknown' && state !== 'failed') continue; // in hand
         if (job) await job.remove();
         await enqueueSnapshot(this.queue, { snapshotId: snapshot.id, clusterId: snapshot.clusterId }, retry);
         result.requeued++;

@@ -4,6 +4,7 @@ import { DbModule } from '@zw/db';
 import { MAINTENANCE_QUEUE, redisConnectionFromUrl, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { ANALYSIS_THREAD_FILE, AnalysisPool, COMPILED_ANALYSIS_THREAD_FILE } from './analysis-pool.js';
 import type { WorkerConfig } from './config.js';
+import { DependencyOutages } from './dependency-outages.js';
 import { JobMetricsRecorder } from './job-metrics.js';
 import { MaintenanceProcessor, MaintenanceSchedules } from './maintenance.processor.js';
 import { ReadModelPublisher } from './read-model-events.js';
@@ -36,6 +37,7 @@ export class WorkerModule {
         { provide: WORKER_CONFIG, useValue: config },
         { provide: ANALYSIS_THREAD_FILE, useValue: options.analysisThreadFile ?? COMPILED_ANALYSIS_THREAD_FILE },
         AnalysisPool,
+        DependencyOutages,
         configuredSnapshotProcessor(config),
         MaintenanceProcessor,
         MaintenanceSchedules,

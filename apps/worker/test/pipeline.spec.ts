@@ -9,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
+import { historyOf } from '../../../test/support/history.js';
 import { buildApps, type RunningProcess, startApp } from '../../../test/support/processes.js';
 import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from '../../../test/support/redis.js';
 import { capturedAt, fleet, timeline } from '../../../test/support/snapshots.js';
@@ -79,35 +80,6 @@ async function waitProcessed(snapshotIds: string[], timeoutMs = 30_000): Promise
   );
 }
 
-/** The whole history of a cluster, in a form that compares across clusters. */
-async function historyOf(clusterId: string) {
-  const intervals = await prisma.serviceInterval.findMany({
-    where: { clusterId },
-    include: { service: { select: { namespace: true, name: true } } },
-  });
-  const summaries = await prisma.snapshotSummary.findMany({ where: { clusterId }, orderBy: { capturedAt: 'asc' } });
-  return {
-    intervals: intervals
-      .map((i) =>
-        JSON.stringify([
-          i.service.namespace,
-          i.service.name,
-          i.validFrom.toISOString(),
-          i.validTo?.toISOString() ?? null,
-          String(i.stateHash),
-          i.routing,
-          i.hintState,
-          i.hintReason,
-          i.zones,
-          i.crossZoneWithoutHints,
-          i.crossZoneWithHints,
-        ]),
-      )
-      .sort(),
-    summaries: summaries.map(({ snapshotId: _id, clusterId: _c, ...rest }) => rest),
-  };
-}
-
 function withoutService(list: KubernetesList, name: string): KubernetesList {
   const owned = (item: KubernetesList['items'][number]) =>
     item.kind === 'Service'
@@ -172,8 +144,8 @@ describe('snapshot pipeline', () => {
     const ids = await Promise.all(arrival.map((list) => push(list, shuffledCluster.token)));
     await waitProcessed(ids);
 
-    const expected = await historyOf(reference.id);
-    const actual = await historyOf(shuffledCluster.id);
+    const expected = await historyOf(prisma, reference.id);
+    const actual = await historyOf(prisma, shuffledCluster.id);
     expect(expected.summaries).toHaveLength(16);
     expect(expected.intervals.length).toBeGreaterThan(40); // the sequence really changes over time
     expect(actual).toEqual(expected);
@@ -221,7 +193,7 @@ describe('snapshot pipeline', () => {
     await doomed.exited();
     expect(doomed.child.signalCode).toBe('SIGKILL');
     expect((await statusOf(snapshotId)).status).toBe('processed');
-    const before = await historyOf(cluster.id);
+    const before = await historyOf(prisma, cluster.id);
     expect(await queue.getJobState(snapshotId)).toBe('active'); // BullMQ never heard back
 
     startWorker(); // takes the stalled job back and runs it again
@@ -229,7 +201,7 @@ describe('snapshot pipeline', () => {
       const state = await queue.getJobState(snapshotId);
       return state === 'completed' || state === 'unknown';
     });
-    expect(await historyOf(cluster.id)).toEqual(before);
+    expect(await historyOf(prisma, cluster.id)).toEqual(before);
     expect((await statusOf(snapshotId)).attempts).toBe(1);
   });
 

@@ -88,3 +88,9 @@ export {
   type MeasuredComparisonRow,
 } from './read-model/measured.js';
 export { pruneAuditLog, recordAudit, type AuditActor, type AuditEvent } from './audit-log.js';
+export {
+  listFailedSnapshots,
+  requeueFailedSnapshots,
+  type FailedSnapshotRow,
+  type FailedSnapshotSelection,
+} from './failed-snapshots.js';

@@ -52,6 +52,26 @@ export async function enqueueSnapshot(
   await queue.add(ANALYZE_SNAPSHOT_JOB, data, { ...snapshotJobOptions(retry), jobId: data.snapshotId });
 }
 
+/**
+ * Queues a snapshot's analysis again, after its snapshot was put back in line in Postgres (a re-drive, or
+ * the sweeper finding its job gone or finished). A finished job of the same id (kept a while in Redis)
+ * would make the add a no-op, so it is removed first; a job still waiting, delayed or running is left as
+ * it is: the snapshot is in hand already.
+ */
+export async function requeueSnapshot(
+  queue: Queue,
+  data: AnalyzeSnapshotJobData,
+  retry: RetryPolicy = DEFAULT_RETRY_POLICY,
+): Promise<void> {
+  const job = await queue.getJob(data.snapshotId);
+  if (job) {
+    const state = await job.getState();
+    if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return;
+    await job.remove();
+  }
+  await enqueueSnapshot(queue, data, retry);
+}
+
 export interface RedisConnection {
   host: string;
   port: number;
