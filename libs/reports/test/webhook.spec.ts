@@ -149,4 +149,3 @@ describe('webhook addresses', () => {
     expect(isLocalhostName('localhost.example.com')).toBe(false);
   });
 });
-
