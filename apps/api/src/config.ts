@@ -47,6 +47,17 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
   RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(1200),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
   /**
+   * Refused credentials (missing, unknown, revoked or expired API keys and agent tokens) one client address
+   * may present per RATE_LIMIT_WINDOW_MS; past it, its requests answer 429 before any database lookup.
+   */
+  UNAUTHENTICATED_RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(60),
+  /**
+   * Express's `trust proxy`: whose `X-Forwarded-For` names the client (the address throttled and audited).
+   * Empty: nobody's (the socket's peer is the client); a number: that many proxy hops; else a list of
+   * addresses or subnets, or `loopback`, `uniquelocal`…
+   */
+  TRUST_PROXY: z.string().default(''),
+  /**
    * How long a verified API key is trusted without asking Postgres again. Revoking through this API
    * process takes effect at once; through another process (or the database) within this time.
    */
