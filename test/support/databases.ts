@@ -25,10 +25,11 @@ function migrationsFingerprint(): string {
   return hash.digest('hex').slice(0, 12);
 }
 
-export function migrate(database: string): { status: number | null; output: string } {
+/** Migrates a database of the shared server (by name), or of another server when its URL is given. */
+export function migrate(database: string, url = databaseUrl(database)): { status: number | null; output: string } {
   const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'prisma-migrate.mjs'), 'deploy'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl(database) },
+    env: { ...process.env, DATABASE_URL: url },
     encoding: 'utf8',
   });
   return { status: run.status, output: `${run.stdout}${run.stderr}` };

@@ -15,6 +15,7 @@ import type { Queue } from 'bullmq';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
+import { QueueAvailability } from '../http/queue-availability.js';
 import { type FieldError, notFound, ProblemException, validationProblem } from '../problem.js';
 import { REPORTS_CONFIG } from './reports-config.js';
 import { ReportsService } from './reports.service.js';
@@ -105,6 +106,7 @@ export class ReportSchedulesService {
   constructor(
     @Inject(PrismaService) private readonly prisma: PrismaService,
     @InjectQueue(REPORTS_QUEUE) private readonly queue: Queue,
+    @Inject(QueueAvailability) private readonly queueAvailability: QueueAvailability,
     @Inject(REPORTS_CONFIG) private readonly config: ReportsConfig,
     @Inject(ReportsService) private readonly reports: ReportsService,
   ) {}
@@ -351,6 +353,8 @@ export class ReportSchedulesService {
   /** Asks the worker to sync the schedule's job scheduler; its periodic sweep does it anyway if Redis is away. */
   private async sync(id: string): Promise<void> {
     try {
+      // Redis away: BullMQ would hold the request for the whole outage; the sweep syncs it later.
+      await this.queueAvailability.assertAvailable();
       await enqueueScheduleSync(this.queue, id);
     } catch (error) {
       this.logger.warn(`could not ask the worker to sync schedule ${id} (its sweep will): ${String(error)}`);
