@@ -88,3 +88,12 @@ export {
   type MeasuredComparisonRow,
 } from './read-model/measured.js';
 export { pruneAuditLog, recordAudit, type AuditActor, type AuditEvent } from './audit-log.js';
+export { openWithKeyring, sealedKeyId, sealWithKeyring } from './secret-keyring.js';
+export {
+  NO_WEBHOOK_SECRET,
+  readWebhookSecret,
+  resealWebhookSecrets,
+  sealedWebhookSecretColumns,
+  type StoredWebhookSecret,
+  type WebhookSecretRead,
+} from './webhook-secrets.js';
