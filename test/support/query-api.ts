@@ -37,6 +37,8 @@ export async function startQueryStack(tag: string, overrides: Record<string, str
     SWEEP_EVERY_MS: '1000',
     DB_POOL_MAX: '4',
     READ_POOL_MAX: '4',
+    // Webhook secrets are encrypted at rest: a test-only key, never a deployment's.
+    REPORT_WEBHOOK_ENCRYPTION_KEYS: 'test-1:a-test-only-webhook-secret-key',
     ...overrides,
   };
   Object.assign(process.env, env);

@@ -43,9 +43,34 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
   READ_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   /** Statement timeout of every read-model query. */
   READ_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Longest wait for a new read-pool connection (an unreachable database answers 503, not a hang). */
+  READ_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  /** Connections of the heavy reads' own pool (savings over a range), apart from READ_POOL_MAX. */
+  HEAVY_READ_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(4),
+  /** Statement timeout of a heavy read; past it the answer is 503 with Retry-After. */
+  HEAVY_READ_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  /** Heavy reads one organization may run at once (per API process); more wait, then 429. */
+  HEAVY_READS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(2),
+  /** Longest a heavy read waits for its organization's turn before 429 with Retry-After. */
+  HEAVY_READ_QUEUE_WAIT_MS: z.coerce.number().int().min(0).default(2000),
+  /** /readyz answers 503 (saturated) when more requests than this wait for a read-pool connection. */
+  READY_MAX_POOL_WAITING: z.coerce.number().int().min(0).default(50),
+  /** /readyz answers 503 (saturated) when the event loop's delay (p99 over a few seconds) exceeds this. */
+  READY_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(1).default(500),
   /** Requests one API key may make per RATE_LIMIT_WINDOW_MS (all routes together), per API process. */
   RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(1200),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
+  /**
+   * Refused credentials (missing, unknown, revoked or expired API keys and agent tokens) one client address
+   * may present per RATE_LIMIT_WINDOW_MS; past it, its requests answer 429 before any database lookup.
+   */
+  UNAUTHENTICATED_RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(60),
+  /**
+   * Express's `trust proxy`: whose `X-Forwarded-For` names the client (the address throttled and audited).
+   * Empty: nobody's (the socket's peer is the client); a number: that many proxy hops; else a list of
+   * addresses or subnets, or `loopback`, `uniquelocal`…
+   */
+  TRUST_PROXY: z.string().default(''),
   /**
    * How long a verified API key is trusted without asking Postgres again. Revoking through this API
    * process takes effect at once; through another process (or the database) within this time.

@@ -29,6 +29,7 @@ export async function createApiApp(options: { logger?: LogLevel[] } = {}): Promi
     bodyParser: false,
     ...(options.logger ? { logger: options.logger } : {}),
   });
+  if (config.TRUST_PROXY) app.set('trust proxy', trustProxySetting(config.TRUST_PROXY));
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
   app.use(graphQLPostOnly());
   app.use(jsonBodiesOnly());
@@ -47,6 +48,11 @@ export async function createApiApp(options: { logger?: LogLevel[] } = {}): Promi
   setUpOpenApi(app);
   app.enableShutdownHooks();
   return app;
+}
+
+/** TRUST_PROXY as Express reads it: a hop count, or a list of addresses, subnets and names. */
+function trustProxySetting(value: string): number | string[] {
+  return /^\d+$/.test(value) ? Number(value) : value.split(',').map((part) => part.trim());
 }
 
 /** The generated OpenAPI document: UI at /docs, JSON at /docs-json. */

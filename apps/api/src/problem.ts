@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import { GraphQLError } from 'graphql';
 import type { ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
+import { OUTAGE_RETRY_AFTER_SECONDS, outageDetail, unavailableDependency } from './http/dependency-outage.js';
 
 /**
  * An RFC 9457 problem: what went wrong, as `application/problem+json`. `extensions` carry machine-readable
@@ -95,6 +96,14 @@ export function problemOf(exception: unknown): {
     const status = exception.getStatus();
     return { status, body: problemBody(status, exception.detail, exception.extensions), headers: exception.headers };
   }
+  const dependency = unavailableDependency(exception);
+  if (dependency !== null) {
+    return {
+      status: 503,
+      body: problemBody(503, outageDetail(dependency), { dependency, retryAfterSeconds: OUTAGE_RETRY_AFTER_SECONDS }),
+      headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
+    };
+  }
   // Nest wraps body-parser's errors (bad JSON, too large) in an HttpException whose cause is the original.
   const cause = exception instanceof HttpException ? exception.cause : exception;
   const libraryStatus = statusOf(cause);
@@ -121,6 +130,7 @@ const GRAPHQL_CODES: Record<number, string> = {
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
   429: 'RATE_LIMITED',
+  503: 'SERVICE_UNAVAILABLE',
 };
 
 /** A problem as GraphQL error extensions: its fields, plus a `code` GraphQL clients know. */
@@ -139,7 +149,8 @@ export class AllProblemsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): unknown {
     const { status, body, headers } = problemOf(exception);
-    if (status >= 500)
+    if (status === 503) this.logger.warn(String(body.detail));
+    else if (status >= 500)
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : exception);
     if (host.getType<string>() === 'graphql') {
       if (exception instanceof GraphQLError) return exception;

@@ -20,6 +20,8 @@ import { FleetService } from './fleet/fleet.service.js';
 import { MetricsService } from './ops/metrics.service.js';
 import { OpsController } from './ops/ops.controller.js';
 import { ReadDbCloser, readDbProvider } from './read-db.provider.js';
+import { HeavyReadBudget } from './heavy-reads/heavy-read-budget.js';
+import { HeavyReadDbCloser, heavyReadDbProvider } from './heavy-reads/heavy-read-db.provider.js';
 import { LiveViewService } from './services/live-view.service.js';
 import { SavingsController } from './savings/savings.controller.js';
 import { SavingsService } from './savings/savings.service.js';
@@ -30,6 +32,7 @@ import { ServicesController } from './services/services.controller.js';
 import { ServicesService } from './services/services.service.js';
 import { ClusterStateController } from './zones/cluster-state.controller.js';
 import { ApiRedisCloser, apiRedisProvider } from './redis.provider.js';
+import { QueueAvailability } from './http/queue-availability.js';
 import { trafficConfigProvider } from './traffic-sources/traffic-config.js';
 import { TrafficSourcesController } from './traffic-sources/traffic-sources.controller.js';
 import { TrafficSourcesService } from './traffic-sources/traffic-sources.service.js';
@@ -70,8 +73,12 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
   providers: [
     readDbProvider,
     ReadDbCloser,
+    heavyReadDbProvider,
+    HeavyReadDbCloser,
+    HeavyReadBudget,
     apiRedisProvider,
     ApiRedisCloser,
+    QueueAvailability,
     ApiKeyAuthenticator,
     ApiKeyGuard,
     ApiKeyRateLimitGuard,
@@ -89,6 +96,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
   ],
   exports: [
     RateStorageModule,
+    QueueAvailability,
     AuditLogService,
     readDbProvider,
     ApiKeyAuthenticator,

@@ -11,6 +11,7 @@ export const readDbProvider: Provider = {
       databaseUrl: config.get('DATABASE_URL', { infer: true }),
       poolMax: config.get('READ_POOL_MAX', { infer: true }),
       statementTimeoutMs: config.get('READ_STATEMENT_TIMEOUT_MS', { infer: true }),
+      connectionTimeoutMs: config.get('READ_CONNECT_TIMEOUT_MS', { infer: true }),
     }),
 };
 

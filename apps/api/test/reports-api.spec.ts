@@ -197,6 +197,11 @@ describe('report schedules over REST', () => {
     const read = await apiClient(stack.url, acme.readKey).get(`/v1/report-schedules/${answer.schedule.id}`);
     expect(read.status).toBe(200);
     expect(JSON.stringify(read.body)).not.toContain(answer.webhookSecret);
+    // At rest the secret is encrypted under the deployment's current key, never in plain text.
+    const row = await stack.prisma.reportSchedule.findUniqueOrThrow({ where: { id: answer.schedule.id } });
+    expect(row.webhookSecret).toBeNull();
+    expect(row.webhookSecretKeyId).toBe('test-1');
+    expect(Buffer.from(row.webhookSecretSealed!).toString('latin1')).not.toContain(answer.webhookSecret);
   });
 
   it('refuses invalid schedules with problem+json naming the field', async () => {

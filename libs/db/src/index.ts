@@ -94,3 +94,12 @@ export {
   type FailedSnapshotRow,
   type FailedSnapshotSelection,
 } from './failed-snapshots.js';
+export { openWithKeyring, sealedKeyId, sealWithKeyring } from './secret-keyring.js';
+export {
+  NO_WEBHOOK_SECRET,
+  readWebhookSecret,
+  resealWebhookSecrets,
+  sealedWebhookSecretColumns,
+  type StoredWebhookSecret,
+  type WebhookSecretRead,
+} from './webhook-secrets.js';

@@ -6,6 +6,8 @@ export interface ReadDbOptions {
   poolMax?: number;
   /** Statement timeout for every read, in ms (a runaway query must not hold a connection forever). */
   statementTimeoutMs?: number;
+  /** Longest wait for a new connection (an unreachable server must not hold a request forever). */
+  connectionTimeoutMs?: number;
 }
 
 /** What one executed statement looked like; tests count these to prove batching. */
@@ -32,6 +34,7 @@ export class ReadDb {
       connectionString: options.databaseUrl,
       max: options.poolMax ?? 10,
       ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+      ...(options.connectionTimeoutMs ? { connectionTimeoutMillis: options.connectionTimeoutMs } : {}),
     });
     // An idle client losing its connection (Postgres restarted) must not crash the process.
     this.pool.on('error', () => undefined);
@@ -51,6 +54,16 @@ export class ReadDb {
   onQuery(listener: (query: ExecutedQuery) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Connections in use, idle, and requests waiting for one (saturation, for readiness). */
+  load(): { total: number; idle: number; waiting: number; max: number } {
+    return {
+      total: this.pool.totalCount,
+      idle: this.pool.idleCount,
+      waiting: this.pool.waitingCount,
+      max: this.pool.options.max ?? 10,
+    };
   }
 
   async end(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { DefaultJobOptions, Queue } from 'bullmq';
+import { keyringProblem } from '@zw/reports';
 import { z } from 'zod';
 
 /**
@@ -69,6 +70,20 @@ export const reportsEnvSchema = z.object({
    * Lets webhooks use plain http and reach loopback, private, link-local and other non-public addresses.
    * Off in production: a tenant's webhook must not reach the deployment's own network (SSRF).
    */
+  /**
+   * Keys that encrypt webhook signing secrets at rest: `id:key,id:key,…` (ids of letters, digits, _ . -;
+   * keys of 16+ characters, whose SHA-256 is the AES-256-GCM key). The first seals new secrets; the others
+   * only open what they sealed, and the worker re-encrypts those under the first at start. Without it,
+   * schedules cannot be given a webhook.
+   */
+  REPORT_WEBHOOK_ENCRYPTION_KEYS: z
+    .string()
+    .optional()
+    .superRefine((text, context) => {
+      const problem = text === undefined || text === '' ? null : keyringProblem(text);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    })
+    .transform((text) => (text ? text : undefined)),
   REPORT_WEBHOOK_ALLOW_PRIVATE: z
     .enum(['true', 'false', '1', '0'])
     .default('false')

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { isIP } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { isForbiddenWebhookAddress, webhookUrlProblem } from '../src/webhook-address.js';
+import { isForbiddenWebhookAddress, isLocalhostName, webhookUrlProblem } from '../src/webhook-address.js';
 import { signWebhook, verifyWebhook } from '../src/webhook.js';
 
 const secret = 'zws_test-secret';
@@ -74,5 +75,77 @@ describe('webhook addresses', () => {
     expect(webhookUrlProblem('ftp://hooks.example.com/', true)).toMatch(/http or https/);
     expect(webhookUrlProblem('not a url', true)).toBe('not a URL');
     expect(webhookUrlProblem('http://127.0.0.1:8080/hook', true)).toBeNull();
+  });
+
+  // Every non-public form, as a URL host (what a tenant saves) and as a resolved address (what is dialled).
+  const REFUSED: [string, string][] = [
+    ['[::7f00:1]', 'IPv4-compatible loopback'],
+    ['[::a00:1]', 'IPv4-compatible private'],
+    ['[::808:808]', 'IPv4-compatible, even of a public address'],
+    ['[::ffff:127.0.0.1]', 'IPv4-mapped loopback'],
+    ['[::ffff:7f00:1]', 'IPv4-mapped loopback in hex'],
+    ['[::ffff:a9fe:a9fe]', 'IPv4-mapped metadata address'],
+    ['[::ffff:0:7f00:1]', 'IPv4-translated (::ffff:0:0:0/96)'],
+    ['[::ffff:0:808:808]', 'IPv4-translated, even of a public address'],
+    ['[64:ff9b::7f00:1]', 'NAT64 well-known prefix'],
+    ['[64:ff9b::808:808]', 'NAT64 well-known prefix, public target'],
+    ['[64:ff9b:1::a00:1]', 'NAT64 local-use prefix'],
+    ['[2002:7f00:1::1]', '6to4 of loopback'],
+    ['[2002:808:808::1]', '6to4 of a public address'],
+    ['[2001:0:4136:e378:8000:63bf:3fff:fdd2]', 'Teredo'],
+    ['[fec0::1]', 'site-local'],
+    ['[fd00::1]', 'unique local'],
+    ['[fe80::1]', 'link-local'],
+    ['[ff02::1]', 'multicast'],
+    ['[::]', 'unspecified'],
+    ['[::1]', 'loopback'],
+    ['[2001:db8::1]', 'documentation'],
+    ['[100::1]', 'discard-only'],
+    ['127.0.0.1', 'loopback'],
+    ['127.1.2.3', 'loopback /8'],
+    ['0.0.0.0', 'unspecified'],
+    ['0x7f.1', 'loopback in a short hex form (the URL parser normalizes it)'],
+    ['2130706433', 'loopback as one number'],
+    ['10.0.0.1', 'private'],
+    ['172.16.5.4', 'private'],
+    ['192.168.0.1', 'private'],
+    ['169.254.169.254', 'link-local (cloud metadata)'],
+    ['100.64.0.1', 'shared (CGNAT)'],
+    ['192.0.0.8', 'IETF assignments'],
+    ['192.88.99.1', '6to4 relay'],
+    ['198.18.0.1', 'benchmarking'],
+    ['224.0.0.1', 'multicast'],
+    ['255.255.255.255', 'broadcast'],
+    ['localhost', 'localhost'],
+    ['localhost.', 'localhost, fully qualified'],
+    ['LOCALHOST', 'localhost in capitals'],
+    ['api.localhost', 'a name under localhost'],
+    ['api.localhost.', 'a name under localhost, fully qualified'],
+  ];
+  const ACCEPTED = ['hooks.example.com', '93.184.216.34', '8.8.8.8', '[2606:4700:4700::1111]', '[2a00:1450:4001::1]'];
+
+  it.each(REFUSED)('refuses %s (%s) at save', (host) => {
+    expect(webhookUrlProblem(`https://${host}/hook`, false)).not.toBeNull();
+    expect(webhookUrlProblem(`https://${host}/hook`, true)).toBeNull();
+  });
+
+  it('refuses every non-public address form when it is what a name resolved to', () => {
+    let checked = 0;
+    for (const [host, why] of REFUSED) {
+      const address = new URL(`https://${host}/`).hostname.replace(/^\[|\]$/g, '');
+      if (isIP(address) === 0) continue; // a name: its addresses are judged where it is dialled
+      expect(isForbiddenWebhookAddress(address), `${host} (${why})`).toBe(true);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(30);
+  });
+
+  it('accepts public names and addresses', () => {
+    for (const host of ACCEPTED) {
+      expect(webhookUrlProblem(`https://${host}/hook`, false), host).toBeNull();
+      const address = host.replace(/^\[|\]$/g, '');
+      if (isIP(address) !== 0) expect(isForbiddenWebhookAddress(address), host).toBe(false);
+    }
+    expect(isLocalhostName('localhost.example.com')).toBe(false);
   });
 });

@@ -4,6 +4,7 @@ import { AGENT_TOKEN_PREFIX, hashApiKey, MIN_CHOSEN_KEY_LENGTH, ReadDb, type Api
 import type { ApiConfig } from '../config.js';
 import { ProblemException } from '../problem.js';
 import type { Caller } from './caller.js';
+import { UnauthenticatedThrottle } from './unauthenticated-throttle.js';
 
 interface KeyRow {
   id: string;
@@ -46,11 +47,23 @@ export class ApiKeyAuthenticator {
   constructor(
     @Inject(ReadDb) private readonly db: ReadDb,
     @Inject(ConfigService) config: ConfigService<ApiConfig, true>,
+    @Inject(UnauthenticatedThrottle) private readonly throttle: UnauthenticatedThrottle,
   ) {
     this.ttlMs = config.get('API_KEY_CACHE_MS', { infer: true });
   }
 
-  async authenticate(authorization: string | undefined): Promise<Caller> {
+  /**
+   * The caller of a request from `clientAddress`. A key verified and cached recently answers at once;
+   * anything else is first checked against the address's throttle of refused credentials (429), and
+   * counted there when refused.
+   */
+  async authenticate(authorization: string | undefined, clientAddress: string): Promise<Caller> {
+    const cached = this.cachedCaller(authorization);
+    if (cached) return cached;
+    return this.throttle.guard(clientAddress, () => this.verify(authorization));
+  }
+
+  private async verify(authorization: string | undefined): Promise<Caller> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (!match) throw unauthorized('missing API key: send Authorization: Bearer <API key>');
     const secret = match[1];
@@ -79,9 +92,20 @@ export class ApiKeyAuthenticator {
     for (const [hash, entry] of this.cache) if (entry.caller?.keyId === keyId) this.cache.delete(hash);
   }
 
+  /** The caller of a valid, unexpired key this process verified within API_KEY_CACHE_MS; else null. */
+  private cachedCaller(authorization: string | undefined): Caller | null {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    if (!match || match[1].length < MIN_CHOSEN_KEY_LENGTH || match[1].startsWith(AGENT_TOKEN_PREFIX)) return null;
+    const entry = this.cache.get(cacheKeyOf(hashApiKey(match[1])));
+    const now = Date.now();
+    if (!entry?.caller || entry.revoked || entry.expiresAt <= now) return null;
+    if (entry.keyExpiresAt !== null && entry.keyExpiresAt.getTime() <= now) return null;
+    return entry.caller;
+  }
+
   private async lookUp(secret: string): Promise<CachedKey> {
     const hash = hashApiKey(secret);
-    const cacheKey = Buffer.from(hash).toString('base64');
+    const cacheKey = cacheKeyOf(hash);
     const cached = this.cache.get(cacheKey);
     const now = Date.now();
     if (cached && cached.expiresAt > now) return cached;
@@ -115,6 +139,10 @@ export class ApiKeyAuthenticator {
       .query(`UPDATE api_keys SET last_used_at = now() WHERE id = $1`, [keyId])
       .catch((error: unknown) => this.logger.warn(`could not record use of key ${keyId}: ${String(error)}`));
   }
+}
+
+function cacheKeyOf(hash: Uint8Array): string {
+  return Buffer.from(hash).toString('base64');
 }
 
 /** A Postgres enum array as text: `{read,admin}`. */

@@ -4,6 +4,7 @@ import type { ApiKeyScope } from '@zw/db';
 import { ProblemException } from '../problem.js';
 import { ApiKeyAuthenticator } from './api-key-authenticator.js';
 import { httpOf } from './caller.js';
+import { clientAddressOf } from './unauthenticated-throttle.js';
 
 export const REQUIRED_SCOPE = 'zonewise:required-scope';
 
@@ -23,7 +24,7 @@ export class ApiKeyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const { request } = httpOf(context);
-    const caller = await this.authenticator.authenticate(request.headers.authorization);
+    const caller = await this.authenticator.authenticate(request.headers.authorization, clientAddressOf(request));
     const needed =
       this.reflector.getAllAndOverride<ApiKeyScope | undefined>(REQUIRED_SCOPE, [
         context.getHandler(),

@@ -12,6 +12,7 @@ import {
 } from 'graphql';
 import type { ServerResponse } from 'node:http';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
+import { clientAddressOf } from '../auth/unauthenticated-throttle.js';
 import type { CallerRequest } from '../auth/caller.js';
 import type { ApiKeyRateLimitGuard } from '../auth/rate-limit.guard.js';
 import type { ApiConfig } from '../config.js';
@@ -129,7 +130,10 @@ export function gatePlugin(
                 { cost: Math.ceil(cost), maxCost: limits.GRAPHQL_MAX_COST },
               );
             }
-            const caller = await authenticator.authenticate(contextValue.req.headers.authorization);
+            const caller = await authenticator.authenticate(
+              contextValue.req.headers.authorization,
+              clientAddressOf(contextValue.req),
+            );
             contextValue.req.caller = caller;
             const units = Math.max(1, Math.ceil(cost / limits.GRAPHQL_COST_PER_REQUEST));
             rateLimit.chargeKey(caller.keyId, units, contextValue.res);

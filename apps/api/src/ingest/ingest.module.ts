@@ -1,12 +1,13 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { SNAPSHOTS_QUEUE } from '@zw/queue';
+import { RateStorageModule } from '../auth/rate-storage.module.js';
 import { AgentAuthGuard } from './agent-auth.guard.js';
 import { IngestController } from './ingest.controller.js';
 import { IngestService } from './ingest.service.js';
 
 @Module({
-  imports: [BullModule.registerQueue({ name: SNAPSHOTS_QUEUE })],
+  imports: [BullModule.registerQueue({ name: SNAPSHOTS_QUEUE }), RateStorageModule],
   controllers: [IngestController],
   providers: [IngestService, AgentAuthGuard],
 })

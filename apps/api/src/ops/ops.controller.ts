@@ -1,8 +1,13 @@
-import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Header, Inject, type OnModuleDestroy, Res } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ReadDb } from '@zw/db';
 import type { Redis } from 'ioredis';
 import type { ServerResponse } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { ApiConfig } from '../config.js';
+import { HeavyReadBudget } from '../heavy-reads/heavy-read-budget.js';
+import { HEAVY_READ_DB } from '../heavy-reads/heavy-read-db.provider.js';
 import { API_REDIS } from '../redis.provider.js';
 import { MetricsService } from './metrics.service.js';
 
@@ -30,15 +35,60 @@ async function check(work: () => Promise<unknown>): Promise<{ ok: boolean; error
   }
 }
 
+const DELAY_WINDOW_MS = 5000;
+
+/**
+ * The event loop's delay, as the p99 of the last few seconds: the histogram is read and reset every
+ * DELAY_WINDOW_MS, and the worse of the last window and the current one is reported.
+ */
+class EventLoopDelay {
+  private readonly histogram = monitorEventLoopDelay({ resolution: 10 });
+  private lastWindowMs = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor() {
+    this.histogram.enable();
+    this.timer = setInterval(() => {
+      this.lastWindowMs = this.histogram.percentile(99) / 1e6;
+      this.histogram.reset();
+    }, DELAY_WINDOW_MS);
+    this.timer.unref();
+  }
+
+  p99Ms(): number {
+    const current = this.histogram.count > 0 ? this.histogram.percentile(99) / 1e6 : 0;
+    return Math.round(Math.max(this.lastWindowMs, current));
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.histogram.disable();
+  }
+}
+
 /** Liveness, readiness and Prometheus metrics: unauthenticated, for orchestrators and scrapers. */
 @ApiTags('operations')
 @Controller()
-export class OpsController {
+export class OpsController implements OnModuleDestroy {
+  private readonly eventLoop = new EventLoopDelay();
+  private readonly maxPoolWaiting: number;
+  private readonly maxEventLoopDelayMs: number;
+
   constructor(
     @Inject(ReadDb) private readonly db: ReadDb,
+    @Inject(HEAVY_READ_DB) private readonly heavyDb: ReadDb,
+    @Inject(HeavyReadBudget) private readonly heavyReads: HeavyReadBudget,
     @Inject(API_REDIS) private readonly redis: Redis,
     @Inject(MetricsService) private readonly metrics: MetricsService,
-  ) {}
+    @Inject(ConfigService) config: ConfigService<ApiConfig, true>,
+  ) {
+    this.maxPoolWaiting = config.get('READY_MAX_POOL_WAITING', { infer: true });
+    this.maxEventLoopDelayMs = config.get('READY_MAX_EVENT_LOOP_DELAY_MS', { infer: true });
+  }
+
+  onModuleDestroy(): void {
+    this.eventLoop.stop();
+  }
 
   @Get('healthz')
   @ApiOperation({ summary: 'Liveness: the process answers', security: [] })
@@ -46,34 +96,75 @@ export class OpsController {
     return { status: 'ok' };
   }
 
-  /** Readiness: Postgres and Redis both answer; 503 (problem+json, naming what failed) otherwise. */
+  /**
+   * Readiness: Postgres and Redis both answer, and the process is not saturated (requests waiting for a
+   * read-pool connection, event-loop delay); 503 (problem+json, naming what failed) otherwise.
+   */
   @Get('readyz')
-  @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis reachable (503 otherwise)', security: [] })
-  @ApiResponse({ status: 200, description: 'both answer, with how long each took' })
-  @ApiResponse({ status: 503, description: 'PostgreSQL or Redis does not answer; `detail` names which' })
+  @ApiOperation({
+    summary: 'Readiness: PostgreSQL and Redis reachable and the process not saturated (503 otherwise)',
+    security: [],
+  })
+  @ApiResponse({ status: 200, description: 'both answer, with how long each took, and the load figures' })
+  @ApiResponse({
+    status: 503,
+    description: 'PostgreSQL or Redis does not answer, or the process is saturated; `detail` names which',
+  })
   async readyz(@Res() response: ServerResponse): Promise<void> {
+    // The saturation figures are read before the checks, whose own queries would wait in the same line.
+    const saturation = this.saturation();
     const [postgres, redis] = await Promise.all([
       check(() => this.db.query('SELECT 1')),
       check(() => this.redis.ping()),
     ]);
     const checks = { postgres, redis };
-    const failed = Object.entries(checks).filter(([, result]) => !result.ok);
-    response.statusCode = failed.length ? 503 : 200;
+    const failed = [
+      ...Object.entries(checks)
+        .filter(([, result]) => !result.ok)
+        .map(([name, result]) => `${name} (${result.error})`),
+      ...saturation.problems,
+    ];
+    const load = saturation.load;
     if (failed.length) {
+      response.statusCode = 503;
       response.setHeader('Content-Type', 'application/problem+json');
+      response.setHeader('Retry-After', '5');
       response.end(
         JSON.stringify({
           type: 'about:blank',
           title: 'Service Unavailable',
           status: 503,
-          detail: `not ready: ${failed.map(([name, result]) => `${name} (${result.error})`).join(', ')}`,
+          detail: `not ready: ${failed.join(', ')}`,
           checks,
+          load,
         }),
       );
       return;
     }
+    response.statusCode = 200;
     response.setHeader('Content-Type', 'application/json');
-    response.end(JSON.stringify({ status: 'ready', checks }));
+    response.end(JSON.stringify({ status: 'ready', checks, load }));
+  }
+
+  private saturation() {
+    const load = {
+      readPool: this.db.load(),
+      heavyReadPool: this.heavyDb.load(),
+      heavyReads: this.heavyReads.load(),
+      eventLoopDelayMs: this.eventLoop.p99Ms(),
+    };
+    const problems: string[] = [];
+    if (load.readPool.waiting > this.maxPoolWaiting) {
+      problems.push(
+        `saturated: ${load.readPool.waiting} requests wait for a read-pool connection (READY_MAX_POOL_WAITING ${this.maxPoolWaiting})`,
+      );
+    }
+    if (load.eventLoopDelayMs > this.maxEventLoopDelayMs) {
+      problems.push(
+        `saturated: event-loop delay ${load.eventLoopDelayMs} ms (READY_MAX_EVENT_LOOP_DELAY_MS ${this.maxEventLoopDelayMs})`,
+      );
+    }
+    return { load, problems };
   }
 
   @Get('metrics')

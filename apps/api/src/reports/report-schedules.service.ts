@@ -1,13 +1,22 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type AuditActor, type Prisma, PrismaService, recordAudit } from '@zw/db';
+import {
+  type AuditActor,
+  NO_WEBHOOK_SECRET,
+  type Prisma,
+  PrismaService,
+  recordAudit,
+  sealedWebhookSecretColumns,
+} from '@zw/db';
 import { enqueueScheduleSync, REPORTS_QUEUE, type ReportsConfig } from '@zw/queue';
 import {
   cronOfCadence,
   currentPeriod,
   nextOccurrence,
+  parseKeyring,
   previousPeriod,
   type ReportCadence,
+  type SecretKeyring,
   timingProblems,
   webhookUrlProblem,
 } from '@zw/reports';
@@ -15,6 +24,7 @@ import type { Queue } from 'bullmq';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
+import { QueueAvailability } from '../http/queue-availability.js';
 import { type FieldError, notFound, ProblemException, validationProblem } from '../problem.js';
 import { REPORTS_CONFIG } from './reports-config.js';
 import { ReportsService } from './reports.service.js';
@@ -101,10 +111,12 @@ export function scheduleView(row: ScheduleRow, now: Date): ScheduleView {
 @Injectable()
 export class ReportSchedulesService {
   private readonly logger = new Logger('ReportSchedules');
+  private parsedKeyring: SecretKeyring | undefined;
 
   constructor(
     @Inject(PrismaService) private readonly prisma: PrismaService,
     @InjectQueue(REPORTS_QUEUE) private readonly queue: Queue,
+    @Inject(QueueAvailability) private readonly queueAvailability: QueueAvailability,
     @Inject(REPORTS_CONFIG) private readonly config: ReportsConfig,
     @Inject(ReportsService) private readonly reports: ReportsService,
   ) {}
@@ -114,6 +126,7 @@ export class ReportSchedulesService {
     const clusterIds = await this.checkScope(organizationId, body.scope);
     const webhookUrl = body.webhook ? this.checkWebhook(body.webhook.url) : null;
     const secret = webhookUrl ? newWebhookSecret() : null;
+    const sealed = secret ? sealedWebhookSecretColumns(this.keyring('webhook'), secret.secret) : NO_WEBHOOK_SECRET;
     const { id } = await this.prisma.$transaction(async (tx) => {
       const created = await tx.reportSchedule.create({
         data: {
@@ -125,7 +138,7 @@ export class ReportSchedulesService {
           clusterIds,
           formats: body.formats,
           webhookUrl,
-          webhookSecret: secret?.secret ?? null,
+          ...sealed,
           webhookSecretPrefix: secret?.prefix ?? null,
           enabled: body.enabled,
           anchorAt: now,
@@ -207,7 +220,7 @@ export class ReportSchedulesService {
     };
     let secret: { secret: string; prefix: string } | null = null;
     if (body.webhook === null) {
-      Object.assign(data, { webhookUrl: null, webhookSecret: null, webhookSecretPrefix: null });
+      Object.assign(data, { webhookUrl: null, ...NO_WEBHOOK_SECRET, webhookSecretPrefix: null });
     } else if (body.webhook !== undefined || body.rotateWebhookSecret) {
       const url = body.webhook ? this.checkWebhook(body.webhook.url) : current.webhookUrl;
       if (!url) {
@@ -215,10 +228,14 @@ export class ReportSchedulesService {
           { location: 'body', field: 'rotateWebhookSecret', message: 'this schedule has no webhook' },
         ]);
       }
-      if (body.rotateWebhookSecret || !current.webhookSecret) secret = newWebhookSecret();
+      const hasSecret = current.webhookSecret !== null || current.webhookSecretSealed !== null;
+      if (body.rotateWebhookSecret || !hasSecret) secret = newWebhookSecret();
+      const field = body.rotateWebhookSecret ? 'rotateWebhookSecret' : 'webhook';
       Object.assign(data, {
         webhookUrl: url,
-        ...(secret ? { webhookSecret: secret.secret, webhookSecretPrefix: secret.prefix } : {}),
+        ...(secret
+          ? { ...sealedWebhookSecretColumns(this.keyring(field), secret.secret), webhookSecretPrefix: secret.prefix }
+          : {}),
       });
     }
     await this.prisma.$transaction(async (tx) => {
@@ -345,12 +362,30 @@ export class ReportSchedulesService {
   private checkWebhook(url: string): string {
     const problem = webhookUrlProblem(url, this.config.REPORT_WEBHOOK_ALLOW_PRIVATE);
     if (problem) throw validationProblem([{ location: 'body', field: 'webhook.url', message: problem }]);
+    this.keyring('webhook');
     return url;
+  }
+
+  /** The keys webhook secrets are sealed with; a 400 on `field` when the deployment has none. */
+  private keyring(field: string): SecretKeyring {
+    if (!this.config.REPORT_WEBHOOK_ENCRYPTION_KEYS) {
+      throw validationProblem([
+        {
+          location: 'body',
+          field,
+          message: 'this deployment stores no webhook secrets: its operator must set REPORT_WEBHOOK_ENCRYPTION_KEYS',
+        },
+      ]);
+    }
+    this.parsedKeyring ??= parseKeyring(this.config.REPORT_WEBHOOK_ENCRYPTION_KEYS);
+    return this.parsedKeyring;
   }
 
   /** Asks the worker to sync the schedule's job scheduler; its periodic sweep does it anyway if Redis is away. */
   private async sync(id: string): Promise<void> {
     try {
+      // Redis away: BullMQ would hold the request for the whole outage; the sweep syncs it later.
+      await this.queueAvailability.assertAvailable();
       await enqueueScheduleSync(this.queue, id);
     } catch (error) {
       this.logger.warn(`could not ask the worker to sync schedule ${id} (its sweep will): ${String(error)}`);

@@ -6,6 +6,7 @@ import { enqueueReportGeneration, REPORTS_QUEUE, type ReportsConfig } from '@zw/
 import type { Queue } from 'bullmq';
 import type { z } from 'zod';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
+import { QueueAvailability } from '../http/queue-availability.js';
 import { notFound, ProblemException } from '../problem.js';
 import { REPORT_VIEW_SELECT, reportView } from './report-views.js';
 import { REPORTS_CONFIG } from './reports-config.js';
@@ -43,6 +44,7 @@ export class ReportsService {
   constructor(
     @Inject(PrismaService) private readonly prisma: PrismaService,
     @InjectQueue(REPORTS_QUEUE) private readonly queue: Queue,
+    @Inject(QueueAvailability) private readonly queueAvailability: QueueAvailability,
     @Inject(REPORTS_CONFIG) private readonly config: ReportsConfig,
   ) {}
 
@@ -158,6 +160,8 @@ export class ReportsService {
 
   private async enqueue(reportId: string): Promise<void> {
     try {
+      // Redis away: BullMQ would hold the request for the whole outage; the sweep enqueues it later.
+      await this.queueAvailability.assertAvailable();
       await enqueueReportGeneration(this.queue, reportId, this.config);
     } catch (error) {
       // The row is claimed: the worker's sweep finds pending reports without a job and enqueues them.

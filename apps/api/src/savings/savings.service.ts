@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { describePricingModel } from '@zw/core';
-import { HOURS_PER_MONTH, opportunityRows, ReadDb, savingsRows, type SavingsRow } from '@zw/db';
+import { HOURS_PER_MONTH, opportunityRows, type ReadDb, savingsRows, type SavingsRow } from '@zw/db';
 import type { z } from 'zod';
 import { clusterNotFound } from '../clusters/clusters.service.js';
+import { HeavyReadBudget } from '../heavy-reads/heavy-read-budget.js';
+import { HEAVY_READ_DB } from '../heavy-reads/heavy-read-db.provider.js';
 import { validationProblem } from '../problem.js';
 import { clusterPricing, type ClusterPricing } from './pricing.js';
 import type { SavingsQuerySchema } from './savings.schemas.js';
@@ -19,9 +21,17 @@ interface PricedCluster {
 /** Savings over a time range, by cluster, namespace or Service, with the ranked opportunities. */
 @Injectable()
 export class SavingsService {
-  constructor(@Inject(ReadDb) private readonly db: ReadDb) {}
+  constructor(
+    @Inject(HEAVY_READ_DB) private readonly db: ReadDb,
+    @Inject(HeavyReadBudget) private readonly budget: HeavyReadBudget,
+  ) {}
 
+  /** Runs inside the organization's heavy-read budget, on the heavy-read pool. */
   async savings(organizationId: string, query: z.output<typeof SavingsQuerySchema>, now = new Date()) {
+    return this.budget.run(organizationId, 'savings', () => this.compute(organizationId, query, now));
+  }
+
+  private async compute(organizationId: string, query: z.output<typeof SavingsQuerySchema>, now: Date) {
     const to = query.to ? new Date(query.to) : now;
     const from = query.from ? new Date(query.from) : new Date(to.getTime() - DEFAULT_RANGE_DAYS * DAY_MS);
     if (from >= to) throw validationProblem([{ location: 'query', field: 'from', message: 'must be before `to`' }]);

@@ -16,6 +16,7 @@ import { enqueueTrafficSourceSync, prometheusUrlProblem, TRAFFIC_QUEUE, type Tra
 import type { Queue } from 'bullmq';
 import type { z } from 'zod';
 import { ReadModelCache } from '../cache/read-model-cache.js';
+import { QueueAvailability } from '../http/queue-availability.js';
 import { notFound, validationProblem } from '../problem.js';
 import { ServicesService, priceOf } from '../services/services.service.js';
 import { TRAFFIC_CONFIG } from './traffic-config.js';
@@ -86,6 +87,7 @@ export class TrafficSourcesService {
     @Inject(ReadModelCache) private readonly cache: ReadModelCache,
     @InjectQueue(TRAFFIC_QUEUE) private readonly queue: Queue,
     @Inject(TRAFFIC_CONFIG) private readonly config: TrafficConfig,
+    @Inject(QueueAvailability) private readonly queueAvailability: QueueAvailability,
   ) {}
 
   async get(organizationId: string, clusterId: string): Promise<TrafficSourceView> {
@@ -98,6 +100,7 @@ export class TrafficSourcesService {
   async put(organizationId: string, clusterId: string, body: z.output<typeof PutTrafficSourceBody>, actor: AuditActor) {
     await this.services.head(organizationId, clusterId);
     const fields = this.validated(body);
+    await this.queueAvailability.assertAvailable();
     const existing = await this.prisma.clusterTrafficSource.findUnique({ where: { clusterId } });
     const data = {
       ...fields,
@@ -135,6 +138,7 @@ export class TrafficSourcesService {
 
   async delete(organizationId: string, clusterId: string, actor: AuditActor): Promise<void> {
     await this.services.head(organizationId, clusterId);
+    await this.queueAvailability.assertAvailable();
     await this.prisma.$transaction(async (tx) => {
       const { count } = await tx.clusterTrafficSource.deleteMany({ where: { clusterId } });
       if (count === 0) throw notFound(`cluster ${clusterId} has no traffic source`);

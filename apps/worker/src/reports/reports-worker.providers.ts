@@ -12,6 +12,7 @@ import {
   reportsRedisProvider,
 } from './reports-worker.config.js';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor.js';
+import { WebhookSecretKeys } from './webhook-secret-sealer.service.js';
 
 /**
  * Scheduled reports in the worker: the schedules' job schedulers, report generation and webhook
@@ -32,4 +33,5 @@ export const reportsWorkerProviders: Provider[] = [
   ReportGenerator,
   ReportsProcessor,
   WebhookDeliveryProcessor,
+  WebhookSecretKeys,
 ];

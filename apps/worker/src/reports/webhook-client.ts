@@ -1,8 +1,8 @@
-import { isForbiddenWebhookAddress } from '@zw/reports';
+import { hostProblem, isForbiddenWebhookAddress } from '@zw/reports';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 
 export interface WebhookPostOptions {
   timeoutMs: number;
@@ -72,10 +72,9 @@ export function postWebhook(
   if (!secure && !(options.allowPrivate && target.protocol === 'http:')) {
     return Promise.resolve(done(null, `${target.protocol} webhooks are not allowed (https only)`));
   }
-  const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowPrivate && isIP(host) !== 0 && isForbiddenWebhookAddress(host)) {
-    return Promise.resolve(done(null, `${host} is not a public address`));
-  }
+  // Checked again at delivery: a URL saved before the policy tightened, or a name, is judged as dialled.
+  const refused = options.allowPrivate ? null : hostProblem(target.hostname);
+  if (refused) return Promise.resolve(done(null, `refused: the URL ${refused}`));
   return new Promise((resolve) => {
     let settled = false;
     const finish = (statusCode: number | null, error: string | null) => {

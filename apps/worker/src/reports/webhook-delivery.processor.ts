@@ -1,6 +1,6 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { PrismaService } from '@zw/db';
+import { PrismaService, readWebhookSecret } from '@zw/db';
 import { type DeliverWebhookJobData, REPORT_DELIVERIES_QUEUE, type ReportsConfig } from '@zw/queue';
 import {
   type ReportDocument,
@@ -17,6 +17,7 @@ import type { Job } from 'bullmq';
 import { JobMetricsRecorder } from '../job-metrics.js';
 import { REPORTS_CONFIG } from './reports-worker.config.js';
 import { postWebhook, type WebhookPostResult } from './webhook-client.js';
+import { WebhookSecretKeys } from './webhook-secret-sealer.service.js';
 
 export type DeliveryOutcome = { delivered: boolean; skipped?: string; statusCode?: number | null };
 
@@ -42,6 +43,7 @@ export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicatio
     @Inject(PrismaService) private readonly prisma: PrismaService,
     @Inject(REPORTS_CONFIG) private readonly config: ReportsConfig,
     @Inject(JobMetricsRecorder) private readonly metrics: JobMetricsRecorder,
+    @Inject(WebhookSecretKeys) private readonly secrets: WebhookSecretKeys,
   ) {
     super();
   }
@@ -63,10 +65,17 @@ export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicatio
     const { schedule } = report;
     const now = new Date();
     let result: WebhookPostResult;
-    if (!schedule.webhookUrl || !schedule.webhookSecret) {
+    if (!schedule.webhookUrl || (!schedule.webhookSecret && !schedule.webhookSecretSealed)) {
       result = { ok: false, statusCode: null, error: 'the schedule no longer has a webhook', durationMs: 0 };
       await this.record(deliveryId, schedule.webhookUrl ?? delivery.url, now, result, true);
       return { delivered: false, skipped: 'webhook removed' };
+    }
+    const secret = readWebhookSecret(this.secrets.keyring, schedule);
+    if (secret.secret === null) {
+      // Retried like any failure: an operator may restore the missing key meanwhile.
+      result = { ok: false, statusCode: null, error: secret.problem, durationMs: 0 };
+      await this.record(deliveryId, schedule.webhookUrl, now, result, final, job.attemptsMade + 1);
+      throw new DeliveryAttemptFailed(secret.problem);
     }
     const body = webhookPayload({
       deliveryId,
@@ -87,7 +96,7 @@ export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicatio
         [WEBHOOK_DELIVERY_HEADER]: deliveryId,
         [WEBHOOK_ATTEMPT_HEADER]: String(job.attemptsMade + 1),
         [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
-        [WEBHOOK_SIGNATURE_HEADER]: signWebhook(schedule.webhookSecret, timestamp, body),
+        [WEBHOOK_SIGNATURE_HEADER]: signWebhook(secret.secret, timestamp, body),
       },
       { timeoutMs: this.config.REPORT_WEBHOOK_TIMEOUT_MS, allowPrivate: this.config.REPORT_WEBHOOK_ALLOW_PRIVATE },
     );

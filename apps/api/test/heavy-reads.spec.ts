@@ -1,0 +1,149 @@
+import { ConfigService } from '@nestjs/config';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  apiClient,
+  createCluster,
+  createTenant,
+  pushSnapshot,
+  type QueryStack,
+  startQueryStack,
+  type Tenant,
+  waitProcessed,
+} from '../../../test/support/query-api.js';
+import { capturedAt, fleet } from '../../../test/support/snapshots.js';
+import { waitFor } from '../../../test/support/wait.js';
+import type { ApiConfig } from '../src/config.js';
+import { HeavyReadBudget } from '../src/heavy-reads/heavy-read-budget.js';
+import { ProblemSchema } from '../src/http/schemas.js';
+import { ProblemException } from '../src/problem.js';
+
+/**
+ * Limits on heavy reads and honest readiness: one organization flooding savings gets 429 with
+ * Retry-After once its concurrency budget is used, while another organization's reads answer; /readyz
+ * reports saturation (requests waiting for a read-pool connection, event-loop delay), not only reachability.
+ */
+let stack: QueryStack;
+let flooder: Tenant;
+let bystander: Tenant;
+let bystanderCluster: { id: string; token: string };
+
+beforeAll(async () => {
+  stack = await startQueryStack('heavyreads', {
+    HEAVY_READS_PER_ORGANIZATION: '1',
+    HEAVY_READ_QUEUE_WAIT_MS: '0',
+    READ_POOL_MAX: '1',
+    READY_MAX_POOL_WAITING: '1',
+    QUERY_CACHE_TTL_MS: '0',
+  });
+  flooder = await createTenant(stack.prisma, 'flooder');
+  bystander = await createTenant(stack.prisma, 'bystander');
+  const floodCluster = await createCluster(stack.prisma, flooder, 'flood');
+  bystanderCluster = await createCluster(stack.prisma, bystander, 'calm');
+  const at = new Date(Date.now() - 3600_000);
+  await waitProcessed(stack.prisma, [
+    await pushSnapshot(stack.url, floodCluster.token, capturedAt(fleet(60, 3, 5), at)),
+    await pushSnapshot(stack.url, bystanderCluster.token, capturedAt(fleet(20, 3, 6), at)),
+  ]);
+}, 90_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('the per-organization heavy-read budget', () => {
+  it('admits an organization’s heavy reads up to its budget, queues the next briefly, then refuses; others run', async () => {
+    const budget = new HeavyReadBudget(configOf({ HEAVY_READS_PER_ORGANIZATION: 1, HEAVY_READ_QUEUE_WAIT_MS: 100 }));
+    const gates: (() => void)[] = [];
+    const held = () => new Promise<string>((resolve) => gates.push(() => resolve('done')));
+    // A slot that frees within the wait goes to the first in line.
+    const first = budget.run('org-a', 'savings', held);
+    const queued = budget.run('org-a', 'savings', async () => 'queued ran');
+    expect(budget.load()).toEqual({ running: 1, waiting: 1 });
+    setTimeout(() => gates[0](), 20);
+    expect(await first).toBe('done');
+    expect(await queued).toBe('queued ran');
+    // A slot that stays taken past the wait: 429 with Retry-After.
+    const second = budget.run('org-a', 'savings', held);
+    const refused = budget.run('org-a', 'savings', async () => 'never');
+    // Another organization is not held up by org-a's full budget.
+    expect(await budget.run('org-b', 'savings', async () => 'org-b ran')).toBe('org-b ran');
+    const error = await refused.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProblemException);
+    expect((error as ProblemException).getStatus()).toBe(429);
+    expect((error as ProblemException).headers['Retry-After']).toBe('1');
+    gates[1]();
+    expect(await second).toBe('done');
+    expect(budget.load()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('answers an organization flooding savings 429 with Retry-After while another organization’s reads succeed', async () => {
+    const flood = apiClient(stack.url, flooder.readKey);
+    const calm = apiClient(stack.url, bystander.readKey);
+    const [floodAnswers, calmAnswers] = await Promise.all([
+      Promise.all(Array.from({ length: 24 }, () => flood.get('/v1/savings?groupBy=service'))),
+      Promise.all(
+        Array.from({ length: 4 }, (_, i) =>
+          calm.get(
+            i % 2 ? `/v1/clusters/${bystanderCluster.id}/zones` : `/v1/clusters/${bystanderCluster.id}/services`,
+          ),
+        ),
+      ),
+    ]);
+    const statuses = floodAnswers.map((answer) => answer.status);
+    expect(statuses).toContain(200);
+    expect(statuses).toContain(429);
+    expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
+    const refusal = floodAnswers.find((answer) => answer.status === 429)!;
+    expect(Number(refusal.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(ProblemSchema.parse(refusal.body).detail).toMatch(/too many savings requests of this organization at once/);
+    expect(calmAnswers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+    // The other organization's savings has its own budget.
+    expect((await calm.get('/v1/savings?groupBy=service')).status).toBe(200);
+  });
+});
+
+describe('/readyz', () => {
+  it('answers 503 "saturated" while requests wait for a read-pool connection, and 200 once they drain', async () => {
+    // The flood above may have delayed the event loop (API and worker share this process): let it settle.
+    await waitFor('readiness', async () => (await apiClient(stack.url, null).get('/readyz')).status === 200, 20_000);
+    // Hold the Services table so the one read-pool connection waits on it, and requests line up behind it.
+    const holder = new pg.Client({ connectionString: stack.db.url });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE cluster_services IN ACCESS EXCLUSIVE MODE');
+    const calm = apiClient(stack.url, bystander.readKey);
+    const waiting = Array.from({ length: 4 }, () => calm.get(`/v1/clusters/${bystanderCluster.id}/services`));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const ready = await apiClient(stack.url, null).get('/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.headers.get('retry-after')).toBe('5');
+      expect(ProblemSchema.parse(ready.body).detail).toMatch(/saturated: \d+ requests wait for a read-pool connection/);
+      expect((ready.body as { load: { readPool: { waiting: number } } }).load.readPool.waiting).toBeGreaterThan(1);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expect((await Promise.all(waiting)).map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+    expect((await apiClient(stack.url, null).get('/readyz')).status).toBe(200);
+  });
+
+  it('answers 503 "saturated" when the event loop is delayed', async () => {
+    // The API runs in this process: holding this event loop holds the API's. A sustained delay (the
+    // readiness figure is a p99 over a few seconds, so one stall alone does not count).
+    for (let i = 0; i < 4; i++) {
+      const blockedUntil = Date.now() + 700;
+      while (Date.now() < blockedUntil);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const ready = await apiClient(stack.url, null).get('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ProblemSchema.parse(ready.body).detail).toMatch(/saturated: event-loop delay \d+ ms/);
+  });
+});
+
+/** The settings as Nest's ConfigService serves them. */
+function configOf(values: Record<string, number>): ConfigService<ApiConfig, true> {
+  return new ConfigService(values) as ConfigService<ApiConfig, true>;
+}

@@ -1,0 +1,122 @@
+import {
+  createOrganization,
+  createPrismaClient,
+  openWithKeyring,
+  type PrismaClient,
+  readWebhookSecret,
+  sealedKeyId,
+  sealWithKeyring,
+} from '@zw/db';
+import { parseEnvironment, reportsEnvSchema } from '@zw/queue';
+import { keyringProblem, parseKeyring } from '@zw/reports';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
+import { WebhookSecretKeys } from '../src/reports/webhook-secret-sealer.service.js';
+
+/**
+ * Webhook signing secrets at rest: sealed with the current key of REPORT_WEBHOOK_ENCRYPTION_KEYS (its id
+ * stored with the ciphertext), opened with any key of the ring, and on the worker's start plain-text
+ * secrets from before encryption and secrets under a retired key are re-encrypted with the current one.
+ */
+const OLD = 'old-1:the-first-webhook-key-0001';
+const NEW = 'new-2:the-second-webhook-key-002';
+
+let db: TestDatabase;
+let prisma: PrismaClient;
+let organizationId: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase('whsecrets');
+  prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 2 });
+  organizationId = (await createOrganization(prisma, { slug: 'secrets' })).id;
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await db?.drop();
+});
+
+async function schedule(name: string, secretColumns: Record<string, unknown>): Promise<string> {
+  const row = await prisma.reportSchedule.create({
+    data: {
+      organizationId,
+      name,
+      cadence: 'daily',
+      cronExpression: '0 6 * * *',
+      timeZone: 'UTC',
+      clusterIds: [],
+      formats: ['json'],
+      webhookUrl: 'https://hooks.example.com/zonewise',
+      webhookSecretPrefix: 'zws_abcdef',
+      anchorAt: new Date(),
+      ...secretColumns,
+    },
+  });
+  return row.id;
+}
+
+describe('the keyring', () => {
+  it('seals with the current key, names it, and opens with any key of the ring', () => {
+    const oldRing = parseKeyring(OLD);
+    const rotated = parseKeyring(`${NEW},${OLD}`);
+    const sealed = sealWithKeyring(oldRing, 'zws_secret-value');
+    expect(Buffer.from(sealed).toString('latin1')).not.toContain('zws_secret-value');
+    expect(sealedKeyId(sealed)).toBe('old-1');
+    expect(openWithKeyring(oldRing, sealed)).toBe('zws_secret-value');
+    expect(openWithKeyring(rotated, sealed)).toBe('zws_secret-value');
+    expect(sealedKeyId(sealWithKeyring(rotated, 'x'))).toBe('new-2');
+    // Without its key, or tampered with: nothing.
+    expect(openWithKeyring(parseKeyring(NEW), sealed)).toBeNull();
+    const tampered = new Uint8Array(sealed);
+    tampered[tampered.length - 1] ^= 1;
+    expect(openWithKeyring(oldRing, tampered)).toBeNull();
+    // The same id with another key does not open it either.
+    expect(openWithKeyring(parseKeyring('old-1:some-other-key-material'), sealed)).toBeNull();
+  });
+
+  it('refuses a malformed setting at boot, naming the problem but never a key', () => {
+    expect(keyringProblem('k1:short')).toMatch(/at least 16 characters/);
+    expect(keyringProblem('no-colon-here-but-long-enough')).toBe('entry 1 is not id:key');
+    expect(keyringProblem(`${OLD},${OLD}`)).toMatch(/appears twice/);
+    expect(() => parseEnvironment(reportsEnvSchema, { REPORT_WEBHOOK_ENCRYPTION_KEYS: 'k1:short' })).toThrow(
+      /REPORT_WEBHOOK_ENCRYPTION_KEYS: key "k1" must be at least 16 characters/,
+    );
+    expect(parseEnvironment(reportsEnvSchema, {}).REPORT_WEBHOOK_ENCRYPTION_KEYS).toBeUndefined();
+  });
+});
+
+describe('re-encryption when the worker starts', () => {
+  it('encrypts plain-text secrets and re-encrypts those under a retired key; the old key can then go', async () => {
+    const legacy = await schedule('legacy', { webhookSecret: 'zws_legacy-plain-text' });
+    const underOld = await schedule('under-old-key', {
+      webhookSecretSealed: sealWithKeyring(parseKeyring(OLD), 'zws_sealed-under-old'),
+      webhookSecretKeyId: 'old-1',
+    });
+    const none = await schedule('no-webhook-secret', {});
+    const config = parseEnvironment(reportsEnvSchema, { REPORT_WEBHOOK_ENCRYPTION_KEYS: `${NEW},${OLD}` });
+    const keys = new WebhookSecretKeys(prisma as never, config);
+    expect(await keys.reseal(keys.keyring!)).toBe(2);
+    expect(await keys.reseal(keys.keyring!)).toBe(0); // nothing left to do
+
+    const rows = new Map(
+      (await prisma.reportSchedule.findMany({ where: { organizationId } })).map((row) => [row.id, row]),
+    );
+    const newOnly = parseKeyring(NEW);
+    for (const [id, secret] of [
+      [legacy, 'zws_legacy-plain-text'],
+      [underOld, 'zws_sealed-under-old'],
+    ] as const) {
+      const row = rows.get(id)!;
+      expect(row.webhookSecret).toBeNull();
+      expect(row.webhookSecretKeyId).toBe('new-2');
+      expect(Buffer.from(row.webhookSecretSealed!).toString('latin1')).not.toContain(secret);
+      expect(readWebhookSecret(newOnly, row)).toEqual({ secret });
+    }
+    expect(rows.get(none)).toMatchObject({ webhookSecret: null, webhookSecretSealed: null });
+    // A worker that lost every key says so instead of signing with something else.
+    expect(readWebhookSecret(parseKeyring(OLD), rows.get(legacy)!)).toMatchObject({
+      secret: null,
+      problem: expect.stringMatching(/cannot be decrypted/),
+    });
+  });
+});
