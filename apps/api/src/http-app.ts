@@ -10,6 +10,7 @@ import { graphQLPostOnly } from './graphql/graphql-get.middleware.js';
 import { JSON_CONTENT_TYPE, jsonBodiesOnly } from './http/media-type.middleware.js';
 import { INGEST_PATH } from './ingest/ingest.controller.js';
 import { completeDocument } from './http/openapi.js';
+import { dashboardDirectory, serveDashboard } from './http/dashboard.js';
 import { httpMetricsMiddleware } from './ops/http-metrics.middleware.js';
 import { MetricsService } from './ops/metrics.service.js';
 import { AllProblemsFilter } from './problem.js';
@@ -30,6 +31,7 @@ export async function createApiApp(options: { logger?: LogLevel[] } = {}): Promi
     ...(options.logger ? { logger: options.logger } : {}),
   });
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
+  serveDashboard(app, dashboardDirectory());
   app.use(graphQLPostOnly());
   app.use(jsonBodiesOnly());
   const isJson = (request: IncomingMessage) => JSON_CONTENT_TYPE.test(request.headers['content-type'] ?? '');

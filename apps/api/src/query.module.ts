@@ -4,6 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE, TRAFFIC_QUEUE } from '@zw/queue';
 import { ApiKeysController } from './api-keys/api-keys.controller.js';
+import { MeController } from './auth/me.controller.js';
 import { AuditLogController } from './audit/audit-log.controller.js';
 import { AuditLogService } from './audit/audit-log.service.js';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
@@ -57,6 +58,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     FleetController,
     ClustersController,
     ApiKeysController,
+    MeController,
     AuditLogController,
     ServicesController,
     ClusterStateController,

@@ -138,6 +138,7 @@ const ROUTES: Route[] = [
     body: capturedAt(fleet(2, 2), new Date()),
     organizationWide: true,
   },
+  { method: 'GET', template: '/v1/me', admin: false, path: () => '/v1/me', organizationWide: true },
   { method: 'GET', template: '/v1/api-keys', admin: true, path: () => '/v1/api-keys', organizationWide: true },
   { method: 'GET', template: '/v1/audit-log', admin: true, path: () => '/v1/audit-log', organizationWide: true },
   {
