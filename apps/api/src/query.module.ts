@@ -24,6 +24,7 @@ import { ReadDbCloser, readDbProvider } from './read-db.provider.js';
 import { LiveViewService } from './services/live-view.service.js';
 import { SavingsController } from './savings/savings.controller.js';
 import { SavingsService } from './savings/savings.service.js';
+import { ClusterSimulateController } from './simulate/cluster-simulate.controller.js';
 import { SimulateController } from './simulate/simulate.controller.js';
 import { ServicesController } from './services/services.controller.js';
 import { ServicesService } from './services/services.service.js';
@@ -64,6 +65,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     ClusterStateController,
     SavingsController,
     SimulateController,
+    ClusterSimulateController,
     TrafficSourcesController,
   ],
   providers: [

@@ -129,6 +129,13 @@ const ROUTES: Route[] = [
     admin: false,
     path: () => `/v1/clusters/${aliceCluster.id}/measured-traffic`,
   },
+  {
+    method: 'POST',
+    template: '/v1/clusters/{id}/simulate',
+    admin: false,
+    path: () => `/v1/clusters/${aliceCluster.id}/simulate`,
+    body: { whatIf: {} },
+  },
   { method: 'GET', template: '/v1/savings', admin: false, path: () => `/v1/savings?clusterId=${aliceCluster.id}` },
   {
     method: 'POST',

@@ -2,7 +2,13 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardDirectory } from '../../api/src/http/dashboard.js';
-import { apiClient, createTenant, type QueryStack, startQueryStack, type Tenant } from '../../../test/support/query-api.js';
+import {
+  apiClient,
+  createTenant,
+  type QueryStack,
+  startQueryStack,
+  type Tenant,
+} from '../../../test/support/query-api.js';
 
 const DASHBOARD = dashboardDirectory();
 const html = { accept: 'text/html,application/xhtml+xml' };
@@ -46,7 +52,9 @@ describe.skipIf(!DASHBOARD)(
       expect(fleet.status).toBe(401);
       expect(fleet.headers.get('content-type')).toContain('application/problem+json');
       expect((await fetch(`${stack.url}/healthz`, { headers: html })).headers.get('content-type')).toContain('json');
-      expect((await fetch(`${stack.url}/metrics`, { headers: html })).headers.get('content-type')).toContain('text/plain');
+      expect((await fetch(`${stack.url}/metrics`, { headers: html })).headers.get('content-type')).toContain(
+        'text/plain',
+      );
       expect((await fetch(`${stack.url}/docs-json`, { headers: html })).headers.get('content-type')).toContain('json');
       expect((await fetch(`${stack.url}/graphql`, { headers: html })).status).toBe(405);
     });

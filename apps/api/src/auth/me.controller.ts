@@ -25,7 +25,7 @@ export class MeController {
   constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
 
   @Get()
-  @ApiOperation({ summary: "The calling API key: its organization, name, scopes and expiry (never its secret)" })
+  @ApiOperation({ summary: 'The calling API key: its organization, name, scopes and expiry (never its secret)' })
   @ApiResponseFrom(200, MeSchema, 'the calling key')
   async me(@CurrentCaller() caller: Caller): Promise<z.output<typeof MeSchema>> {
     const key = await this.prisma.apiKey.findUniqueOrThrow({

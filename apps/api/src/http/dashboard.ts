@@ -25,7 +25,9 @@ const CONTENT_SECURITY_POLICY =
   "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 function isApiPath(path: string): boolean {
-  return API_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}-`));
+  return API_PREFIXES.some(
+    (prefix) => path === prefix || path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}-`),
+  );
 }
 
 /**

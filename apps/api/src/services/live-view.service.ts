@@ -131,6 +131,11 @@ export class LiveViewService {
     };
   }
 
+  /** The parsed payload of a snapshot (shared with the cache: callers must not change it), null once pruned. */
+  async snapshot(snapshotId: string): Promise<Snapshot | null> {
+    return (await this.load(snapshotId))?.snapshot ?? null;
+  }
+
   private async load(snapshotId: string): Promise<IndexedSnapshot | null> {
     const cached = this.cache.get(snapshotId);
     if (cached) {
@@ -144,7 +149,9 @@ export class LiveViewService {
       [snapshotId],
     );
     if (!row?.gzip) return null;
-    const snapshot = parseSnapshot(JSON.parse((await gunzipAsync(row.gzip, { chunkSize: GUNZIP_CHUNK_BYTES })).toString('utf8')));
+    const snapshot = parseSnapshot(
+      JSON.parse((await gunzipAsync(row.gzip, { chunkSize: GUNZIP_CHUNK_BYTES })).toString('utf8')),
+    );
     const indexed: IndexedSnapshot = {
       snapshot,
       services: new Map(snapshot.services.map((s) => [`${s.metadata.namespace ?? 'default'}/${s.metadata.name}`, s])),

@@ -29,7 +29,8 @@ export function Chart({ option, height = 260, label }: { option: ChartOption; he
       observer?.disconnect();
       dispose?.();
     };
-  }, [option]);
+    // Redrawn when the figures change, not on every render (options are rebuilt each time).
+  }, [JSON.stringify(option)]);
   if (failed) return <p className="error">The chart could not be drawn: {failed}</p>;
   return <div ref={element} className="chart" style={{ height }} role="img" aria-label={label} />;
 }

@@ -7,7 +7,11 @@ export function ErrorBox({ error, title }: { error: unknown; title?: string }) {
   const status = error instanceof ApiError ? ` (${error.status})` : '';
   return (
     <div className="error" role="alert">
-      <strong>{title ?? 'The API refused this'}{status}:</strong> <span className="detail">{detail}</span>
+      <strong>
+        {title ?? 'The API refused this'}
+        {status}:
+      </strong>{' '}
+      <span className="detail">{detail}</span>
     </div>
   );
 }

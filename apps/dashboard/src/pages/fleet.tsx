@@ -21,8 +21,17 @@ const SORTS: Record<SortKey, (cluster: FleetCluster) => number | string> = {
 };
 
 function fleetInputs(fleet: FleetAnswer): string {
-  const estimated = fleet.clusters.reduce((sum, cluster) => sum + (cluster.monthly?.servicesWithEstimatedTraffic ?? 0), 0);
-  const prices = [...new Set(fleet.clusters.flatMap((c) => (c.monthly ? [`${c.monthly.pricing.pricePerGb} USD/GB (${c.monthly.pricing.source})`] : [])))];
+  const estimated = fleet.clusters.reduce(
+    (sum, cluster) => sum + (cluster.monthly?.servicesWithEstimatedTraffic ?? 0),
+    0,
+  );
+  const prices = [
+    ...new Set(
+      fleet.clusters.flatMap((c) =>
+        c.monthly ? [`${c.monthly.pricing.pricePerGb} USD/GB (${c.monthly.pricing.source})`] : [],
+      ),
+    ),
+  ];
   return (
     `${number(fleet.totals.monthly.trafficGb)} GB a month over ${fleet.totals.clusters} clusters; ` +
     `${estimated} Services on the per-endpoint default volume; measured share ${percent(fleet.totals.monthly.measuredShare)}; ` +
@@ -84,16 +93,40 @@ export default function FleetPage() {
         {new Date(data.generatedAt).toLocaleTimeString()}
       </p>
       <section className="tiles" aria-label="monthly figures">
-        <Tile label="Cross-zone cost a month" value={money(totals.withHints.cost)} testId="tile-cost" estimate={estimate} inputs={inputs}>
+        <Tile
+          label="Cross-zone cost a month"
+          value={money(totals.withHints.cost)}
+          testId="tile-cost"
+          estimate={estimate}
+          inputs={inputs}
+        >
           as routed today; {money(totals.withoutHints.cost)} without any hints
         </Tile>
-        <Tile label="Saved by topology routing" value={money(totals.realizedSavings.cost)} testId="tile-saved" estimate={estimate} inputs={inputs}>
+        <Tile
+          label="Saved by topology routing"
+          value={money(totals.realizedSavings.cost)}
+          testId="tile-saved"
+          estimate={estimate}
+          inputs={inputs}
+        >
           {number(totals.realizedSavings.crossZoneGb)} GB a month kept in-zone
         </Tile>
-        <Tile label="Missed (not enabled)" value={money(totals.missedSavings.cost)} testId="tile-missed" estimate={estimate} inputs={inputs}>
+        <Tile
+          label="Missed (not enabled)"
+          value={money(totals.missedSavings.cost)}
+          testId="tile-missed"
+          estimate={estimate}
+          inputs={inputs}
+        >
           if routing were enabled where hints would be populated
         </Tile>
-        <Tile label="At stake (hints refused)" value={number(data.totals.services.removed)} testId="tile-at-stake" estimate={false} inputs="">
+        <Tile
+          label="At stake (hints refused)"
+          value={number(data.totals.services.removed)}
+          testId="tile-at-stake"
+          estimate={false}
+          inputs=""
+        >
           Services with routing enabled whose hints the controller refused
         </Tile>
       </section>
