@@ -26,10 +26,24 @@ export function CidrBands({ cidrs }: { cidrs: ServiceCidrs['serviceCIDRs'] }) {
               aria-label={`static band ${cidr.allocated.static} of ${staticSize} allocated, dynamic band ${cidr.allocated.dynamic} of ${dynamicSize} allocated`}
             >
               <span className="static" style={{ width: share(staticSize) }}>
-                <span style={{ display: 'block', height: '100%', width: `${(cidr.allocated.static / Math.max(1, staticSize)) * 100}%`, background: '#0969da' }} />
+                <span
+                  style={{
+                    display: 'block',
+                    height: '100%',
+                    width: `${(cidr.allocated.static / Math.max(1, staticSize)) * 100}%`,
+                    background: '#0969da',
+                  }}
+                />
               </span>
               <span className="dynamic" style={{ width: share(dynamicSize) }}>
-                <span style={{ display: 'block', height: '100%', width: `${(cidr.allocated.dynamic / Math.max(1, dynamicSize)) * 100}%`, background: '#bf8700' }} />
+                <span
+                  style={{
+                    display: 'block',
+                    height: '100%',
+                    width: `${(cidr.allocated.dynamic / Math.max(1, dynamicSize)) * 100}%`,
+                    background: '#bf8700',
+                  }}
+                />
               </span>
             </div>
             <div className="legend">
@@ -59,7 +73,10 @@ export function CidrBands({ cidrs }: { cidrs: ServiceCidrs['serviceCIDRs'] }) {
               <p className="small">
                 Well-known addresses:{' '}
                 {cidr.wellKnown
-                  .map((known) => `${known.ip} ${known.purpose} — ${known.free ? 'free' : `held by ${known.heldBy.join(', ') || 'someone'}`}`)
+                  .map(
+                    (known) =>
+                      `${known.ip} ${known.purpose} — ${known.free ? 'free' : `held by ${known.heldBy.join(', ') || 'someone'}`}`,
+                  )
                   .join('; ')}
               </p>
             )}

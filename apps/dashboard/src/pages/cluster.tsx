@@ -5,21 +5,20 @@ import { Chart } from '../components/chart';
 import { CidrBands } from '../components/cidr-bands';
 import { Empty, ErrorBox, EstimateBadge, Loading } from '../components/states';
 import { money, number, percent, when } from '../format';
-import type { ClusterDetail, ServiceCidrs, ServiceList, ServiceSummary, Zones } from '../types';
+import { inputsText } from '../cost-inputs';
+import type { ClusterDetail, ServiceCidrs, ServiceList, Zones } from '../types';
 import { useUrlState } from '../url-state';
 
 const FILTERS = ['namespace', 'routing', 'hintState', 'reason', 'opportunity', 'sort', 'order', 'limit'] as const;
-
-export function inputsText(service: ServiceSummary): string {
-  const inputs = service.monthly.inputs;
-  return `${number(inputs.trafficGb)} GB/month (${inputs.trafficSource}${inputs.trafficNote ? `: ${inputs.trafficNote}` : ''}) × ${inputs.pricePerGb} USD/GB (${inputs.priceSource})`;
-}
 
 export default function ClusterPage() {
   const { id } = useParams<{ id: string }>();
   const cluster = useQuery({ queryKey: ['cluster', id], queryFn: () => get<ClusterDetail>(`/v1/clusters/${id}`) });
   const zones = useQuery({ queryKey: ['zones', id], queryFn: () => get<Zones>(`/v1/clusters/${id}/zones`) });
-  const cidrs = useQuery({ queryKey: ['cidrs', id], queryFn: () => get<ServiceCidrs>(`/v1/clusters/${id}/service-cidrs`) });
+  const cidrs = useQuery({
+    queryKey: ['cidrs', id],
+    queryFn: () => get<ServiceCidrs>(`/v1/clusters/${id}/service-cidrs`),
+  });
 
   if (cluster.isError) return <ErrorBox error={cluster.error} title="The cluster could not be loaded" />;
   return (
@@ -40,7 +39,13 @@ export default function ClusterPage() {
       <h2>Services</h2>
       <ServicesTable clusterId={id} />
       <h2>Zones</h2>
-      {zones.isPending ? <Loading what="zones" /> : zones.isError ? <ErrorBox error={zones.error} /> : <ZonesPanel zones={zones.data} />}
+      {zones.isPending ? (
+        <Loading what="zones" />
+      ) : zones.isError ? (
+        <ErrorBox error={zones.error} />
+      ) : (
+        <ZonesPanel zones={zones.data} />
+      )}
       <h2>Service CIDRs</h2>
       {cidrs.isPending ? (
         <Loading what="Service CIDRs" />
@@ -93,7 +98,11 @@ function ServicesTable({ clusterId }: { clusterId: string }) {
   const filters = Object.fromEntries(FILTERS.map((name) => [name, param(name)]));
   const cursor = param('cursor');
   const path = `/v1/clusters/${clusterId}/services${query({ ...filters, limit: filters.limit || 50, cursor })}`;
-  const services = useQuery({ queryKey: ['services', path], queryFn: () => get<ServiceList>(path), placeholderData: (previous) => previous });
+  const services = useQuery({
+    queryKey: ['services', path],
+    queryFn: () => get<ServiceList>(path),
+    placeholderData: (previous) => previous,
+  });
   // Any change of filter or sort starts again from the first page: a cursor belongs to its own combination.
   const change = (name: string, value: string) => setParams({ [name]: value, cursor: null });
 
@@ -102,7 +111,12 @@ function ServicesTable({ clusterId }: { clusterId: string }) {
       <form className="controls" onSubmit={(event) => event.preventDefault()} aria-label="Service filters">
         <label>
           Namespace
-          <input defaultValue={param('namespace')} onBlur={(e) => change('namespace', e.target.value)} onKeyDown={(e) => e.key === 'Enter' && change('namespace', e.currentTarget.value)} name="namespace" />
+          <input
+            defaultValue={param('namespace')}
+            onBlur={(e) => change('namespace', e.target.value)}
+            onKeyDown={(e) => e.key === 'Enter' && change('namespace', e.currentTarget.value)}
+            name="namespace"
+          />
         </label>
         <label>
           Routing
@@ -124,11 +138,20 @@ function ServicesTable({ clusterId }: { clusterId: string }) {
         </label>
         <label>
           Reason contains
-          <input defaultValue={param('reason')} onBlur={(e) => change('reason', e.target.value)} onKeyDown={(e) => e.key === 'Enter' && change('reason', e.currentTarget.value)} name="reason" />
+          <input
+            defaultValue={param('reason')}
+            onBlur={(e) => change('reason', e.target.value)}
+            onKeyDown={(e) => e.key === 'Enter' && change('reason', e.currentTarget.value)}
+            name="reason"
+          />
         </label>
         <label>
           Opportunity
-          <select value={param('opportunity')} onChange={(e) => change('opportunity', e.target.value)} name="opportunity">
+          <select
+            value={param('opportunity')}
+            onChange={(e) => change('opportunity', e.target.value)}
+            name="opportunity"
+          >
             <option value="">any</option>
             <option value="true">only opportunities</option>
             <option value="false">no opportunities</option>
@@ -181,10 +204,18 @@ function ServicesTable({ clusterId }: { clusterId: string }) {
                 <th scope="col">Service</th>
                 <th scope="col">Routing</th>
                 <th scope="col">Hints</th>
-                <th scope="col" className="num">Ready endpoints</th>
-                <th scope="col" className="num">Cross-zone</th>
-                <th scope="col" className="num">Cost / month</th>
-                <th scope="col" className="num">Saved / missed</th>
+                <th scope="col" className="num">
+                  Ready endpoints
+                </th>
+                <th scope="col" className="num">
+                  Cross-zone
+                </th>
+                <th scope="col" className="num">
+                  Cost / month
+                </th>
+                <th scope="col" className="num">
+                  Saved / missed
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -198,7 +229,11 @@ function ServicesTable({ clusterId }: { clusterId: string }) {
                   </td>
                   <td>{service.routing}</td>
                   <td>
-                    <span className={service.hints.state === 'removed' ? 'bad' : service.hints.state === 'populated' ? 'ok' : ''}>
+                    <span
+                      className={
+                        service.hints.state === 'removed' ? 'bad' : service.hints.state === 'populated' ? 'ok' : ''
+                      }
+                    >
                       {service.hints.state}
                     </span>
                     {service.hints.reason && <div className="muted small">{service.hints.reason}</div>}
@@ -223,7 +258,11 @@ function ServicesTable({ clusterId }: { clusterId: string }) {
             <button type="button" disabled={!cursor} onClick={() => history.back()}>
               Previous page
             </button>
-            <button type="button" disabled={!services.data.nextCursor} onClick={() => setParams({ cursor: services.data.nextCursor })}>
+            <button
+              type="button"
+              disabled={!services.data.nextCursor}
+              onClick={() => setParams({ cursor: services.data.nextCursor })}
+            >
               Next page
             </button>
           </nav>
@@ -245,8 +284,16 @@ function ZonesPanel({ zones }: { zones: Zones }) {
     yAxis: { type: 'value', axisLabel: { formatter: '{value} %' } },
     series: [
       { name: 'CPU share', type: 'bar', data: zones.zones.map((zone) => (zone.cpuShare ?? 0) * 100) },
-      { name: 'ready endpoints', type: 'bar', data: zones.zones.map((zone) => (zone.readyEndpoints / totalReady) * 100) },
-      { name: 'hinted endpoints', type: 'bar', data: zones.zones.map((zone) => (zone.hintedEndpoints / totalHinted) * 100) },
+      {
+        name: 'ready endpoints',
+        type: 'bar',
+        data: zones.zones.map((zone) => (zone.readyEndpoints / totalReady) * 100),
+      },
+      {
+        name: 'hinted endpoints',
+        type: 'bar',
+        data: zones.zones.map((zone) => (zone.hintedEndpoints / totalHinted) * 100),
+      },
     ],
   };
   return (
@@ -256,11 +303,21 @@ function ZonesPanel({ zones }: { zones: Zones }) {
         <thead>
           <tr>
             <th scope="col">Zone</th>
-            <th scope="col" className="num">CPU share</th>
-            <th scope="col" className="num">Ready nodes</th>
-            <th scope="col" className="num">Ready / hinted endpoints</th>
-            <th scope="col" className="num">Expected overload (max)</th>
-            <th scope="col" className="num">Services over 20 %</th>
+            <th scope="col" className="num">
+              CPU share
+            </th>
+            <th scope="col" className="num">
+              Ready nodes
+            </th>
+            <th scope="col" className="num">
+              Ready / hinted endpoints
+            </th>
+            <th scope="col" className="num">
+              Expected overload (max)
+            </th>
+            <th scope="col" className="num">
+              Services over 20 %
+            </th>
           </tr>
         </thead>
         <tbody>
