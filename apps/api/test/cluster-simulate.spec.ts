@@ -31,7 +31,7 @@ describe('what-if on the newest stored snapshot', () => {
 
   it('answers what the core answers for the same snapshot and what-if, for a read key', async () => {
     const local = analyzeSnapshot(parseSnapshot(list));
-    const target = local.services.find((service) => service.routing.mode === null || service.hints.state === 'none')!;
+    const target = local.services.find((service) => service.hints.state === 'none')!;
     const whatIf = { enableRouting: [{ namespace: target.namespace, name: target.name, mode: 'Auto' }] };
     const expected = analyzeSnapshot(applyWhatIf(parseSnapshot(list), whatIf));
     const answer = await apiClient(stack.url, tenant.readKey).post(`/v1/clusters/${cluster.id}/simulate`, {

@@ -278,8 +278,8 @@ function ZonesPanel({ zones }: { zones: Zones }) {
   const totalHinted = zones.zones.reduce((sum, zone) => sum + zone.hintedEndpoints, 0) || 1;
   const option = {
     tooltip: { trigger: 'axis', valueFormatter: (value: number) => `${value.toFixed(1)} %` },
-    legend: {},
-    grid: { left: 40, right: 10, bottom: 30, top: 30 },
+    legend: { bottom: 0 },
+    grid: { left: 40, right: 10, bottom: 60, top: 20 },
     xAxis: { type: 'category', data: zones.zones.map((zone) => zone.name) },
     yAxis: { type: 'value', axisLabel: { formatter: '{value} %' } },
     series: [

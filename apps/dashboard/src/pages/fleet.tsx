@@ -141,7 +141,11 @@ export default function FleetPage() {
           <div className="controls">
             <label>
               Filter by name, cloud or region{' '}
-              <input type="search" value={param('q')} onChange={(event) => setParams({ q: event.target.value })} />
+              <input
+                type="search"
+                value={param('q')}
+                onChange={(event) => setParams({ q: event.target.value }, { replace: param('q') !== '' })}
+              />
             </label>
             <label>
               Show{' '}

@@ -164,8 +164,8 @@ function proxyWords(view: ServiceDetail['kubeProxy']['zones'][number]['observed'
 function ZonesChart({ zones }: { zones: ZoneAllocation[] }) {
   const option = {
     tooltip: { trigger: 'axis' },
-    legend: {},
-    grid: { left: 40, right: 50, bottom: 30, top: 40 },
+    legend: { bottom: 0 },
+    grid: { left: 40, right: 50, bottom: 60, top: 40 },
     xAxis: { type: 'category', data: zones.map((zone) => zone.zone) },
     yAxis: [
       { type: 'value', name: 'endpoints', minInterval: 1 },
