@@ -31,6 +31,22 @@ export async function createApiApp(options: { logger?: LogLevel[] } = {}): Promi
     ...(options.logger ? { logger: options.logger } : {}),
   });
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
+  if (config.CORS_ORIGINS.length > 0) {
+    app.enableCors({
+      origin: config.CORS_ORIGINS.includes('*') ? '*' : config.CORS_ORIGINS,
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'Last-Event-ID'],
+      exposedHeaders: [
+        'ETag',
+        'Location',
+        'Retry-After',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+      ],
+      maxAge: 600,
+    });
+  }
   serveDashboard(app, dashboardDirectory());
   app.use(graphQLPostOnly());
   app.use(jsonBodiesOnly());

@@ -24,6 +24,8 @@ import { ReadDbCloser, readDbProvider } from './read-db.provider.js';
 import { LiveViewService } from './services/live-view.service.js';
 import { SavingsController } from './savings/savings.controller.js';
 import { SavingsService } from './savings/savings.service.js';
+import { TrendsController } from './trends/trends.controller.js';
+import { TrendsService } from './trends/trends.service.js';
 import { ClusterSimulateController } from './simulate/cluster-simulate.controller.js';
 import { SimulateController } from './simulate/simulate.controller.js';
 import { ServicesController } from './services/services.controller.js';
@@ -66,6 +68,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     SavingsController,
     SimulateController,
     ClusterSimulateController,
+    TrendsController,
     TrafficSourcesController,
   ],
   providers: [
@@ -83,6 +86,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     ClustersService,
     ServicesService,
     LiveViewService,
+    TrendsService,
     SavingsService,
     trafficConfigProvider,
     TrafficSourcesService,

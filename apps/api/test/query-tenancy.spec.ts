@@ -145,6 +145,13 @@ const ROUTES: Route[] = [
     body: capturedAt(fleet(2, 2), new Date()),
     organizationWide: true,
   },
+  { method: 'GET', template: '/v1/fleet/trends', admin: false, path: () => '/v1/fleet/trends', organizationWide: true },
+  {
+    method: 'GET',
+    template: '/v1/clusters/{id}/trends',
+    admin: false,
+    path: () => `/v1/clusters/${aliceCluster.id}/trends`,
+  },
   { method: 'GET', template: '/v1/me', admin: false, path: () => '/v1/me', organizationWide: true },
   { method: 'GET', template: '/v1/api-keys', admin: true, path: () => '/v1/api-keys', organizationWide: true },
   { method: 'GET', template: '/v1/audit-log', admin: true, path: () => '/v1/audit-log', organizationWide: true },

@@ -31,6 +31,9 @@ const SCREENSHOTS = join(__dirname, '..', '..', '..', 'docs', 'screenshots');
 const HOUR = 3_600_000;
 const BIG_SERVICES = 10_000;
 
+/** Waits for a condition on the page (a shared machine may be slow; the wait ends as soon as it holds). */
+const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 });
+
 const skipReason = !HAS_CHROMIUM
   ? NO_CHROMIUM_REASON
   : !DASHBOARD
@@ -119,7 +122,7 @@ describe.skipIf(skipReason !== '')(
 
       const fleetAnswer = (await api().get('/v1/fleet')).body;
       const totals = fleetAnswer.totals.monthly;
-      await expect.poll(() => page.getByTestId('tile-cost').textContent()).toContain(money(totals.withHints.cost));
+      await eventually(() => page.getByTestId('tile-cost').textContent()).toContain(money(totals.withHints.cost));
       expect(await page.getByTestId('tile-saved').textContent()).toContain(money(totals.realizedSavings.cost));
       expect(await page.getByTestId('tile-missed').textContent()).toContain(money(totals.missedSavings.cost));
       expect(await page.getByTestId('tile-at-stake').textContent()).toContain(
@@ -149,13 +152,13 @@ describe.skipIf(skipReason !== '')(
         await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-cluster'))),
       ).toEqual(byCost);
       await page.getByLabel('Filter by name, cloud or region').fill('big');
-      await expect.poll(() => rows.count()).toBe(1);
+      await eventually(() => rows.count()).toBe(1);
       await page.getByLabel('Filter by name, cloud or region').fill('big-1');
       await page.waitForURL(/q=big-1/);
       await page.goBack();
       await page.waitForURL((url) => !url.search.includes('q='));
       expect(page.url()).toMatch(/sort=cost/);
-      await expect.poll(() => rows.count()).toBe(4);
+      await eventually(() => rows.count()).toBe(4);
     });
 
     it('shows a cluster: its Services as the API lists them, zones, Service CIDRs, and the node-info blocker', async () => {
@@ -163,14 +166,14 @@ describe.skipIf(skipReason !== '')(
       await page.waitForURL(`**/clusters/${clusters.prod.id}`);
       const list = (await api().get(`/v1/clusters/${clusters.prod.id}/services?limit=50`)).body;
       const rows = page.locator('[data-testid=services-table] tbody tr');
-      await expect.poll(() => rows.count()).toBe(list.services.length);
+      await eventually(() => rows.count()).toBe(list.services.length);
       expect(
         await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-service'))),
       ).toEqual(
         list.services.map((service: { namespace: string; name: string }) => `${service.namespace}/${service.name}`),
       );
       const zones = (await api().get(`/v1/clusters/${clusters.prod.id}/zones`)).body;
-      await expect.poll(() => page.locator('[data-testid=zones-table] tbody tr').count()).toBe(zones.zones.length);
+      await eventually(() => page.locator('[data-testid=zones-table] tbody tr').count()).toBe(zones.zones.length);
       await page.getByTestId('cidr').first().waitFor();
       await page.locator('.chart svg').first().waitFor();
       await shot('cluster');
@@ -189,28 +192,28 @@ describe.skipIf(skipReason !== '')(
       const names = () =>
         rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-service')));
       const key = (services: { namespace: string; name: string }[]) => services.map((s) => `${s.namespace}/${s.name}`);
-      await expect.poll(() => rows.count()).toBe(50);
+      await eventually(() => rows.count()).toBe(50);
 
       await page.getByLabel('Hint state').selectOption('removed');
       await page.waitForURL(/hintState=removed/);
       const first = (await api().get(`${base}?hintState=removed&limit=50`)).body;
-      await expect.poll(names).toEqual(key(first.services));
+      await eventually(names).toEqual(key(first.services));
 
       await page.getByRole('button', { name: 'Next page' }).click();
       await page.waitForURL(/cursor=/);
       const second = (
         await api().get(`${base}?hintState=removed&limit=50&cursor=${encodeURIComponent(first.nextCursor)}`)
       ).body;
-      await expect.poll(names).toEqual(key(second.services));
+      await eventually(names).toEqual(key(second.services));
 
       await page.goBack();
-      await expect.poll(names).toEqual(key(first.services));
+      await eventually(names).toEqual(key(first.services));
 
       await page.getByLabel('Sort by').selectOption('cost');
       await page.waitForURL(/sort=cost/);
       expect(page.url()).not.toMatch(/cursor=/);
       const byCost = (await api().get(`${base}?hintState=removed&sort=cost&limit=50`)).body;
-      await expect.poll(names).toEqual(key(byCost.services));
+      await eventually(names).toEqual(key(byCost.services));
     });
 
     it('explains a Service, draws its zones and kube-proxy view, and answers a what-if from the API', async () => {
@@ -287,7 +290,7 @@ describe.skipIf(skipReason !== '')(
       await row.waitFor();
       await row.getByRole('button', { name: 'Run now' }).click();
       const open = page.getByRole('button', { name: 'Open HTML' });
-      await open.waitFor({ timeout: 60_000 });
+      await open.waitFor({ timeout: 180_000 });
       const [popup] = await Promise.all([page.waitForEvent('popup'), open.click()]);
       await popup.waitForURL(/^blob:/);
       await popup.waitForLoadState();
@@ -326,7 +329,7 @@ describe.skipIf(skipReason !== '')(
       await page.getByLabel('Cluster name').fill('new-cluster');
       await page.getByRole('button', { name: 'Register cluster' }).click();
       const conflict = await api().post('/v1/clusters', { name: 'new-cluster' });
-      await expect.poll(() => page.getByRole('alert').first().textContent()).toContain(conflict.body.detail);
+      await eventually(() => page.getByRole('alert').first().textContent()).toContain(conflict.body.detail);
     });
 
     it('shows a read key no admin action', async () => {
@@ -354,7 +357,7 @@ describe.skipIf(skipReason !== '')(
       await signIn(expiring.key);
       await page.goto(`${stack.url}/clusters/not-a-cluster-id`);
       const problem = (await api().get('/v1/clusters/not-a-cluster-id')).body;
-      await expect.poll(() => page.getByRole('alert').first().textContent()).toContain(problem.detail);
+      await eventually(() => page.getByRole('alert').first().textContent()).toContain(problem.detail);
 
       await new Promise((resolve) =>
         setTimeout(resolve, Math.max(0, expiring.apiKey.expiresAt!.getTime() - Date.now() + 200)),

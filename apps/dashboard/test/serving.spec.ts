@@ -59,6 +59,16 @@ describe.skipIf(!DASHBOARD)(
       expect((await fetch(`${stack.url}/graphql`, { headers: html })).status).toBe(405);
     });
 
+    it('answers no other origin (CORS is off by default)', async () => {
+      const preflight = await fetch(`${stack.url}/v1/fleet`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://ops.example.com', 'access-control-request-method': 'GET' },
+      });
+      expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+      const answer = await fetch(`${stack.url}/v1/fleet`, { headers: { origin: 'https://ops.example.com' } });
+      expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+    });
+
     it('GET /v1/me tells the key its organization and scopes', async () => {
       const admin = await apiClient(stack.url, tenant.adminKey).get('/v1/me');
       expect(admin.status).toBe(200);
@@ -71,3 +81,40 @@ describe.skipIf(!DASHBOARD)(
     });
   },
 );
+
+describe('CORS_ORIGINS', () => {
+  let stack: QueryStack;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    stack = await startQueryStack('dash_cors', {
+      CORS_ORIGINS: 'https://ops.example.com, https://grafana.example.com',
+    });
+    tenant = await createTenant(stack.prisma, 'cors');
+  });
+  afterAll(() => stack?.stop());
+
+  it('lets the listed origins call the API with a key, and no other', async () => {
+    const preflight = await fetch(`${stack.url}/v1/fleet`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://grafana.example.com',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization',
+      },
+    });
+    expect(preflight.status).toBeLessThan(300);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://grafana.example.com');
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+    const answer = await fetch(`${stack.url}/v1/fleet`, {
+      headers: { origin: 'https://ops.example.com', authorization: `Bearer ${tenant.readKey}` },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('access-control-allow-origin')).toBe('https://ops.example.com');
+    expect(answer.headers.get('access-control-expose-headers')).toContain('X-RateLimit-Remaining');
+    const stranger = await fetch(`${stack.url}/v1/fleet`, {
+      headers: { origin: 'https://evil.example.com', authorization: `Bearer ${tenant.readKey}` },
+    });
+    expect(stranger.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
