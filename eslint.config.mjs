@@ -14,6 +14,12 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard runs in browsers and talks to the API over HTTP only: it never imports server code.
+    files: ['apps/dashboard/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/libs/**', '@zw/*', '**/apps/api/**', 'node:*'] }] },
+  },
+  {
     // Imports run one way: apps -> libs; libs never import apps.
     files: ['libs/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['**/apps/**'] }] },

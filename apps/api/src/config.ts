@@ -97,6 +97,24 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
     .int()
     .min(0)
     .default(16 * 1024 * 1024),
+  /**
+   * Other origins whose browser pages may call this API (comma-separated, e.g.
+   * `https://grafana.example.com,https://ops.example.com`, or `*`). Empty (the default): none; the
+   * dashboard served at `/` is same-origin and needs none. Keys travel in the Authorization header, never
+   * cookies, so credentials are not enabled.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    )
+    .refine((origins) => origins.every((origin) => origin === '*' || /^https?:\/\/[^/\s]+$/.test(origin)), {
+      message: 'expected comma-separated origins such as https://ops.example.com (scheme and host, no path), or *',
+    }),
   /** `development` adds stack traces to GraphQL errors; anything else never shows internals. */
   NODE_ENV: z.string().optional(),
   ...graphQLSettings,

@@ -10,6 +10,7 @@ import { graphQLPostOnly } from './graphql/graphql-get.middleware.js';
 import { JSON_CONTENT_TYPE, jsonBodiesOnly } from './http/media-type.middleware.js';
 import { INGEST_PATH } from './ingest/ingest.controller.js';
 import { completeDocument } from './http/openapi.js';
+import { dashboardDirectory, serveDashboard } from './http/dashboard.js';
 import { httpMetricsMiddleware } from './ops/http-metrics.middleware.js';
 import { MetricsService } from './ops/metrics.service.js';
 import { AllProblemsFilter } from './problem.js';
@@ -31,6 +32,23 @@ export async function createApiApp(options: { logger?: LogLevel[] } = {}): Promi
   });
   if (config.TRUST_PROXY) app.set('trust proxy', trustProxySetting(config.TRUST_PROXY));
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
+  if (config.CORS_ORIGINS.length > 0) {
+    app.enableCors({
+      origin: config.CORS_ORIGINS.includes('*') ? '*' : config.CORS_ORIGINS,
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'Last-Event-ID'],
+      exposedHeaders: [
+        'ETag',
+        'Location',
+        'Retry-After',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+      ],
+      maxAge: 600,
+    });
+  }
+  serveDashboard(app, dashboardDirectory());
   app.use(graphQLPostOnly());
   app.use(jsonBodiesOnly());
   const isJson = (request: IncomingMessage) => JSON_CONTENT_TYPE.test(request.headers['content-type'] ?? '');

@@ -4,6 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE, TRAFFIC_QUEUE } from '@zw/queue';
 import { ApiKeysController } from './api-keys/api-keys.controller.js';
+import { MeController } from './auth/me.controller.js';
 import { AuditLogController } from './audit/audit-log.controller.js';
 import { AuditLogService } from './audit/audit-log.service.js';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
@@ -25,6 +26,9 @@ import { HeavyReadDbCloser, heavyReadDbProvider } from './heavy-reads/heavy-read
 import { LiveViewService } from './services/live-view.service.js';
 import { SavingsController } from './savings/savings.controller.js';
 import { SavingsService } from './savings/savings.service.js';
+import { TrendsController } from './trends/trends.controller.js';
+import { TrendsService } from './trends/trends.service.js';
+import { ClusterSimulateController } from './simulate/cluster-simulate.controller.js';
 import { SimulateController } from './simulate/simulate.controller.js';
 import { FailedSnapshotsController } from './snapshots/failed-snapshots.controller.js';
 import { FailedSnapshotsService } from './snapshots/failed-snapshots.service.js';
@@ -62,11 +66,14 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     FleetController,
     ClustersController,
     ApiKeysController,
+    MeController,
     AuditLogController,
     ServicesController,
     ClusterStateController,
     SavingsController,
     SimulateController,
+    ClusterSimulateController,
+    TrendsController,
     TrafficSourcesController,
     FailedSnapshotsController,
   ],
@@ -89,6 +96,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     ClustersService,
     ServicesService,
     LiveViewService,
+    TrendsService,
     SavingsService,
     trafficConfigProvider,
     TrafficSourcesService,

@@ -129,6 +129,13 @@ const ROUTES: Route[] = [
     admin: false,
     path: () => `/v1/clusters/${aliceCluster.id}/measured-traffic`,
   },
+  {
+    method: 'POST',
+    template: '/v1/clusters/{id}/simulate',
+    admin: false,
+    path: () => `/v1/clusters/${aliceCluster.id}/simulate`,
+    body: { whatIf: {} },
+  },
   { method: 'GET', template: '/v1/savings', admin: false, path: () => `/v1/savings?clusterId=${aliceCluster.id}` },
   {
     method: 'POST',
@@ -138,6 +145,14 @@ const ROUTES: Route[] = [
     body: capturedAt(fleet(2, 2), new Date()),
     organizationWide: true,
   },
+  { method: 'GET', template: '/v1/fleet/trends', admin: false, path: () => '/v1/fleet/trends', organizationWide: true },
+  {
+    method: 'GET',
+    template: '/v1/clusters/{id}/trends',
+    admin: false,
+    path: () => `/v1/clusters/${aliceCluster.id}/trends`,
+  },
+  { method: 'GET', template: '/v1/me', admin: false, path: () => '/v1/me', organizationWide: true },
   { method: 'GET', template: '/v1/api-keys', admin: true, path: () => '/v1/api-keys', organizationWide: true },
   { method: 'GET', template: '/v1/audit-log', admin: true, path: () => '/v1/audit-log', organizationWide: true },
   {

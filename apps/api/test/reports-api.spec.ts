@@ -1,7 +1,6 @@
 import { CSV_COLUMNS, parseCsv, type ReportDocument } from '@zw/reports';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   apiClient,
@@ -13,6 +12,7 @@ import {
   type Tenant,
   waitProcessed,
 } from '../../../test/support/query-api.js';
+import { CHROMIUM, HAS_CHROMIUM, launchChromium } from '../../../test/support/browser.js';
 import { dayOfHistory } from '../../../test/support/reports.js';
 import { capturedAt, fleet } from '../../../test/support/snapshots.js';
 import { waitFor } from '../../../test/support/wait.js';
@@ -33,9 +33,6 @@ import {
  */
 
 const DAY = 24 * 3_600_000;
-/** Debian's chromium (scripts/ensure-services.sh installs it); CHROMIUM_PATH may point elsewhere. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
 const SCREENSHOT = join(__dirname, '__screenshots__', 'report.png');
 
 /*
@@ -526,19 +523,7 @@ describe('running a schedule and downloading its report', () => {
       const html = (
         await apiClient(stack.url, acme.readKey).get<string>(`/v1/reports/${report.id}/download?format=html`)
       ).body;
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-        ],
-      });
+      const browser = await launchChromium();
       try {
         const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
         const fetched: string[] = [];

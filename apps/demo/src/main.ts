@@ -127,6 +127,7 @@ function printWelcome(apiUrl: string, apiKey: string, config: DemoConfig, logDir
   const lines = [
     '',
     'zonewise demo is running',
+    `  open ${apiUrl}/   (the dashboard: sign in with the API key below)`,
     `  REST API   ${apiUrl}/v1        (Authorization: Bearer <API key>)`,
     `  API docs   ${apiUrl}/docs      (OpenAPI JSON: ${apiUrl}/docs-json)`,
     `  GraphQL    ${apiUrl}/graphql`,

@@ -135,6 +135,11 @@ export class LiveViewService {
     };
   }
 
+  /** The parsed payload of a snapshot (shared with the cache: callers must not change it), null once pruned. */
+  async snapshot(snapshotId: string): Promise<Snapshot | null> {
+    return (await this.load(snapshotId))?.snapshot ?? null;
+  }
+
   private async load(snapshotId: string): Promise<IndexedSnapshot | null> {
     const cached = this.cache.get(snapshotId);
     if (cached) {

@@ -1,0 +1,114 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { clusterHead, ReadDb, type TrendRow, trendRows } from '@zw/db';
+import type { z } from 'zod';
+import { clusterNotFound } from '../clusters/clusters.service.js';
+import { validationProblem } from '../problem.js';
+import { clusterPricing } from '../savings/pricing.js';
+import { BUCKETS, MAX_BUCKETS, type TrendsQuery, type TrendsView } from './trends.schemas.js';
+
+const DAY_MS = 86_400_000;
+
+type Point = TrendsView['points'][number];
+
+/**
+ * Fleet and cluster figures over time, from the stored snapshot summaries: one SQL statement per answer
+ * (bucketed in Postgres), priced here with each cluster's price as it is today, as every other answer is.
+ */
+@Injectable()
+export class TrendsService {
+  constructor(@Inject(ReadDb) private readonly db: ReadDb) {}
+
+  async fleet(organizationId: string, query: z.output<typeof TrendsQuery>, now = new Date()): Promise<TrendsView> {
+    const range = rangeOf(query, now);
+    const rows = await trendRows(this.db, { organizationId, ...range.sql });
+    return { ...range.view, points: pointsOf(rows) };
+  }
+
+  async cluster(organizationId: string, clusterId: string, query: z.output<typeof TrendsQuery>, now = new Date()) {
+    const range = rangeOf(query, now);
+    const head = await clusterHead(this.db, organizationId, clusterId);
+    if (!head) throw clusterNotFound(clusterId);
+    const rows = await trendRows(this.db, { organizationId, clusterId, ...range.sql });
+    return { cluster: { id: head.id, name: head.name }, ...range.view, points: pointsOf(rows) };
+  }
+}
+
+function rangeOf(query: z.output<typeof TrendsQuery>, now: Date) {
+  const to = query.to ? new Date(query.to) : now;
+  const from = query.from ? new Date(query.from) : new Date(to.getTime() - 7 * DAY_MS);
+  if (from >= to) throw validationProblem([{ location: 'query', field: 'from', message: 'must be before `to`' }]);
+  const bucket = query.bucket ?? (to.getTime() - from.getTime() <= 2 * DAY_MS ? 'hour' : 'day');
+  const bucketSeconds = BUCKETS[bucket];
+  const buckets = Math.ceil((to.getTime() - from.getTime()) / 1000 / bucketSeconds);
+  if (buckets > MAX_BUCKETS) {
+    throw validationProblem([
+      {
+        location: 'query',
+        field: 'bucket',
+        message: `${buckets} buckets of a ${bucket} over this range; at most ${MAX_BUCKETS}: choose a wider bucket or a shorter range`,
+      },
+    ]);
+  }
+  return {
+    sql: { from, to, bucketSeconds },
+    view: { from: from.toISOString(), to: to.toISOString(), bucket },
+  };
+}
+
+function pointsOf(rows: TrendRow[]): Point[] {
+  const points = new Map<number, Point>();
+  for (const row of rows) {
+    const key = row.bucket.getTime();
+    let point = points.get(key);
+    if (!point) {
+      const zero = () => ({ crossZoneGb: 0, cost: 0 });
+      point = {
+        start: row.bucket.toISOString(),
+        clusters: 0,
+        snapshots: 0,
+        services: { populated: 0, removed: 0, none: 0 },
+        servicesWithDrift: 0,
+        monthly: {
+          trafficGb: 0,
+          withoutHints: zero(),
+          withHints: zero(),
+          ifEnabled: zero(),
+          realizedSavings: zero(),
+          missedSavings: zero(),
+        },
+      };
+      points.set(key, point);
+    }
+    add(point, row);
+  }
+  return [...points.values()];
+}
+
+function add(point: Point, row: TrendRow): void {
+  const price = clusterPricing({
+    cloud: row.cloud as 'aws' | 'gcp' | 'azure' | 'other',
+    region: row.region,
+    crossZonePricePerGb: row.price_override,
+  }).pricePerGb;
+  const without = row.cross_zone_gb_without_hints ?? 0;
+  const withHints = row.cross_zone_gb_with_hints ?? 0;
+  const missed = row.missed_gb ?? 0;
+  const figures = {
+    withoutHints: without,
+    withHints,
+    ifEnabled: withHints - missed,
+    realizedSavings: without - withHints,
+    missedSavings: missed,
+  };
+  point.clusters += 1;
+  point.snapshots += row.snapshots;
+  point.services.populated += row.services_populated;
+  point.services.removed += row.services_removed;
+  point.services.none += row.services_none;
+  point.servicesWithDrift += row.services_with_drift;
+  point.monthly.trafficGb += row.traffic_gb ?? 0;
+  for (const [name, gb] of Object.entries(figures) as [keyof typeof figures, number][]) {
+    point.monthly[name].crossZoneGb += gb;
+    point.monthly[name].cost += gb * price;
+  }
+}

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  apiClient,
+  createCluster,
+  createTenant,
+  inCents,
+  pushSnapshot,
+  type QueryStack,
+  startQueryStack,
+  type Tenant,
+  waitProcessed,
+} from '../../../test/support/query-api.js';
+import { capturedAt, evolve, fleet } from '../../../test/support/snapshots.js';
+import { clusterPricing } from '../src/savings/pricing.js';
+
+const HOUR = 3_600_000;
+
+/**
+ * GET /v1/fleet/trends and /v1/clusters/{id}/trends: the stored summaries bucketed over a range. The
+ * expected points are computed here from the summary rows themselves.
+ */
+describe('trends', () => {
+  let stack: QueryStack;
+  let tenant: Tenant;
+  let other: Tenant;
+  let eu: { id: string; token: string };
+  let us: { id: string; token: string };
+  // Whole hours, so buckets are predictable: three hours of history.
+  const start = new Date(Math.floor(Date.now() / HOUR) * HOUR - 4 * HOUR);
+
+  beforeAll(async () => {
+    stack = await startQueryStack('trends');
+    tenant = await createTenant(stack.prisma, 'trends');
+    other = await createTenant(stack.prisma, 'trends-other');
+    eu = await createCluster(stack.prisma, tenant, 'eu', { cloud: 'aws', region: 'eu-west-1' });
+    us = await createCluster(stack.prisma, tenant, 'us', { cloud: 'gcp', crossZonePricePerGb: 0.05 });
+    const theirs = await createCluster(stack.prisma, other, 'theirs');
+    const a = fleet(20, 4, 3);
+    const b = fleet(12, 5, 4);
+    const at = (hours: number, minutes = 0) => new Date(start.getTime() + hours * HOUR + minutes * 60_000);
+    await waitProcessed(stack.prisma, [
+      await pushSnapshot(stack.url, eu.token, capturedAt(a, at(0, 10))),
+      await pushSnapshot(stack.url, eu.token, capturedAt(evolve(a, 1), at(0, 40))),
+      await pushSnapshot(stack.url, eu.token, capturedAt(evolve(a, 2), at(2, 5))),
+      await pushSnapshot(stack.url, us.token, capturedAt(b, at(0, 20))),
+      await pushSnapshot(stack.url, us.token, capturedAt(evolve(b, 3), at(1, 30))),
+      await pushSnapshot(stack.url, theirs.token, capturedAt(fleet(5, 3, 9), at(0, 30))),
+    ]);
+  });
+  afterAll(() => stack?.stop());
+
+  async function expectedPoints(clusterIds: string[]) {
+    const rows = await stack.prisma.snapshotSummary.findMany({
+      where: { clusterId: { in: clusterIds }, capturedAt: { gte: start, lt: new Date(start.getTime() + 4 * HOUR) } },
+    });
+    const clusters = await stack.prisma.cluster.findMany({ where: { id: { in: clusterIds } } });
+    const price = new Map(
+      clusters.map((c) => [
+        c.id,
+        clusterPricing({
+          cloud: c.cloud,
+          region: c.region,
+          crossZonePricePerGb: c.crossZonePricePerGb === null ? null : Number(c.crossZonePricePerGb),
+        }).pricePerGb,
+      ]),
+    );
+    const buckets = new Map<number, Map<string, typeof rows>>();
+    for (const row of rows) {
+      const key = Math.floor(row.capturedAt.getTime() / HOUR) * HOUR;
+      const byCluster = buckets.get(key) ?? new Map();
+      byCluster.set(row.clusterId, [...(byCluster.get(row.clusterId) ?? []), row]);
+      buckets.set(key, byCluster);
+    }
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    return [...buckets.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([key, byCluster]) => {
+        let withHints = 0;
+        let missed = 0;
+        let populated = 0;
+        let snapshots = 0;
+        for (const [clusterId, summaries] of byCluster) {
+          withHints += mean(summaries.map((s) => s.crossZoneGbWithHints ?? 0)) * price.get(clusterId)!;
+          missed += mean(summaries.map((s) => s.missedGb ?? 0)) * price.get(clusterId)!;
+          populated += mean(summaries.map((s) => s.servicesPopulated));
+          snapshots += summaries.length;
+        }
+        return {
+          start: new Date(key).toISOString(),
+          clusters: byCluster.size,
+          snapshots,
+          populated,
+          withHints,
+          missed,
+        };
+      });
+  }
+
+  it("buckets the organization's summaries by hour, priced per cluster, never another tenant's", async () => {
+    const to = new Date(start.getTime() + 4 * HOUR);
+    const answer = await apiClient(stack.url, tenant.readKey).get(
+      `/v1/fleet/trends?from=${start.toISOString()}&to=${to.toISOString()}&bucket=hour`,
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body.bucket).toBe('hour');
+    const expected = await expectedPoints([eu.id, us.id]);
+    expect(answer.body.points.map((p: { start: string }) => p.start)).toEqual(expected.map((p) => p.start));
+    expect(answer.body.points.map((p: { clusters: number }) => p.clusters)).toEqual([2, 1, 1]);
+    type Point = {
+      snapshots: number;
+      services: { populated: number };
+      monthly: { withHints: { cost: number }; ifEnabled: { cost: number } };
+    };
+    answer.body.points.forEach((point: Point, index: number) => {
+      expect(point.snapshots).toBe(expected[index].snapshots);
+      expect(point.services.populated).toBeCloseTo(expected[index].populated, 6);
+      expect(point.monthly.withHints.cost).toBe(inCents({ cost: expected[index].withHints }).cost);
+      expect(point.monthly.ifEnabled.cost).toBe(
+        inCents({ cost: expected[index].withHints - expected[index].missed }).cost,
+      );
+    });
+  });
+
+  it("gives one cluster's trend, and 404 for another tenant's cluster", async () => {
+    const to = new Date(start.getTime() + 4 * HOUR);
+    const client = apiClient(stack.url, tenant.readKey);
+    const answer = await client.get(`/v1/clusters/${eu.id}/trends?from=${start.toISOString()}&to=${to.toISOString()}`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.cluster).toEqual({ id: eu.id, name: 'eu' });
+    expect(answer.body.bucket).toBe('hour');
+    expect(answer.body.points.map((p: { snapshots: number }) => p.snapshots)).toEqual([2, 1]);
+    const foreign = await apiClient(stack.url, other.readKey).get(`/v1/clusters/${eu.id}/trends`);
+    expect(foreign.status).toBe(404);
+  });
+
+  it('names a bad range: from after to, too many buckets, an unknown bucket', async () => {
+    const client = apiClient(stack.url, tenant.readKey);
+    const reversed = await client.get(`/v1/fleet/trends?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z`);
+    expect(reversed.status).toBe(400);
+    expect(reversed.body.detail).toContain('from');
+    const many = await client.get(`/v1/fleet/trends?from=2020-01-01T00:00:00Z&to=2026-01-01T00:00:00Z&bucket=hour`);
+    expect(many.status).toBe(400);
+    expect(many.body.detail).toContain('at most 2000');
+    const unknown = await client.get('/v1/fleet/trends?bucket=minute');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.detail).toContain('bucket');
+  });
+});

@@ -1,0 +1,85 @@
+import { authorization, signOut } from './auth';
+
+/** An API answer that is not 2xx, with the problem+json `detail` to show where the request was made. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly problem: Record<string, unknown> | null,
+  ) {
+    super(detail);
+  }
+}
+
+async function problemOf(response: Response): Promise<ApiError> {
+  const text = await response.text();
+  let problem: Record<string, unknown> | null = null;
+  try {
+    problem = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    // not JSON: keep the status alone
+  }
+  const detail =
+    typeof problem?.detail === 'string'
+      ? problem.detail
+      : typeof problem?.title === 'string'
+        ? problem.title
+        : `the API answered ${response.status} ${response.statusText}`;
+  return new ApiError(response.status, detail, problem);
+}
+
+/**
+ * Calls the REST API with the signed-in credentials. A 401 means the key expired or was revoked: the
+ * dashboard signs out with the API's reason, and the sign-in page shows it.
+ */
+export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const auth = authorization();
+  const response = await fetch(path, {
+    method,
+    headers: {
+      accept: 'application/json',
+      ...(auth ? { authorization: auth } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (response.status === 401) {
+    const error = await problemOf(response);
+    signOut(error.detail);
+    throw error;
+  }
+  if (!response.ok) throw await problemOf(response);
+  if (response.status === 204) return undefined as T;
+  const type = response.headers.get('content-type') ?? '';
+  return (type.includes('json') ? await response.json() : await response.text()) as T;
+}
+
+export const get = <T>(path: string) => request<T>('GET', path);
+
+/** A query string from the values that are set. */
+export function query(params: Record<string, string | number | boolean | null | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+/** Downloads an authenticated answer as a file (the key never goes into a URL). */
+export async function download(path: string, fileName: string): Promise<void> {
+  const auth = authorization();
+  const response = await fetch(path, { headers: auth ? { authorization: auth } : {} });
+  if (response.status === 401) {
+    const error = await problemOf(response);
+    signOut(error.detail);
+    throw error;
+  }
+  if (!response.ok) throw await problemOf(response);
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

@@ -1,0 +1,36 @@
+import { useEffect, useRef, useState } from 'react';
+
+/** An ECharts option as plain data; the chart library itself loads only when a chart is drawn. */
+export type ChartOption = Record<string, unknown>;
+
+/**
+ * A chart drawn by ECharts (SVG renderer). The library is a chunk of its own, imported on first use, so
+ * pages without charts and the first page's initial script never carry it.
+ */
+export function Chart({ option, height = 260, label }: { option: ChartOption; height?: number; label: string }) {
+  const element = useRef<HTMLDivElement>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+  useEffect(() => {
+    let disposed = false;
+    let dispose: (() => void) | undefined;
+    let observer: ResizeObserver | undefined;
+    import('./echarts-parts')
+      .then(({ echarts }) => {
+        if (disposed || !element.current) return;
+        const chart = echarts.init(element.current, undefined, { renderer: 'svg' });
+        chart.setOption(option);
+        observer = new ResizeObserver(() => chart.resize());
+        observer.observe(element.current);
+        dispose = () => chart.dispose();
+      })
+      .catch((error: unknown) => setFailed(error instanceof Error ? error.message : String(error)));
+    return () => {
+      disposed = true;
+      observer?.disconnect();
+      dispose?.();
+    };
+    // Redrawn when the figures change, not on every render (options are rebuilt each time).
+  }, [JSON.stringify(option)]);
+  if (failed) return <p className="error">The chart could not be drawn: {failed}</p>;
+  return <div ref={element} className="chart" style={{ height }} role="img" aria-label={label} />;
+}

@@ -1,0 +1,342 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'wouter';
+import { get, query } from '../api';
+import { Chart } from '../components/chart';
+import { CidrBands } from '../components/cidr-bands';
+import { Empty, ErrorBox, EstimateBadge, Loading } from '../components/states';
+import { money, number, percent, when } from '../format';
+import { inputsText } from '../cost-inputs';
+import type { ClusterDetail, ServiceCidrs, ServiceList, Zones } from '../types';
+import { useUrlState } from '../url-state';
+
+const FILTERS = ['namespace', 'routing', 'hintState', 'reason', 'opportunity', 'sort', 'order', 'limit'] as const;
+
+export default function ClusterPage() {
+  const { id } = useParams<{ id: string }>();
+  const cluster = useQuery({ queryKey: ['cluster', id], queryFn: () => get<ClusterDetail>(`/v1/clusters/${id}`) });
+  const zones = useQuery({ queryKey: ['zones', id], queryFn: () => get<Zones>(`/v1/clusters/${id}/zones`) });
+  const cidrs = useQuery({
+    queryKey: ['cidrs', id],
+    queryFn: () => get<ServiceCidrs>(`/v1/clusters/${id}/service-cidrs`),
+  });
+
+  if (cluster.isError) return <ErrorBox error={cluster.error} title="The cluster could not be loaded" />;
+  return (
+    <>
+      <p className="small">
+        <Link href="/">Fleet</Link> ›
+      </p>
+      <h1>{cluster.data?.name ?? 'Cluster'}</h1>
+      {cluster.data && <ClusterFacts cluster={cluster.data} />}
+      {zones.data?.nodeInfo.sufficient === false && (
+        <div className="error" role="alert" data-testid="blocker">
+          <strong>Hints are off for every Service of this cluster.</strong> {zones.data.nodeInfo.reason}
+          {typeof (zones.data.nodeInfo as { detail?: unknown }).detail === 'string' &&
+            ` — ${(zones.data.nodeInfo as { detail?: string }).detail}`}
+          . Give every node a zone label and allocatable CPU.
+        </div>
+      )}
+      <h2>Services</h2>
+      <ServicesTable clusterId={id} />
+      <h2>Zones</h2>
+      {zones.isPending ? (
+        <Loading what="zones" />
+      ) : zones.isError ? (
+        <ErrorBox error={zones.error} />
+      ) : (
+        <ZonesPanel zones={zones.data} />
+      )}
+      <h2>Service CIDRs</h2>
+      {cidrs.isPending ? (
+        <Loading what="Service CIDRs" />
+      ) : cidrs.isError ? (
+        <ErrorBox error={cidrs.error} />
+      ) : cidrs.data.serviceCIDRs.length === 0 ? (
+        <Empty>No Service CIDR in the newest snapshot.</Empty>
+      ) : (
+        <CidrBands cidrs={cidrs.data.serviceCIDRs} />
+      )}
+    </>
+  );
+}
+
+function ClusterFacts({ cluster }: { cluster: ClusterDetail }) {
+  const pricing = cluster.pricing as { pricePerGb: number; source: string; note: string } | undefined;
+  return (
+    <dl className="facts">
+      <dt>Cloud</dt>
+      <dd>
+        {cluster.cloud}
+        {cluster.region ? ` · ${cluster.region}` : ''}
+      </dd>
+      {cluster.kubernetesVersion && (
+        <>
+          <dt>Kubernetes</dt>
+          <dd>{cluster.kubernetesVersion}</dd>
+        </>
+      )}
+      {cluster.dataPlane !== undefined && cluster.dataPlane !== null && (
+        <>
+          <dt>Data plane</dt>
+          <dd>{typeof cluster.dataPlane === 'string' ? cluster.dataPlane : JSON.stringify(cluster.dataPlane)}</dd>
+        </>
+      )}
+      {pricing && (
+        <>
+          <dt>Price</dt>
+          <dd>
+            {pricing.pricePerGb} USD per cross-zone GB ({pricing.note})
+          </dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+function ServicesTable({ clusterId }: { clusterId: string }) {
+  const [param, setParams] = useUrlState();
+  const filters = Object.fromEntries(FILTERS.map((name) => [name, param(name)]));
+  const cursor = param('cursor');
+  const path = `/v1/clusters/${clusterId}/services${query({ ...filters, limit: filters.limit || 50, cursor })}`;
+  const services = useQuery({
+    queryKey: ['services', path],
+    queryFn: () => get<ServiceList>(path),
+    placeholderData: (previous) => previous,
+  });
+  // Any change of filter or sort starts again from the first page: a cursor belongs to its own combination.
+  const change = (name: string, value: string) => setParams({ [name]: value, cursor: null });
+
+  return (
+    <>
+      <form className="controls" onSubmit={(event) => event.preventDefault()} aria-label="Service filters">
+        <label>
+          Namespace
+          <input
+            defaultValue={param('namespace')}
+            onBlur={(e) => change('namespace', e.target.value)}
+            onKeyDown={(e) => e.key === 'Enter' && change('namespace', e.currentTarget.value)}
+            name="namespace"
+          />
+        </label>
+        <label>
+          Routing
+          <select value={param('routing')} onChange={(e) => change('routing', e.target.value)} name="routing">
+            <option value="">any</option>
+            {['Auto', 'PreferClose', 'PreferSameZone', 'PreferSameNode', 'None'].map((mode) => (
+              <option key={mode}>{mode}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Hint state
+          <select value={param('hintState')} onChange={(e) => change('hintState', e.target.value)} name="hintState">
+            <option value="">any</option>
+            <option value="populated">populated</option>
+            <option value="removed">removed (refused)</option>
+            <option value="none">none</option>
+          </select>
+        </label>
+        <label>
+          Reason contains
+          <input
+            defaultValue={param('reason')}
+            onBlur={(e) => change('reason', e.target.value)}
+            onKeyDown={(e) => e.key === 'Enter' && change('reason', e.currentTarget.value)}
+            name="reason"
+          />
+        </label>
+        <label>
+          Opportunity
+          <select
+            value={param('opportunity')}
+            onChange={(e) => change('opportunity', e.target.value)}
+            name="opportunity"
+          >
+            <option value="">any</option>
+            <option value="true">only opportunities</option>
+            <option value="false">no opportunities</option>
+          </select>
+        </label>
+        <label>
+          Sort by
+          <select value={param('sort') || 'name'} onChange={(e) => change('sort', e.target.value)} name="sort">
+            <option value="name">name</option>
+            <option value="cost">cost</option>
+            <option value="savings">savings</option>
+          </select>
+        </label>
+        <label>
+          Order
+          <select value={param('order')} onChange={(e) => change('order', e.target.value)} name="order">
+            <option value="">default</option>
+            <option value="asc">ascending</option>
+            <option value="desc">descending</option>
+          </select>
+        </label>
+        <label>
+          Per page
+          <select value={param('limit') || '50'} onChange={(e) => change('limit', e.target.value)} name="limit">
+            {['25', '50', '100', '200', '500'].map((size) => (
+              <option key={size}>{size}</option>
+            ))}
+          </select>
+        </label>
+      </form>
+      {services.isError ? (
+        <ErrorBox error={services.error} title="The Services could not be listed" />
+      ) : services.isPending ? (
+        <Loading what="Services" />
+      ) : services.data.services.length === 0 ? (
+        <Empty>
+          {Object.values(filters).some(Boolean)
+            ? 'No Service matches these filters: clear one to see more.'
+            : 'No Service yet: the agent has not sent a processed snapshot of this cluster.'}
+        </Empty>
+      ) : (
+        <>
+          <p className="muted small" aria-live="polite">
+            {services.data.services.length} Services as of {when(services.data.asOf)}
+            {services.isFetching ? ' · loading…' : ''}
+          </p>
+          <table className="data" data-testid="services-table">
+            <thead>
+              <tr>
+                <th scope="col">Service</th>
+                <th scope="col">Routing</th>
+                <th scope="col">Hints</th>
+                <th scope="col" className="num">
+                  Ready endpoints
+                </th>
+                <th scope="col" className="num">
+                  Cross-zone
+                </th>
+                <th scope="col" className="num">
+                  Cost / month
+                </th>
+                <th scope="col" className="num">
+                  Saved / missed
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {services.data.services.map((service) => (
+                <tr key={`${service.namespace}/${service.name}`} data-service={`${service.namespace}/${service.name}`}>
+                  <td>
+                    <Link href={`/clusters/${clusterId}/services/${service.namespace}/${service.name}`}>
+                      {service.namespace}/{service.name}
+                    </Link>
+                    {service.opportunity && <span className="badge"> opportunity</span>}
+                  </td>
+                  <td>{service.routing}</td>
+                  <td>
+                    <span
+                      className={
+                        service.hints.state === 'removed' ? 'bad' : service.hints.state === 'populated' ? 'ok' : ''
+                      }
+                    >
+                      {service.hints.state}
+                    </span>
+                    {service.hints.reason && <div className="muted small">{service.hints.reason}</div>}
+                  </td>
+                  <td className="num">{service.readyEndpoints}</td>
+                  <td className="num">{percent(service.crossZone.withHints)}</td>
+                  <td className="num">
+                    {money(service.monthly.withHints.cost)}{' '}
+                    {service.monthly.inputs.estimate && <EstimateBadge inputs={inputsText(service)} />}
+                  </td>
+                  <td className="num">
+                    {money(service.monthly.realizedSavings.cost)} / {money(service.monthly.missedSavings?.cost)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <nav className="controls" aria-label="pages of Services">
+            <button type="button" disabled={!cursor} onClick={() => setParams({ cursor: null })}>
+              First page
+            </button>
+            <button type="button" disabled={!cursor} onClick={() => history.back()}>
+              Previous page
+            </button>
+            <button
+              type="button"
+              disabled={!services.data.nextCursor}
+              onClick={() => setParams({ cursor: services.data.nextCursor })}
+            >
+              Next page
+            </button>
+          </nav>
+        </>
+      )}
+    </>
+  );
+}
+
+function ZonesPanel({ zones }: { zones: Zones }) {
+  if (zones.zones.length === 0) return <Empty>No zone yet: the agent has not sent a processed snapshot.</Empty>;
+  const totalReady = zones.zones.reduce((sum, zone) => sum + zone.readyEndpoints, 0) || 1;
+  const totalHinted = zones.zones.reduce((sum, zone) => sum + zone.hintedEndpoints, 0) || 1;
+  const option = {
+    tooltip: { trigger: 'axis', valueFormatter: (value: number) => `${value.toFixed(1)} %` },
+    legend: { bottom: 0 },
+    grid: { left: 40, right: 10, bottom: 60, top: 20 },
+    xAxis: { type: 'category', data: zones.zones.map((zone) => zone.name) },
+    yAxis: { type: 'value', axisLabel: { formatter: '{value} %' } },
+    series: [
+      { name: 'CPU share', type: 'bar', data: zones.zones.map((zone) => (zone.cpuShare ?? 0) * 100) },
+      {
+        name: 'ready endpoints',
+        type: 'bar',
+        data: zones.zones.map((zone) => (zone.readyEndpoints / totalReady) * 100),
+      },
+      {
+        name: 'hinted endpoints',
+        type: 'bar',
+        data: zones.zones.map((zone) => (zone.hintedEndpoints / totalHinted) * 100),
+      },
+    ],
+  };
+  return (
+    <div className="grid2">
+      <Chart option={option} label="per zone: CPU share against shares of ready and hinted endpoints" />
+      <table className="data" data-testid="zones-table">
+        <thead>
+          <tr>
+            <th scope="col">Zone</th>
+            <th scope="col" className="num">
+              CPU share
+            </th>
+            <th scope="col" className="num">
+              Ready nodes
+            </th>
+            <th scope="col" className="num">
+              Ready / hinted endpoints
+            </th>
+            <th scope="col" className="num">
+              Expected overload (max)
+            </th>
+            <th scope="col" className="num">
+              Services over 20 %
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {zones.zones.map((zone) => (
+            <tr key={zone.name}>
+              <td>{zone.name}</td>
+              <td className="num">{percent(zone.cpuShare)}</td>
+              <td className="num">{number(zone.readyNodes)}</td>
+              <td className="num">
+                {zone.readyEndpoints} / {zone.hintedEndpoints}
+              </td>
+              <td className="num" title={zone.expectedOverload.maxService ?? ''}>
+                {percent(zone.expectedOverload.max)}
+              </td>
+              <td className="num">{zone.expectedOverload.servicesAboveThreshold}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,314 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { ApiError, download, get, query, request } from '../api';
+import { Empty, ErrorBox, Loading } from '../components/states';
+import { money, when } from '../format';
+import { authorization, isAdmin } from '../auth';
+import { useIdentity } from '../identity';
+import { useUrlState } from '../url-state';
+
+interface Schedule {
+  id: string;
+  name: string;
+  cadence: string;
+  cron: string;
+  timeZone: string;
+  scope: { kind: string; clusterIds: string[] };
+  formats: string[];
+  enabled: boolean;
+  webhook: { url: string } | null;
+}
+
+interface Report {
+  id: string;
+  schedule: { id: string; name: string };
+  period: { start: string; end: string; label: string; timeZone: string };
+  partial: boolean;
+  trigger: string;
+  status: 'pending' | 'ready' | 'failed';
+  error: string | null;
+  formats: string[];
+  summary: {
+    totals?: { withHints?: { cost: number }; realizedSavings?: { cost: number }; missedSavings?: { cost: number } };
+  } | null;
+  downloads: Record<string, string>;
+}
+
+export default function ReportsPage() {
+  const identity = useIdentity();
+  const admin = isAdmin(identity.data);
+  const [param, setParams] = useUrlState();
+  const scheduleId = param('scheduleId');
+  const schedules = useQuery({
+    queryKey: ['schedules'],
+    queryFn: () => get<{ schedules: Schedule[] }>('/v1/report-schedules?limit=500'),
+  });
+  const reportsPath = `/v1/reports${query({ scheduleId, limit: 100 })}`;
+  const reports = useQuery({
+    queryKey: ['reports', reportsPath],
+    queryFn: () => get<{ reports: Report[] }>(reportsPath),
+    // A report being made is polled until it is ready or failed.
+    refetchInterval: (state) =>
+      state.state.data?.reports.some((report) => report.status === 'pending') ? 2000 : false,
+  });
+
+  return (
+    <>
+      <h1>Reports</h1>
+      <h2>Schedules</h2>
+      {admin && <CreateSchedule />}
+      {schedules.isPending ? (
+        <Loading what="schedules" />
+      ) : schedules.isError ? (
+        <ErrorBox error={schedules.error} />
+      ) : schedules.data.schedules.length === 0 ? (
+        <Empty>
+          No schedule yet
+          {admin ? ': create one above, then run it now to see a report.' : ': an admin key can create one.'}
+        </Empty>
+      ) : (
+        <table className="data" data-testid="schedules">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">When</th>
+              <th scope="col">Scope</th>
+              <th scope="col">Formats</th>
+              <th scope="col">Enabled</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {schedules.data.schedules.map((schedule) => (
+              <ScheduleRow
+                key={schedule.id}
+                schedule={schedule}
+                admin={admin}
+                onShow={() => setParams({ scheduleId: schedule.id })}
+              />
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h2>
+        Reports
+        {scheduleId && schedules.data
+          ? ` of “${schedules.data.schedules.find((s) => s.id === scheduleId)?.name ?? scheduleId}”`
+          : ''}
+      </h2>
+      {scheduleId && (
+        <button type="button" onClick={() => setParams({ scheduleId: null })}>
+          Show every schedule's reports
+        </button>
+      )}
+      {reports.isPending ? (
+        <Loading what="reports" />
+      ) : reports.isError ? (
+        <ErrorBox error={reports.error} />
+      ) : reports.data.reports.length === 0 ? (
+        <Empty>No report yet: reports appear when a schedule's period ends, or when you run one now.</Empty>
+      ) : (
+        <table className="data" data-testid="reports">
+          <thead>
+            <tr>
+              <th scope="col">Schedule</th>
+              <th scope="col">Period</th>
+              <th scope="col">Status</th>
+              <th scope="col" className="num">
+                Cost as routed
+              </th>
+              <th scope="col" className="num">
+                Saved
+              </th>
+              <th scope="col">Open</th>
+            </tr>
+          </thead>
+          <tbody>
+            {reports.data.reports.map((report) => (
+              <ReportRow key={report.id} report={report} />
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+function ScheduleRow({ schedule, admin, onShow }: { schedule: Schedule; admin: boolean; onShow: () => void }) {
+  const client = useQueryClient();
+  const refresh = () => {
+    void client.invalidateQueries({ queryKey: ['schedules'] });
+    void client.invalidateQueries({ queryKey: ['reports'] });
+  };
+  const run = useMutation({
+    mutationFn: () => request('POST', `/v1/report-schedules/${schedule.id}/run`, {}),
+    onSuccess: refresh,
+  });
+  const toggle = useMutation({
+    mutationFn: () => request('PATCH', `/v1/report-schedules/${schedule.id}`, { enabled: !schedule.enabled }),
+    onSuccess: refresh,
+  });
+  const remove = useMutation({
+    mutationFn: () => request('DELETE', `/v1/report-schedules/${schedule.id}`),
+    onSuccess: refresh,
+  });
+  const failure = run.error ?? toggle.error ?? remove.error;
+  return (
+    <tr data-schedule={schedule.name}>
+      <td>
+        <button type="button" className="sort" onClick={onShow}>
+          {schedule.name}
+        </button>
+      </td>
+      <td>
+        {schedule.cadence}
+        <div className="muted small">
+          {schedule.cron} ({schedule.timeZone})
+        </div>
+      </td>
+      <td>{schedule.scope.kind === 'fleet' ? 'the whole fleet' : `${schedule.scope.clusterIds.length} clusters`}</td>
+      <td>{schedule.formats.join(', ')}</td>
+      <td>{schedule.enabled ? 'yes' : 'no'}</td>
+      <td>
+        {admin ? (
+          <>
+            <button type="button" onClick={() => run.mutate()} disabled={run.isPending}>
+              Run now
+            </button>{' '}
+            <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
+              {schedule.enabled ? 'Disable' : 'Enable'}
+            </button>{' '}
+            <button
+              type="button"
+              className="danger"
+              onClick={() =>
+                window.confirm(`Delete the schedule “${schedule.name}” and its reports?`) && remove.mutate()
+              }
+            >
+              Delete
+            </button>
+          </>
+        ) : (
+          <span className="muted small">read-only key</span>
+        )}
+        {failure && <ErrorBox error={failure} />}
+      </td>
+    </tr>
+  );
+}
+
+function ReportRow({ report }: { report: Report }) {
+  const [failure, setFailure] = useState<unknown>(null);
+  const totals = report.summary?.totals;
+
+  /** The HTML report in a new tab: fetched with the key (never in a URL), shown from a local blob. */
+  async function openHtml() {
+    const tab = window.open('', '_blank');
+    try {
+      const auth = authorization();
+      const response = await fetch(report.downloads.html, { headers: auth ? { authorization: auth } : {} });
+      if (!response.ok) throw new ApiError(response.status, `the API answered ${response.status}`, null);
+      const url = URL.createObjectURL(new Blob([await response.text()], { type: 'text/html' }));
+      if (tab) tab.location.href = url;
+      else window.location.href = url;
+    } catch (error) {
+      tab?.close();
+      setFailure(error);
+    }
+  }
+
+  const save = (format: string) =>
+    download(report.downloads[format], `zonewise-report-${report.period.start.slice(0, 10)}.${format}`).catch(
+      setFailure,
+    );
+
+  return (
+    <tr data-report={report.id}>
+      <td>{report.schedule.name}</td>
+      <td>
+        {report.period.label}
+        {report.partial && <span className="muted small"> (so far)</span>}
+        <div className="muted small">
+          {when(report.period.start)} → {when(report.period.end)}
+        </div>
+      </td>
+      <td>
+        <span className={report.status === 'failed' ? 'bad' : report.status === 'ready' ? 'ok' : ''}>
+          {report.status}
+        </span>
+        {report.error && <div className="small bad">{report.error}</div>}
+      </td>
+      <td className="num">{money(totals?.withHints?.cost)}</td>
+      <td className="num">{money(totals?.realizedSavings?.cost)}</td>
+      <td>
+        {report.status === 'ready' && (
+          <>
+            {report.downloads.html && (
+              <button type="button" onClick={() => void openHtml()}>
+                Open HTML
+              </button>
+            )}{' '}
+            {['csv', 'json']
+              .filter((format) => report.downloads[format])
+              .map((format) => (
+                <button key={format} type="button" onClick={() => void save(format)}>
+                  {format.toUpperCase()}
+                </button>
+              ))}
+          </>
+        )}
+        {failure !== null && <ErrorBox error={failure} />}
+      </td>
+    </tr>
+  );
+}
+
+function CreateSchedule() {
+  const client = useQueryClient();
+  const [name, setName] = useState('');
+  const [cadence, setCadence] = useState('weekly');
+  const [cron, setCron] = useState('');
+  const [timeZone, setTimeZone] = useState('UTC');
+  const create = useMutation({
+    mutationFn: (body: unknown) => request('POST', '/v1/report-schedules', body),
+    onSuccess: () => {
+      setName('');
+      void client.invalidateQueries({ queryKey: ['schedules'] });
+    },
+  });
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    create.mutate({ name, cadence, timeZone, ...(cadence === 'cron' ? { cron } : {}) });
+  }
+  return (
+    <form className="controls panel" onSubmit={submit} aria-label="new schedule">
+      <label>
+        Name
+        <input value={name} onChange={(event) => setName(event.target.value)} name="schedule-name" required />
+      </label>
+      <label>
+        Cadence
+        <select value={cadence} onChange={(event) => setCadence(event.target.value)} name="cadence">
+          <option value="daily">daily</option>
+          <option value="weekly">weekly</option>
+          <option value="monthly">monthly</option>
+          <option value="cron">cron expression</option>
+        </select>
+      </label>
+      {cadence === 'cron' && (
+        <label>
+          Cron
+          <input value={cron} onChange={(event) => setCron(event.target.value)} name="cron" placeholder="0 6 * * 1" />
+        </label>
+      )}
+      <label>
+        Time zone
+        <input value={timeZone} onChange={(event) => setTimeZone(event.target.value)} name="timeZone" />
+      </label>
+      <button type="submit" className="primary" disabled={create.isPending}>
+        Create schedule
+      </button>
+      {create.isError && <ErrorBox error={create.error} title="The schedule was refused" />}
+    </form>
+  );
+}

@@ -1,0 +1,236 @@
+import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { Link } from 'wouter';
+import { get, query } from '../api';
+import { Empty, ErrorBox, EstimateBadge, Loading } from '../components/states';
+import { saveText, toCsv } from '../csv';
+import { gb, money, number, percent, when } from '../format';
+import type { Figure, Fleet } from '../types';
+import { useUrlState } from '../url-state';
+
+interface Figures {
+  months: number;
+  trafficGb: number;
+  withoutHints: Figure;
+  withHints: Figure;
+  realizedSavings: Figure;
+  missedSavings: Figure;
+  services: number;
+  opportunities: number;
+  inputs: { measuredShare: number | null; estimate: boolean; trafficSources: Record<string, number> };
+}
+
+interface Savings {
+  from: string;
+  to: string;
+  groupBy: 'cluster' | 'namespace' | 'service';
+  totals: Figures;
+  groups: (Figures & { cluster: { id: string; name: string }; namespace: string | null; name: string | null })[];
+  truncated: boolean;
+  opportunities: {
+    cluster: { id: string; name: string };
+    namespace: string;
+    name: string;
+    trafficGb: number;
+    missedSavings: Figure;
+    estimate: boolean;
+  }[];
+  pricing: { cluster: { id: string; name: string }; pricePerGb: number; source: string }[];
+}
+
+const DAY_MS = 86_400_000;
+
+export default function SavingsPage() {
+  const [param, setParams] = useUrlState();
+  const groupBy = param('groupBy') || 'cluster';
+  const days = Number(param('days') || 30);
+  const clusterId = param('clusterId');
+  // The range ends at the current hour, so the query key (and the cached answer) holds for a while.
+  const range = useMemo(() => {
+    const to = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000);
+    return { from: new Date(to.getTime() - days * DAY_MS).toISOString(), to: to.toISOString() };
+  }, [days]);
+  const path = `/v1/savings${query({ ...range, groupBy, clusterId, namespace: param('namespace'), limit: 500 })}`;
+  const savings = useQuery({ queryKey: ['savings', path], queryFn: () => get<Savings>(path) });
+  const fleet = useQuery({ queryKey: ['fleet'], queryFn: () => get<Fleet>('/v1/fleet') });
+
+  function exportCsv(data: Savings) {
+    const header = [
+      'cluster',
+      'namespace',
+      'service',
+      'traffic_gb',
+      'cross_zone_cost_without_hints_usd',
+      'cross_zone_cost_with_hints_usd',
+      'saved_usd',
+      'missed_usd',
+      'services',
+      'opportunities',
+      'estimate',
+    ];
+    const rows = data.groups.map((group) => [
+      group.cluster.name,
+      group.namespace,
+      group.name,
+      group.trafficGb,
+      group.withoutHints.cost,
+      group.withHints.cost,
+      group.realizedSavings.cost,
+      group.missedSavings.cost,
+      group.services,
+      group.opportunities,
+      group.inputs.estimate,
+    ]);
+    saveText(
+      toCsv(header, rows),
+      `zonewise-savings-by-${data.groupBy}-${data.from.slice(0, 10)}-${data.to.slice(0, 10)}.csv`,
+    );
+  }
+
+  return (
+    <>
+      <h1>Savings</h1>
+      <form className="controls" onSubmit={(event) => event.preventDefault()} aria-label="savings range and grouping">
+        <label>
+          Range
+          <select value={String(days)} onChange={(event) => setParams({ days: event.target.value })} name="days">
+            <option value="7">7 days</option>
+            <option value="30">30 days</option>
+            <option value="90">90 days</option>
+          </select>
+        </label>
+        <label>
+          Group by
+          <select value={groupBy} onChange={(event) => setParams({ groupBy: event.target.value })} name="groupBy">
+            <option value="cluster">cluster</option>
+            <option value="namespace">namespace</option>
+            <option value="service">Service</option>
+          </select>
+        </label>
+        <label>
+          Cluster
+          <select value={clusterId} onChange={(event) => setParams({ clusterId: event.target.value })} name="clusterId">
+            <option value="">every cluster</option>
+            {fleet.data?.clusters.map((cluster) => (
+              <option key={cluster.id} value={cluster.id}>
+                {cluster.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        {savings.data && (
+          <button type="button" onClick={() => exportCsv(savings.data)}>
+            Export CSV
+          </button>
+        )}
+      </form>
+      {savings.isPending ? (
+        <Loading what="savings" />
+      ) : savings.isError ? (
+        <ErrorBox error={savings.error} title="Savings could not be computed" />
+      ) : (
+        <SavingsView data={savings.data} />
+      )}
+    </>
+  );
+}
+
+function SavingsView({ data }: { data: Savings }) {
+  const totals = data.totals;
+  const inputs = `traffic by source: ${Object.entries(totals.inputs.trafficSources)
+    .map(([source, count]) => `${source} ${count}`)
+    .join(
+      ', ',
+    )}; measured share ${percent(totals.inputs.measuredShare)}; prices: ${data.pricing.map((p) => `${p.cluster.name} ${p.pricePerGb} USD/GB (${p.source})`).join(', ')}`;
+  return (
+    <>
+      <p className="muted">
+        {when(data.from)} → {when(data.to)} · {number(totals.months)} service-months
+      </p>
+      <section className="tiles" aria-label="totals over the range">
+        {[
+          ['Cross-zone cost as routed', totals.withHints, 'savings-cost'],
+          ['Saved by topology routing', totals.realizedSavings, 'savings-saved'],
+          ['Missed (not enabled)', totals.missedSavings, 'savings-missed'],
+        ].map(([label, figure, testId]) => (
+          <div className="tile" key={label as string} data-testid={testId as string}>
+            <div className="tile-label">
+              {label as string} {totals.inputs.estimate && <EstimateBadge inputs={inputs} />}
+            </div>
+            <div className="tile-value">{money((figure as Figure).cost)}</div>
+            <div className="muted small">{gb((figure as Figure).crossZoneGb)} across zones</div>
+          </div>
+        ))}
+      </section>
+      <h2>By {data.groupBy === 'service' ? 'Service' : data.groupBy}</h2>
+      {data.groups.length === 0 ? (
+        <Empty>No recorded history in this range: widen it, or wait for the agents' snapshots.</Empty>
+      ) : (
+        <table className="data" data-testid="savings-groups">
+          <thead>
+            <tr>
+              <th scope="col">
+                {data.groupBy === 'service' ? 'Service' : data.groupBy === 'namespace' ? 'Namespace' : 'Cluster'}
+              </th>
+              <th scope="col" className="num">
+                Traffic
+              </th>
+              <th scope="col" className="num">
+                Cost without hints
+              </th>
+              <th scope="col" className="num">
+                Cost as routed
+              </th>
+              <th scope="col" className="num">
+                Saved
+              </th>
+              <th scope="col" className="num">
+                Missed
+              </th>
+              <th scope="col" className="num">
+                Opportunities
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.groups.map((group) => (
+              <tr key={`${group.cluster.id}/${group.namespace}/${group.name}`}>
+                <td>
+                  <Link href={`/clusters/${group.cluster.id}`}>{group.cluster.name}</Link>
+                  {group.namespace && ` / ${group.namespace}`}
+                  {group.name && ` / ${group.name}`}
+                </td>
+                <td className="num">{gb(group.trafficGb)}</td>
+                <td className="num">{money(group.withoutHints.cost)}</td>
+                <td className="num">{money(group.withHints.cost)}</td>
+                <td className="num">{money(group.realizedSavings.cost)}</td>
+                <td className="num">{money(group.missedSavings.cost)}</td>
+                <td className="num">{group.opportunities}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {data.truncated && (
+        <p className="muted small">Only the largest groups are listed; the totals cover everything.</p>
+      )}
+      <h2>Opportunities, largest first</h2>
+      {data.opportunities.length === 0 ? (
+        <Empty>No opportunity: every Service that would get hints already has topology routing.</Empty>
+      ) : (
+        <ol data-testid="opportunities">
+          {data.opportunities.slice(0, 25).map((opportunity) => (
+            <li key={`${opportunity.cluster.id}/${opportunity.namespace}/${opportunity.name}`}>
+              <Link href={`/clusters/${opportunity.cluster.id}/services/${opportunity.namespace}/${opportunity.name}`}>
+                {opportunity.cluster.name} / {opportunity.namespace}/{opportunity.name}
+              </Link>
+              : {money(opportunity.missedSavings.cost)} over the range ({gb(opportunity.missedSavings.crossZoneGb)}{' '}
+              across zones)
+              {opportunity.estimate && ' (estimate)'}
+            </li>
+          ))}
+        </ol>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,373 @@
+import { generateFleetSnapshot } from '@zw/core';
+import { createApiKey } from '@zw/db';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardDirectory } from '../../api/src/http/dashboard.js';
+import { HAS_CHROMIUM, launchChromium, NO_CHROMIUM_REASON } from '../../../test/support/browser.js';
+import {
+  apiClient,
+  createCluster,
+  createTenant,
+  pushSnapshot,
+  type QueryStack,
+  startQueryStack,
+  type Tenant,
+  waitProcessed,
+} from '../../../test/support/query-api.js';
+import { withoutZoneOnFirstNode } from '../../../test/support/reports.js';
+import { capturedAt, evolve, fleet } from '../../../test/support/snapshots.js';
+import { money, number } from '../src/format.js';
+
+/**
+ * The dashboard in real Chromium against the real stack (API serving the built dashboard, worker,
+ * PostgreSQL, Redis), fed through the ingest route. Every figure checked on a page is compared with what
+ * the API answers for the same question. Screenshots of each page go to docs/screenshots.
+ */
+
+const DASHBOARD = dashboardDirectory();
+const SCREENSHOTS = join(__dirname, '..', '..', '..', 'docs', 'screenshots');
+const HOUR = 3_600_000;
+const BIG_SERVICES = 10_000;
+
+/** Waits for a condition on the page (a shared machine may be slow; the wait ends as soon as it holds). */
+const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 });
+
+const skipReason = !HAS_CHROMIUM
+  ? NO_CHROMIUM_REASON
+  : !DASHBOARD
+    ? 'SKIPPED, the dashboard is not built (npm run build)'
+    : '';
+
+// A shared machine may be slow: each step gets two minutes (the waits inside are for conditions, not time).
+describe.skipIf(skipReason !== '')(
+  `the dashboard in Chromium${skipReason ? `: ${skipReason}` : ''}`,
+  { timeout: 120_000 },
+  () => {
+    let stack: QueryStack;
+    let tenant: Tenant;
+    let browser: Browser;
+    let context: BrowserContext;
+    let page: Page;
+    const pageErrors: string[] = [];
+    const clusters: Record<string, { id: string; token: string }> = {};
+
+    beforeAll(async () => {
+      stack = await startQueryStack('dash_e2e', { RATE_LIMIT_REQUESTS: '100000', STALE_AFTER_SECONDS: '86400' });
+      tenant = await createTenant(stack.prisma, 'dash');
+      clusters.prod = await createCluster(stack.prisma, tenant, 'prod-eu', { cloud: 'aws', region: 'eu-west-1' });
+      clusters.broken = await createCluster(stack.prisma, tenant, 'staging-broken', {
+        cloud: 'gcp',
+        region: 'europe-west1',
+      });
+      clusters.big = await createCluster(stack.prisma, tenant, 'big-10k', { cloud: 'aws', region: 'us-east-1' });
+      clusters.fresh = await createCluster(stack.prisma, tenant, 'fresh-no-agent');
+      const now = Date.now();
+      const first = fleet(40, 9, 11);
+      const second = evolve(first, 12);
+      const big = generateFleetSnapshot({
+        nodes: 30,
+        zones: 3,
+        services: BIG_SERVICES,
+        endpointsPerService: 2,
+        autoShare: 0.5,
+        seed: 5,
+      });
+      const pushed = [
+        await pushSnapshot(stack.url, clusters.prod.token, capturedAt(first, new Date(now - 3 * HOUR))),
+        await pushSnapshot(stack.url, clusters.prod.token, capturedAt(second, new Date(now - HOUR))),
+        await pushSnapshot(
+          stack.url,
+          clusters.broken.token,
+          capturedAt(withoutZoneOnFirstNode(fleet(10, 3, 2)), new Date(now - HOUR)),
+        ),
+        await pushSnapshot(stack.url, clusters.big.token, capturedAt(big, new Date(now - HOUR))),
+      ];
+      await waitProcessed(stack.prisma, pushed, 240_000);
+      browser = await launchChromium();
+      mkdirSync(SCREENSHOTS, { recursive: true });
+    }, 300_000);
+
+    afterAll(async () => {
+      await browser?.close();
+      await stack?.stop();
+    });
+
+    async function newSession(): Promise<Page> {
+      await context?.close();
+      context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      page = await context.newPage();
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      return page;
+    }
+
+    async function signIn(key: string): Promise<void> {
+      await page.goto(`${stack.url}/`);
+      await page.waitForURL('**/sign-in');
+      await page.getByLabel('API key').fill(key);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Fleet' }).waitFor();
+    }
+
+    const api = (key = tenant.adminKey) => apiClient(stack.url, key);
+    const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+    it('signs in with an API key kept in sessionStorage only, and shows the fleet as the API answers it', async () => {
+      await newSession();
+      await signIn(tenant.adminKey);
+      expect(page.url()).not.toContain(tenant.adminKey);
+      expect(await page.evaluate('JSON.stringify(localStorage)')).toBe('{}');
+      expect(await page.evaluate("sessionStorage.getItem('zonewise.apiKey')")).toBe(tenant.adminKey);
+
+      const fleetAnswer = (await api().get('/v1/fleet')).body;
+      const totals = fleetAnswer.totals.monthly;
+      await eventually(() => page.getByTestId('tile-cost').textContent()).toContain(money(totals.withHints.cost));
+      expect(await page.getByTestId('tile-saved').textContent()).toContain(money(totals.realizedSavings.cost));
+      expect(await page.getByTestId('tile-missed').textContent()).toContain(money(totals.missedSavings.cost));
+      expect(await page.getByTestId('tile-at-stake').textContent()).toContain(
+        number(fleetAnswer.totals.services.removed),
+      );
+      const rows = page.locator('[data-testid=clusters-table] tbody tr');
+      expect(await rows.count()).toBe(4);
+      for (const cluster of fleetAnswer.clusters) {
+        const row = page.locator(`tr[data-cluster="${cluster.name}"]`);
+        const text = await row.textContent();
+        expect(text).toContain(
+          `${cluster.services.populated} / ${cluster.services.removed} / ${cluster.services.none}`,
+        );
+        if (cluster.monthly) expect(text).toContain(money(cluster.monthly.withHints.cost));
+      }
+      expect(await page.locator('tr[data-cluster="fresh-no-agent"]').textContent()).toContain('no snapshot yet');
+      expect(await page.locator('tr[data-cluster="staging-broken"]').textContent()).toContain('insufficient');
+      await shot('fleet');
+
+      // Sorting and filtering live in the URL: back returns to the previous view.
+      await page.getByRole('button', { name: /^Cost \/ month/ }).click();
+      await page.waitForURL(/sort=cost/);
+      const byCost = [...fleetAnswer.clusters]
+        .sort((a, b) => (b.monthly?.withHints.cost ?? -1) - (a.monthly?.withHints.cost ?? -1))
+        .map((cluster) => cluster.name);
+      expect(
+        await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-cluster'))),
+      ).toEqual(byCost);
+      await page.getByLabel('Filter by name, cloud or region').fill('big');
+      await eventually(() => rows.count()).toBe(1);
+      await page.getByLabel('Filter by name, cloud or region').fill('big-1');
+      await page.waitForURL(/q=big-1/);
+      await page.goBack();
+      await page.waitForURL((url) => !url.search.includes('q='));
+      expect(page.url()).toMatch(/sort=cost/);
+      await eventually(() => rows.count()).toBe(4);
+    });
+
+    it('shows a cluster: its Services as the API lists them, zones, Service CIDRs, and the node-info blocker', async () => {
+      await page.locator('tr[data-cluster="prod-eu"] a').click();
+      await page.waitForURL(`**/clusters/${clusters.prod.id}`);
+      const list = (await api().get(`/v1/clusters/${clusters.prod.id}/services?limit=50`)).body;
+      const rows = page.locator('[data-testid=services-table] tbody tr');
+      await eventually(() => rows.count()).toBe(list.services.length);
+      expect(
+        await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-service'))),
+      ).toEqual(
+        list.services.map((service: { namespace: string; name: string }) => `${service.namespace}/${service.name}`),
+      );
+      const zones = (await api().get(`/v1/clusters/${clusters.prod.id}/zones`)).body;
+      await eventually(() => page.locator('[data-testid=zones-table] tbody tr').count()).toBe(zones.zones.length);
+      await page.getByTestId('cidr').first().waitFor();
+      await page.locator('.chart svg').first().waitFor();
+      await shot('cluster');
+
+      await page.goto(`${stack.url}/clusters/${clusters.broken.id}`);
+      const banner = page.getByTestId('blocker');
+      await banner.waitFor();
+      const brokenZones = (await api().get(`/v1/clusters/${clusters.broken.id}/zones`)).body;
+      expect(await banner.textContent()).toContain(brokenZones.nodeInfo.reason);
+    });
+
+    it(`filters and pages the ${BIG_SERVICES.toLocaleString('en-US')} Services of a cluster on the server, the URL holding the view`, async () => {
+      const base = `/v1/clusters/${clusters.big.id}/services`;
+      await page.goto(`${stack.url}/clusters/${clusters.big.id}`);
+      const rows = page.locator('[data-testid=services-table] tbody tr');
+      const names = () =>
+        rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-service')));
+      const key = (services: { namespace: string; name: string }[]) => services.map((s) => `${s.namespace}/${s.name}`);
+      await eventually(() => rows.count()).toBe(50);
+
+      await page.getByLabel('Hint state').selectOption('removed');
+      await page.waitForURL(/hintState=removed/);
+      const first = (await api().get(`${base}?hintState=removed&limit=50`)).body;
+      await eventually(names).toEqual(key(first.services));
+
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await page.waitForURL(/cursor=/);
+      const second = (
+        await api().get(`${base}?hintState=removed&limit=50&cursor=${encodeURIComponent(first.nextCursor)}`)
+      ).body;
+      await eventually(names).toEqual(key(second.services));
+
+      await page.goBack();
+      await eventually(names).toEqual(key(first.services));
+
+      await page.getByLabel('Sort by').selectOption('cost');
+      await page.waitForURL(/sort=cost/);
+      expect(page.url()).not.toMatch(/cursor=/);
+      const byCost = (await api().get(`${base}?hintState=removed&sort=cost&limit=50`)).body;
+      await eventually(names).toEqual(key(byCost.services));
+    });
+
+    it('explains a Service, draws its zones and kube-proxy view, and answers a what-if from the API', async () => {
+      // A Service without routing that enabling would help: the page explains why and simulates it.
+      const list = (await api().get(`/v1/clusters/${clusters.prod.id}/services?opportunity=true&limit=500`)).body;
+      expect(list.services.length).toBeGreaterThan(0);
+      const service = list.services[0];
+      const detail = (await api().get(`/v1/clusters/${clusters.prod.id}/services/${service.namespace}/${service.name}`))
+        .body;
+      await page.goto(`${stack.url}/clusters/${clusters.prod.id}/services/${service.namespace}/${service.name}`);
+      const state = page.getByTestId('state');
+      await state.waitFor();
+      expect(await state.textContent()).toContain(`State: ${detail.current.hints.state}`);
+      expect(await page.getByTestId('service-cost').textContent()).toContain(
+        money(detail.current.monthly.withHints.cost),
+      );
+      expect(await page.locator('[data-testid=zones] tbody tr').count()).toBe(detail.current.zones.length);
+      expect(await page.locator('[data-testid=kube-proxy] tbody tr').count()).toBe(detail.kubeProxy.zones.length);
+      expect(await page.getByTestId('flapping').textContent()).toContain(
+        `${detail.timeline.hintStateChanges} of the hint state`,
+      );
+
+      await page.getByLabel('Routing mode').selectOption('Auto');
+      await page.getByRole('button', { name: 'Simulate' }).click();
+      const result = page.getByTestId('what-if-result');
+      await result.waitFor();
+      const simulated = (
+        await api(tenant.readKey).post(`/v1/clusters/${clusters.prod.id}/simulate`, {
+          whatIf: { enableRouting: [{ namespace: service.namespace, name: service.name, mode: 'Auto' }] },
+          services: [{ namespace: service.namespace, name: service.name }],
+        })
+      ).body.analysis.services[0];
+      expect(await result.textContent()).toContain(`hints ${simulated.hints.state}`);
+      await page.locator('.chart svg').first().waitFor();
+      await shot('service');
+    });
+
+    it('shows savings over a range as the API computes them, grouped and exported as CSV', async () => {
+      await page.getByRole('link', { name: 'Savings' }).click();
+      await page.waitForURL('**/savings');
+      const to = new Date(Math.ceil(Date.now() / HOUR) * HOUR);
+      const from = new Date(to.getTime() - 30 * 24 * HOUR);
+      const savings = (
+        await api().get(`/v1/savings?from=${from.toISOString()}&to=${to.toISOString()}&groupBy=cluster&limit=500`)
+      ).body;
+      await expect
+        .poll(() => page.getByTestId('savings-cost').textContent())
+        .toContain(money(savings.totals.withHints.cost));
+      expect(await page.getByTestId('savings-saved').textContent()).toContain(
+        money(savings.totals.realizedSavings.cost),
+      );
+      expect(await page.locator('[data-testid=savings-groups] tbody tr').count()).toBe(savings.groups.length);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Export CSV' }).click(),
+      ]);
+      const csv = await download.createReadStream().then(async (stream) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of stream) chunks.push(chunk as Buffer);
+        return Buffer.concat(chunks).toString('utf8');
+      });
+      expect(csv.split('\r\n').filter(Boolean)).toHaveLength(savings.groups.length + 1);
+      await page.getByLabel('Group by').selectOption('namespace');
+      await page.waitForURL(/groupBy=namespace/);
+      await shot('savings');
+    });
+
+    it('creates a schedule, runs it now and opens its HTML report', async () => {
+      await page.getByRole('link', { name: 'Reports' }).click();
+      await page.getByLabel('Name').fill('weekly finops');
+      await page.getByLabel('Cadence').selectOption('weekly');
+      await page.getByRole('button', { name: 'Create schedule' }).click();
+      const row = page.locator('tr[data-schedule="weekly finops"]');
+      await row.waitFor();
+      await row.getByRole('button', { name: 'Run now' }).click();
+      const open = page.getByRole('button', { name: 'Open HTML' });
+      await open.waitFor({ timeout: 180_000 });
+      const [popup] = await Promise.all([page.waitForEvent('popup'), open.click()]);
+      await popup.waitForURL(/^blob:/);
+      await popup.waitForLoadState();
+      expect(await popup.title()).not.toBe('');
+      expect(await popup.content()).toContain('weekly finops');
+      await popup.close();
+      const reports = (await api().get('/v1/reports')).body.reports;
+      expect(reports).toHaveLength(1);
+      expect(await page.locator(`tr[data-report="${reports[0].id}"]`).textContent()).toContain('ready');
+      await shot('reports');
+    });
+
+    it('registers a cluster and shows its agent token once, with the helm line that installs the agent', async () => {
+      await page.getByRole('link', { name: 'Admin' }).click();
+      await page.getByLabel('Cluster name').fill('new-cluster');
+      await page.getByRole('button', { name: 'Register cluster' }).click();
+      const token = (await page.getByTestId('secret-value').textContent())!.trim();
+      expect(token).toMatch(/^zwa_/);
+      const helm = await page.getByTestId('helm-line').textContent();
+      expect(helm).toContain(`--set agentToken=${token}`);
+      expect(helm).toContain(`--set api.url=${stack.url}`);
+      expect(helm).toContain('--set clusterName=new-cluster');
+      // The token is the real one: the agent may push with it.
+      const registered = (await api().get('/v1/clusters?limit=500')).body.clusters.find(
+        (c: { name: string }) => c.name === 'new-cluster',
+      );
+      expect(registered).toBeDefined();
+      await pushSnapshot(stack.url, token, capturedAt(fleet(3, 2, 9), new Date()));
+      await shot('admin');
+      // Shown once: after a reload it is nowhere on the page.
+      await page.reload();
+      await page.getByTestId('admin-clusters').waitFor();
+      expect(await page.content()).not.toContain(token);
+
+      // A problem answer appears in place, with the API's detail.
+      await page.getByLabel('Cluster name').fill('new-cluster');
+      await page.getByRole('button', { name: 'Register cluster' }).click();
+      const conflict = await api().post('/v1/clusters', { name: 'new-cluster' });
+      await eventually(() => page.getByRole('alert').first().textContent()).toContain(conflict.body.detail);
+    });
+
+    it('shows a read key no admin action', async () => {
+      await newSession();
+      await signIn(tenant.readKey);
+      expect(await page.getByRole('link', { name: 'Admin' }).count()).toBe(0);
+      await page.getByRole('link', { name: 'Reports' }).click();
+      await page.locator('tr[data-schedule="weekly finops"]').waitFor();
+      for (const action of ['Run now', 'Delete', 'Disable', 'Create schedule']) {
+        expect(await page.getByRole('button', { name: action }).count(), action).toBe(0);
+      }
+      await page.goto(`${stack.url}/admin`);
+      await page.getByText('read scope only').waitFor();
+      expect(await page.getByRole('button', { name: /Register|Rotate|Revoke|Create key/ }).count()).toBe(0);
+    });
+
+    it('returns to sign-in with the reason when the key expires, and shows an API error in place', async () => {
+      const expiring = await createApiKey(stack.prisma, {
+        organizationId: tenant.organizationId,
+        name: 'short-lived',
+        scopes: ['read'],
+        expiresAt: new Date(Date.now() + 12_000),
+      });
+      await newSession();
+      await signIn(expiring.key);
+      await page.goto(`${stack.url}/clusters/not-a-cluster-id`);
+      const problem = (await api().get('/v1/clusters/not-a-cluster-id')).body;
+      await eventually(() => page.getByRole('alert').first().textContent()).toContain(problem.detail);
+
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(0, expiring.apiKey.expiresAt!.getTime() - Date.now() + 200)),
+      );
+      await page.getByRole('link', { name: 'Savings' }).click();
+      await page.waitForURL('**/sign-in');
+      const reason = await page.getByTestId('signed-out-reason').textContent();
+      expect(reason).toContain('expired');
+      expect(await page.evaluate("sessionStorage.getItem('zonewise.apiKey')")).toBeNull();
+      expect(pageErrors).toEqual([]);
+    });
+  },
+);
