@@ -12,6 +12,9 @@ export const DEMO_LOG_ROOT = join(tmpdir(), 'zonewise-demo');
  */
 export function createRunLogDir(root: string = DEMO_LOG_ROOT, startedAt: Date = new Date()): string {
   mkdirSync(root, { recursive: true });
-  const stamp = startedAt.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = startedAt
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return mkdtempSync(join(root, `${stamp}-`));
 }
