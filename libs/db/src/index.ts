@@ -30,6 +30,13 @@ export { createOrganization, findOrganizationBySlug, type CreateOrganizationInpu
 export { ReadDb, type ExecutedQuery, type ReadDbOptions } from './read-db.js';
 export { fleetRows, type FleetRow } from './read-model/fleet.js';
 export {
+  clusterMetricGroups,
+  type ClusterMetricGroup,
+  servicesWithLostHints,
+  snapshotPipelineFigures,
+  type SnapshotPipelineFigures,
+} from './read-model/business-metrics.js';
+export {
   analysisDocument,
   insertAnalysisDocumentSql,
   pruneAnalysisDocuments,
