@@ -106,6 +106,31 @@ describe.skipIf(skip !== null)('the zonewise-agent Helm chart', () => {
     expect([...sources].sort()).toEqual(templates.map((name) => `zonewise-agent/templates/${name}`).sort());
   });
 
+  it('renders NOTES.txt on install (client-side dry run): where it pushes, how to check it', () => {
+    const notes = (values: unknown) => {
+      const run = runHelm(
+        [
+          'install',
+          'zonewise-agent',
+          CHART,
+          '--namespace',
+          'zonewise',
+          '--dry-run=client',
+          '--kubeconfig',
+          '/dev/null',
+        ],
+        values,
+      );
+      expect(run.status, run.stderr).toBe(0);
+      return run.stdout.slice(run.stdout.indexOf('NOTES:'));
+    };
+    const plain = notes(REQUIRED);
+    expect(plain).toContain('pushing snapshots to https://zonewise.example.com.');
+    expect(plain).toContain('kubectl -n zonewise rollout status deploy/zonewise-agent');
+    expect(plain).toContain('set serviceCidr');
+    expect(notes({ ...REQUIRED, serviceCidr: '10.96.0.0/12' })).not.toContain('set serviceCidr');
+  });
+
   it('the schema check catches what the API server would refuse', () => {
     const bad = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' }, spec: { replicas: 'one' } };
     expect(validateManifest(bad).join('\n')).toMatch(/replicas must be integer/);
