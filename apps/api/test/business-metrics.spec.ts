@@ -14,6 +14,7 @@ import {
 import { withoutZoneOnFirstNode } from '../../../test/support/reports.js';
 import { capturedAt, fleet } from '../../../test/support/snapshots.js';
 import { ReadDb } from '@zw/db';
+import { BusinessFiguresSource } from '../src/ops/business-metrics.js';
 
 /**
  * The business figures on /metrics, on the real stack: two organizations' clusters (fresh, stale, never
@@ -45,7 +46,7 @@ async function scrape(): Promise<Map<string, number>> {
 
 beforeAll(async () => {
   // A cache shorter than the test's steps: each scrape below sees the database as it is.
-  stack = await startQueryStack('bizmetrics', { FLEET_CACHE_TTL_MS: '0' });
+  stack = await startQueryStack('bizmetrics', { BUSINESS_METRICS_TTL_MS: '0' });
   acme = await createTenant(stack.prisma, 'acme');
   globex = await createTenant(stack.prisma, 'globex');
 
@@ -148,7 +149,7 @@ describe('business metrics on /metrics', () => {
     expect(metrics.get('zonewise_queue_jobs{queue="snapshots",state="waiting"}')).toBe(0);
   });
 
-  it('reads the figures with three statements per scrape, shared by concurrent scrapes', async () => {
+  it('reads the figures with three statements per scrape, shared by concurrent scrapes, kept for the TTL', async () => {
     const db = stack.api.get(ReadDb);
     const statements: string[] = [];
     const stop = db.onQuery((query) => statements.push(query.text));
@@ -159,6 +160,12 @@ describe('business metrics on /metrics', () => {
       await Promise.all([scrape(), scrape(), scrape()]);
       expect(statements.length).toBeGreaterThanOrEqual(3);
       expect(statements.length).toBeLessThan(9);
+      // Kept for the configured time: a second read within it asks the database nothing.
+      statements.length = 0;
+      const cached = new BusinessFiguresSource(db, 900, 60_000);
+      const first = await cached.read();
+      expect(await cached.read()).toBe(first);
+      expect(statements).toHaveLength(3);
     } finally {
       stop();
     }

@@ -48,13 +48,12 @@ export class MetricsService {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [this.registry],
     });
-    // The business figures are a fleet-wide summary: refreshed as often as the fleet summary is.
     registerBusinessMetrics(
       this.registry,
       new BusinessFiguresSource(
         db,
         config.get('STALE_AFTER_SECONDS', { infer: true }),
-        config.get('FLEET_CACHE_TTL_MS', { infer: true }),
+        config.get('BUSINESS_METRICS_TTL_MS', { infer: true }),
       ),
     );
     const queues = [snapshots, maintenance];
