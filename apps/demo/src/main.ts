@@ -1,11 +1,9 @@
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createPrismaClient } from '@zw/db';
 import { type Child, runToCompletion, startChild } from './child-processes.js';
 import { DEMO_ORGANIZATION, ensureDemoTenant } from './demo-api-key.js';
 import { DemoConfigError, loadDemoConfig, type DemoConfig } from './demo-config.js';
 import { formatFleet, waitForFleet } from './fleet-summary.js';
+import { createRunLogDir } from './run-log-dir.js';
 import { startTrafficDemo, type TrafficDemo } from './traffic-demo.js';
 
 /**
@@ -26,8 +24,8 @@ async function main(): Promise<number> {
     process.stderr.write(`zonewise demo: ${error.message}\n`);
     return EXIT_BAD_CONFIG;
   }
-  const logDir = join(tmpdir(), 'zonewise-demo');
-  mkdirSync(logDir, { recursive: true });
+  const logDir = createRunLogDir();
+  say(`logging to ${logDir}`);
   const env = {
     DATABASE_URL: config.DATABASE_URL,
     REDIS_URL: config.REDIS_URL,

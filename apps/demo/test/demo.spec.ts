@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,6 +72,11 @@ describe('npm run demo', () => {
       expect(output).toContain(`http://127.0.0.1:${port}/docs`);
       expect(output).toContain(`http://127.0.0.1:${port}/graphql`);
       expect(output).toContain(`API key    ${apiKey}`);
+      // Its own log folder, printed first thing and again in the welcome: concurrent demos never share files.
+      const logDir = /zonewise demo: logging to (\S+)…/.exec(output)?.[1];
+      expect(logDir?.startsWith(join(tmpdir(), 'zonewise-demo') + '/')).toBe(true);
+      expect(output).toContain(`logs       ${logDir}`);
+      expect(readdirSync(logDir!)).toEqual(expect.arrayContaining(['migrate.log', 'api.log', 'worker.log']));
       const names = [
         'aws-prod-us-east-1',
         'gcp-analytics-europe-west1',

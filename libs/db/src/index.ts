@@ -31,6 +31,13 @@ export { ReadDb, type ExecutedQuery, type ReadDbOptions } from './read-db.js';
 export { fleetRows, type FleetRow } from './read-model/fleet.js';
 export { trendRows, type TrendQuery, type TrendRow } from './read-model/trends.js';
 export {
+  clusterMetricGroups,
+  type ClusterMetricGroup,
+  servicesWithLostHints,
+  snapshotPipelineFigures,
+  type SnapshotPipelineFigures,
+} from './read-model/business-metrics.js';
+export {
   analysisDocument,
   insertAnalysisDocumentSql,
   pruneAnalysisDocuments,

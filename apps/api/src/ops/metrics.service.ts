@@ -1,12 +1,14 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { ReadDb } from '@zw/db';
 import { MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE } from '@zw/queue';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { API_REDIS } from '../redis.provider.js';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ApiConfig } from '../config.js';
+import { BusinessFiguresSource, registerBusinessMetrics } from './business-metrics.js';
 import { formatJobMetrics, readJobMetrics } from './job-metrics.js';
 
 const QUEUE_STATES = [
@@ -35,6 +37,7 @@ export class MetricsService {
     @InjectQueue(MAINTENANCE_QUEUE) private readonly maintenance: Queue,
     @Inject(ConfigService) config: ConfigService<ApiConfig, true>,
     @Inject(API_REDIS) private readonly redis: Redis,
+    @Inject(ReadDb) db: ReadDb,
   ) {
     this.prefix = config.get('QUEUE_PREFIX', { infer: true });
     collectDefaultMetrics({ register: this.registry, prefix: 'zonewise_api_' });
@@ -45,6 +48,14 @@ export class MetricsService {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [this.registry],
     });
+    registerBusinessMetrics(
+      this.registry,
+      new BusinessFiguresSource(
+        db,
+        config.get('STALE_AFTER_SECONDS', { infer: true }),
+        config.get('BUSINESS_METRICS_TTL_MS', { infer: true }),
+      ),
+    );
     const queues = [snapshots, maintenance];
     new Gauge({
       name: 'zonewise_queue_jobs',
