@@ -25,3 +25,4 @@ export * from './what-if.js';
 export * from './opportunity.js';
 export * from './snapshot-savings.js';
 export * from './money.js';
+export * from './json-limits.js';
