@@ -346,6 +346,9 @@ function checkMetadata(item: Json, path: string, namespaced: boolean): void {
   checkObjectName(metadata.name, path, '.metadata.name');
   optionalStringMap(metadata.labels, path, '.metadata.labels');
   optionalStringMap(metadata.annotations, path, '.metadata.annotations');
+  // `null` maps are no maps: the model's readers take them as absent (a destructuring default would not).
+  if (metadata.labels === null) delete metadata.labels;
+  if (metadata.annotations === null) delete metadata.annotations;
   optionalString(metadata.deletionTimestamp, path, '.metadata.deletionTimestamp');
   if (namespaced) {
     // Decision: a namespaced object without a namespace (hand-written input) lives in `default`,

@@ -194,6 +194,8 @@ describe('parseSnapshot: what it accepts', () => {
       list([{ ...service(), metadata: { name: 'web', namespace: 'shop', annotations: null, labels: null } }]),
     );
     expect(snapshot.services[0].metadata.name).toBe('web');
+    expect(snapshot.services[0].metadata.annotations).toBeUndefined();
+    expect(snapshot.services[0].metadata.labels).toBeUndefined();
   });
 
   it('takes paired surrogates (emoji) and nesting up to the limit', () => {
