@@ -43,6 +43,8 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
   INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** Heap of each ingest thread: a push whose document needs more is refused (413). */
   INGEST_THREAD_HEAP_MB: z.coerce.number().int().min(64).default(512),
+  /** Longest one push may take in its thread (inflate to validate); past it the push is refused (413). */
+  INGEST_READ_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   /** Longest a push waits for a reading slot before it is answered 503 with Retry-After. */
   INGEST_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   /**

@@ -255,6 +255,27 @@ describe('POST /v1/ingest/snapshots', () => {
       expect(response.status).toBe(413);
     });
 
+    it('documents too dense to read within a thread heap or in time (413), the API unharmed', async () => {
+      const dense = await startApi({
+        INGEST_MAX_BODY_BYTES: String(48 * 1024 * 1024),
+        INGEST_THREAD_HEAP_MB: '64',
+        INGEST_READ_TIMEOUT_MS: '5000',
+      });
+      const denseList = (values: number) => `{"kind":"List","items":[],"x":[${'{},'.repeat(values)}{}]}`;
+      try {
+        const outOfHeap = await push(denseList(1_500_000), a.token, {}, dense.url);
+        expect(outOfHeap.status).toBe(413);
+        expect(((await outOfHeap.json()) as { detail: string }).detail).toMatch(/more than the 64 MiB|longer than 5 s/);
+        // So many values that the thread collects garbage near its limit rather than fail: its time runs out.
+        const outOfTime = await push(denseList(12_000_000), a.token, {}, dense.url);
+        expect(outOfTime.status).toBe(413);
+        expect(((await outOfTime.json()) as { detail: string }).detail).toMatch(/more than the 64 MiB|longer than 5 s/);
+        expect((await push(JSON.stringify(snapshot()), a.token, {}, dense.url)).status).toBe(202);
+      } finally {
+        await dense.app.close();
+      }
+    }, 60_000);
+
     it('accepts a body just under the limit', async () => {
       const list = snapshot();
       const base = JSON.stringify({ ...list, padding: '' });

@@ -36,6 +36,7 @@ export class SnapshotReader implements OnApplicationShutdown {
   private readonly slots: ConcurrencySlots;
   private readonly queueTimeoutMs: number;
   private readonly heapMb: number;
+  private readonly readTimeoutMs: number;
 
   constructor(
     @Inject(ConfigService) config: ConfigService<ApiConfig, true>,
@@ -44,6 +45,7 @@ export class SnapshotReader implements OnApplicationShutdown {
     const threads = config.get('INGEST_CONCURRENCY', { infer: true });
     this.heapMb = config.get('INGEST_THREAD_HEAP_MB', { infer: true });
     this.queueTimeoutMs = config.get('INGEST_QUEUE_TIMEOUT_MS', { infer: true });
+    this.readTimeoutMs = config.get('INGEST_READ_TIMEOUT_MS', { infer: true });
     this.slots = new ConcurrencySlots(threads);
     this.pool = new Piscina({
       filename: threadFile,
@@ -71,22 +73,34 @@ export class SnapshotReader implements OnApplicationShutdown {
     }
   }
 
-  /** Inflates, parses, validates, hashes and compresses one body in a thread. */
+  /**
+   * Inflates, parses, validates, hashes and compresses one body in a thread. A document dense enough
+   * (tiny values by the million) to need more than a thread's heap, or to keep the thread collecting
+   * garbage near that limit past INGEST_READ_TIMEOUT_MS, is refused (413) and its thread replaced: no
+   * Kubernetes snapshot within the size limit comes close to either.
+   */
   async read(task: SnapshotReadTask): Promise<SnapshotReadOutcome> {
     try {
-      return await this.pool.run(task);
+      return await this.pool.run(task, { signal: AbortSignal.timeout(this.readTimeoutMs) });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ERR_WORKER_OUT_OF_MEMORY') throw error;
-      // A document dense enough (tiny objects by the million) to need more heap than a thread has: no
-      // Kubernetes snapshot within the size limit comes close.
-      return {
-        refused: {
-          status: 413,
-          detail: `snapshot needs more than the ${this.heapMb} MiB a push may use to be read; send fewer objects`,
-          extra: { limitHeapMb: this.heapMb },
-        },
-      };
+      if ((error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        return this.refused(`snapshot needs more than the ${this.heapMb} MiB a push may use to be read`);
+      }
+      if ((error as Error).name === 'AbortError') {
+        return this.refused(`snapshot took longer than ${this.readTimeoutMs / 1000} s to read`);
+      }
+      throw error;
     }
+  }
+
+  private refused(problem: string): SnapshotReadOutcome {
+    return {
+      refused: {
+        status: 413,
+        detail: `${problem}; no Kubernetes snapshot is this dense: send fewer objects`,
+        extra: { limitHeapMb: this.heapMb, limitReadMs: this.readTimeoutMs },
+      },
+    };
   }
 
   async onApplicationShutdown(): Promise<void> {
