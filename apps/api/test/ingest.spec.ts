@@ -2,6 +2,7 @@ import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import type { KubernetesList } from '@zw/core';
 import { createPrismaClient, issueAgentToken, type PrismaClient, registerCluster, serviceStateAt } from '@zw/db';
 import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
@@ -36,7 +37,16 @@ function env(overrides: Record<string, string> = {}): Record<string, string> {
   };
 }
 
+/** Settings one test sets for its own API only: cleared again before the next API starts. */
+const ONE_TEST_SETTINGS = [
+  'INGEST_THREAD_HEAP_MB',
+  'INGEST_READ_TIMEOUT_MS',
+  'INGEST_CONCURRENCY',
+  'INGEST_QUEUE_TIMEOUT_MS',
+];
+
 async function startApi(overrides: Record<string, string> = {}): Promise<{ app: INestApplication; url: string }> {
+  for (const name of ONE_TEST_SETTINGS) delete process.env[name];
   Object.assign(process.env, env(overrides));
   buildProjects(['apps/api']); // the ingest threads run the compiled thread script
   const app = await createApiApp(quiet);
@@ -282,6 +292,43 @@ describe('POST /v1/ingest/snapshots', () => {
       const padded = JSON.stringify({ ...list, padding: 'x'.repeat(LIMIT - Buffer.byteLength(base)) });
       expect(Buffer.byteLength(padded)).toBe(LIMIT);
       expect((await push(padded, a.token)).status).toBe(202);
+    });
+  });
+
+  describe('reading slots', () => {
+    it('a push finding every slot taken past INGEST_QUEUE_TIMEOUT_MS is told to come back (503, Retry-After)', async () => {
+      const busy = await startApi({ INGEST_CONCURRENCY: '1', INGEST_QUEUE_TIMEOUT_MS: '200' });
+      const text = JSON.stringify(snapshot());
+      // A push whose body arrives slowly holds the only slot while it is read.
+      const slow = request(`${busy.url}/v1/ingest/snapshots`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${a.token}`,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(text)),
+        },
+      });
+      const slowAnswer = new Promise<number>((resolve, reject) => {
+        slow.on('response', (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        slow.on('error', reject);
+      });
+      try {
+        slow.write(text.slice(0, 10));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const refused = await push(JSON.stringify(snapshot()), a.token, {}, busy.url);
+        expect(refused.status).toBe(503);
+        expect(refused.headers.get('retry-after')).toBe('5');
+        expect(((await refused.json()) as { detail: string }).detail).toMatch(/ingest is busy/);
+        slow.end(text.slice(10));
+        expect(await slowAnswer).toBe(202);
+        expect((await push(JSON.stringify(snapshot()), a.token, {}, busy.url)).status).toBe(202);
+      } finally {
+        slow.destroy();
+        await busy.app.close();
+      }
     });
   });
 
