@@ -3,6 +3,7 @@ import { type KubernetesList, moneyReplacer } from '@zw/core';
 import { createApiKey, createOrganization, createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
 import { createApiApp } from '../../apps/api/src/http-app.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
+import { buildProjects } from './processes.js';
 import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from './redis.js';
 import { waitFor } from './wait.js';
 import { startInProcessWorker } from './worker.js';
@@ -42,6 +43,7 @@ export async function startQueryStack(tag: string, overrides: Record<string, str
     ...overrides,
   };
   Object.assign(process.env, env);
+  buildProjects(['apps/api']); // the ingest threads run the compiled thread script
   const prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 2 });
   const api = await createApiApp(quiet);
   await api.listen(0, '127.0.0.1');

@@ -33,6 +33,25 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
     .int()
     .min(1024)
     .default(64 * 1024 * 1024),
+  /** Snapshots one agent token (one cluster) may push per INGEST_RATE_LIMIT_WINDOW_MS, per API process. */
+  INGEST_RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(120),
+  INGEST_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
+  /**
+   * Pushes read at once (body, inflation, parsing, hashing), each in its own thread; the rest wait
+   * unread. With INGEST_THREAD_HEAP_MB and INGEST_MAX_BODY_BYTES this bounds ingest's memory.
+   */
+  INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Heap of each ingest thread: a push whose document needs more is refused (413). */
+  INGEST_THREAD_HEAP_MB: z.coerce.number().int().min(64).default(512),
+  /** Longest one push may take in its thread (inflate to validate); past it the push is refused (413). */
+  INGEST_READ_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** Longest a push waits for a reading slot before it is answered 503 with Retry-After. */
+  INGEST_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * How far in the future (by the API's clock) a snapshot's stated captured-at may lie; beyond it the
+   * receive time is recorded instead, and the answer says so (`capturedAtClamped`).
+   */
+  INGEST_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).default(300),
   /** Largest snapshot `POST /v1/simulate` accepts (JSON, uncompressed). */
   SIMULATE_MAX_BODY_BYTES: z.coerce
     .number()

@@ -2,6 +2,7 @@ import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import type { KubernetesList } from '@zw/core';
 import { createPrismaClient, issueAgentToken, type PrismaClient, registerCluster, serviceStateAt } from '@zw/db';
 import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
@@ -10,6 +11,7 @@ import { CAPTURED_AT, capturedAt, fleet } from '../../../test/support/snapshots.
 import { waitFor } from '../../../test/support/wait.js';
 import { createApiApp } from '../src/http-app.js';
 import { startInProcessWorker } from '../../../test/support/worker.js';
+import { buildProjects } from '../../../test/support/processes.js';
 
 const LIMIT = 2 * 1024 * 1024;
 const quiet = { logger: ['error' as const] };
@@ -35,8 +37,18 @@ function env(overrides: Record<string, string> = {}): Record<string, string> {
   };
 }
 
+/** Settings one test sets for its own API only: cleared again before the next API starts. */
+const ONE_TEST_SETTINGS = [
+  'INGEST_THREAD_HEAP_MB',
+  'INGEST_READ_TIMEOUT_MS',
+  'INGEST_CONCURRENCY',
+  'INGEST_QUEUE_TIMEOUT_MS',
+];
+
 async function startApi(overrides: Record<string, string> = {}): Promise<{ app: INestApplication; url: string }> {
+  for (const name of ONE_TEST_SETTINGS) delete process.env[name];
   Object.assign(process.env, env(overrides));
+  buildProjects(['apps/api']); // the ingest threads run the compiled thread script
   const app = await createApiApp(quiet);
   await app.listen(0, '127.0.0.1');
   return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
@@ -142,7 +154,11 @@ describe('POST /v1/ingest/snapshots', () => {
     const first = (await (await push(text, a.token)).json()) as { snapshotId: string; duplicate: boolean };
     const again = await push(gzipSync(text), a.token, { 'content-encoding': 'gzip' });
     expect(again.status).toBe(202);
-    expect(await again.json()).toEqual({ snapshotId: first.snapshotId, duplicate: true });
+    expect(await again.json()).toMatchObject({
+      snapshotId: first.snapshotId,
+      duplicate: true,
+      capturedAtClamped: false,
+    });
     const hash = new Uint8Array(createHash('sha256').update(text).digest());
     expect(await prisma.snapshot.count({ where: { contentHash: hash } })).toBe(1);
   });
@@ -249,12 +265,70 @@ describe('POST /v1/ingest/snapshots', () => {
       expect(response.status).toBe(413);
     });
 
+    it('documents too dense to read within a thread heap or in time (413), the API unharmed', async () => {
+      const dense = await startApi({
+        INGEST_MAX_BODY_BYTES: String(48 * 1024 * 1024),
+        INGEST_THREAD_HEAP_MB: '64',
+        INGEST_READ_TIMEOUT_MS: '5000',
+      });
+      const denseList = (values: number) => `{"kind":"List","items":[],"x":[${'{},'.repeat(values)}{}]}`;
+      try {
+        const outOfHeap = await push(denseList(1_500_000), a.token, {}, dense.url);
+        expect(outOfHeap.status).toBe(413);
+        expect(((await outOfHeap.json()) as { detail: string }).detail).toMatch(/more than the 64 MiB|longer than 5 s/);
+        // So many values that the thread collects garbage near its limit rather than fail: its time runs out.
+        const outOfTime = await push(denseList(12_000_000), a.token, {}, dense.url);
+        expect(outOfTime.status).toBe(413);
+        expect(((await outOfTime.json()) as { detail: string }).detail).toMatch(/more than the 64 MiB|longer than 5 s/);
+        expect((await push(JSON.stringify(snapshot()), a.token, {}, dense.url)).status).toBe(202);
+      } finally {
+        await dense.app.close();
+      }
+    }, 60_000);
+
     it('accepts a body just under the limit', async () => {
       const list = snapshot();
       const base = JSON.stringify({ ...list, padding: '' });
       const padded = JSON.stringify({ ...list, padding: 'x'.repeat(LIMIT - Buffer.byteLength(base)) });
       expect(Buffer.byteLength(padded)).toBe(LIMIT);
       expect((await push(padded, a.token)).status).toBe(202);
+    });
+  });
+
+  describe('reading slots', () => {
+    it('a push finding every slot taken past INGEST_QUEUE_TIMEOUT_MS is told to come back (503, Retry-After)', async () => {
+      const busy = await startApi({ INGEST_CONCURRENCY: '1', INGEST_QUEUE_TIMEOUT_MS: '200' });
+      const text = JSON.stringify(snapshot());
+      // A push whose body arrives slowly holds the only slot while it is read.
+      const slow = request(`${busy.url}/v1/ingest/snapshots`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${a.token}`,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(text)),
+        },
+      });
+      const slowAnswer = new Promise<number>((resolve, reject) => {
+        slow.on('response', (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        slow.on('error', reject);
+      });
+      try {
+        slow.write(text.slice(0, 10));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const refused = await push(JSON.stringify(snapshot()), a.token, {}, busy.url);
+        expect(refused.status).toBe(503);
+        expect(refused.headers.get('retry-after')).toBe('5');
+        expect(((await refused.json()) as { detail: string }).detail).toMatch(/ingest is busy/);
+        slow.end(text.slice(10));
+        expect(await slowAnswer).toBe(202);
+        expect((await push(JSON.stringify(snapshot()), a.token, {}, busy.url)).status).toBe(202);
+      } finally {
+        slow.destroy();
+        await busy.app.close();
+      }
     });
   });
 

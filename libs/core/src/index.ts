@@ -29,3 +29,4 @@ export * from './money.js';
 export * from './kubernetes-versions.js';
 export * from './data-planes.js';
 export * from './slice-management.js';
+export * from './json-limits.js';

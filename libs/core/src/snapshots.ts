@@ -6,6 +6,7 @@ import {
 } from './cluster-settings.js';
 import { parseCidr } from './ip-addresses.js';
 import { parseKubernetesMinor } from './kubernetes-versions.js';
+import { jsonLimitProblem } from './json-limits.js';
 import type { EndpointSlice, Node, Service, ServiceCIDR } from './k8s-objects.js';
 import { parseQuantity } from './quantity.js';
 import type { Snapshot } from './snapshot-model.js';
@@ -43,14 +44,26 @@ const EXPECTED_SNAPSHOT =
   'expected a Kubernetes List ({"kind":"List","items":[…]}) or {"nodes":[…],"services":[…],"endpointSlices":[…],"serviceCIDRs":[…]}';
 
 /**
+ * Longest object name or namespace. Kubernetes allows 253 characters (a DNS subdomain); names are keys
+ * of the history's indexes, which cannot hold arbitrarily long values.
+ */
+export const MAX_OBJECT_NAME_LENGTH = 253;
+
+/**
  * Checks and normalises a parsed snapshot. It normalises in place (a missing slice `endpoints` becomes
  * `[]`, a missing namespace `default`): the input is JSON the caller has just parsed, and copying
  * 150,000 endpoints would cost as much as the analysis.
+ *
+ * This is the one definition of a valid snapshot: the API's ingest and simulate routes and the worker all
+ * call it, so a snapshot the API accepts is one the worker can analyse. Besides the fields the analysis
+ * reads, the whole document meets the limits of json-limits.ts (depth, no NUL, no lone surrogates).
  */
 export function parseSnapshot(input: unknown): Snapshot {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new SnapshotError('', `${EXPECTED_SNAPSHOT}, got ${describe(input)}`);
   }
+  const limit = jsonLimitProblem(input);
+  if (limit) throw new SnapshotError(limit.path, limit.problem);
   const root = input as Json;
   if (Array.isArray(root.items)) return parseList(root);
   if ('nodes' in root || 'services' in root || 'endpointSlices' in root || 'serviceCIDRs' in root) {
@@ -222,6 +235,8 @@ function checkService(item: Json, path: string): Service {
   optionalStringArray(spec.clusterIPs, path, '.spec.clusterIPs');
   optionalStringArray(spec.externalIPs, path, '.spec.externalIPs');
   optionalStringMap(spec.selector, path, '.spec.selector');
+  optionalStringArray(spec.ipFamilies, path, '.spec.ipFamilies');
+  optionalBoolean(spec.publishNotReadyAddresses, path, '.spec.publishNotReadyAddresses');
   if (spec.ports !== undefined && spec.ports !== null) {
     const ports = expectArray(spec.ports, path, '.spec.ports');
     for (let i = 0; i < ports.length; i++) {
@@ -229,11 +244,27 @@ function checkService(item: Json, path: string): Service {
       const port = expectObject(ports[i], path, portField);
       expectPort(port.port, path, `${portField}.port`);
       optionalString(port.name, path, `${portField}.name`);
+      optionalString(port.protocol, path, `${portField}.protocol`);
       if (port.nodePort !== undefined && port.nodePort !== null)
         expectPort(port.nodePort, path, `${portField}.nodePort`);
     }
   }
+  checkLoadBalancerStatus(item.status, path);
   return item as unknown as Service;
+}
+
+function checkLoadBalancerStatus(value: unknown, path: string): void {
+  if (value === undefined || value === null) return;
+  const status = expectObject(value, path, '.status');
+  if (status.loadBalancer === undefined || status.loadBalancer === null) return;
+  const loadBalancer = expectObject(status.loadBalancer, path, '.status.loadBalancer');
+  if (loadBalancer.ingress === undefined || loadBalancer.ingress === null) return;
+  const ingress = expectArray(loadBalancer.ingress, path, '.status.loadBalancer.ingress');
+  for (let i = 0; i < ingress.length; i++) {
+    const field = `.status.loadBalancer.ingress[${i}]`;
+    const entry = expectObject(ingress[i], path, field);
+    for (const key of ['ip', 'hostname', 'ipMode']) optionalString(entry[key], path, `${field}.${key}`);
+  }
 }
 
 function checkEndpointSlice(item: Json, path: string): EndpointSlice {
@@ -260,6 +291,7 @@ function checkEndpointSlice(item: Json, path: string): EndpointSlice {
       const port = expectObject(ports[i], path, portField);
       if (port.port !== undefined && port.port !== null) expectPort(port.port, path, `${portField}.port`);
       optionalString(port.name, path, `${portField}.name`);
+      optionalString(port.protocol, path, `${portField}.protocol`);
     }
   }
   return item as unknown as EndpointSlice;
@@ -344,15 +376,26 @@ function checkServiceCIDR(item: Json, path: string): ServiceCIDR {
 
 function checkMetadata(item: Json, path: string, namespaced: boolean): void {
   const metadata = expectObject(item.metadata, path, '.metadata');
-  const name = expectString(metadata.name, path, '.metadata.name');
-  if (name === '') throw new SnapshotError(`${path}.metadata.name`, 'expected a non-empty name');
+  checkObjectName(metadata.name, path, '.metadata.name');
   optionalStringMap(metadata.labels, path, '.metadata.labels');
   optionalStringMap(metadata.annotations, path, '.metadata.annotations');
+  // `null` maps are no maps: the model's readers take them as absent (a destructuring default would not).
+  if (metadata.labels === null) delete metadata.labels;
+  if (metadata.annotations === null) delete metadata.annotations;
+  optionalString(metadata.deletionTimestamp, path, '.metadata.deletionTimestamp');
   if (namespaced) {
     // Decision: a namespaced object without a namespace (hand-written input) lives in `default`,
     // as kubectl would have created it.
     if (metadata.namespace === undefined || metadata.namespace === null) metadata.namespace = 'default';
-    expectString(metadata.namespace, path, '.metadata.namespace');
+    checkObjectName(metadata.namespace, path, '.metadata.namespace');
+  }
+}
+
+function checkObjectName(value: unknown, path: string, field: string): void {
+  const name = expectString(value, path, field);
+  if (name === '') throw new SnapshotError(path + field, 'expected a non-empty name');
+  if (name.length > MAX_OBJECT_NAME_LENGTH) {
+    throw new SnapshotError(path + field, `expected at most ${MAX_OBJECT_NAME_LENGTH} characters, got ${name.length}`);
   }
 }
 

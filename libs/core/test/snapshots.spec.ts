@@ -132,10 +132,75 @@ describe('parseSnapshot: bad input names the JSON path and what was expected', (
       '"zone-a=lots" is not a zone weight',
     ],
     ['a wrapped list that is not an array', { nodes: {} }, 'nodes', 'expected an array of Node objects'],
+    [
+      'IP families that are not a list',
+      list([{ ...service(), spec: { ipFamilies: false } }]),
+      'items[0].spec.ipFamilies',
+      'expected an array, got boolean false',
+    ],
+    [
+      'a load-balancer ingress address that is not a string',
+      list([{ ...service(), status: { loadBalancer: { ingress: [{ ip: 7 }] } } }]),
+      'items[0].status.loadBalancer.ingress[0].ip',
+      'expected a string',
+    ],
+    [
+      'a NUL character in a name',
+      list([node({ name: 'n\u00001', zone: 'zone-a' })]),
+      'items[0].metadata.name',
+      'NUL character',
+    ],
+    [
+      'a NUL character in a field the analysis never reads',
+      list([{ ...aNode(), spec: { providerID: 'aws:///\u0000' } }]),
+      'items[0].spec.providerID',
+      'NUL character',
+    ],
+    [
+      'a lone surrogate in an annotation key',
+      list([{ ...service(), metadata: { name: 'web', annotations: { 'x\ud800': 'y' } } }]),
+      'items[0].metadata.annotations["x\\ud800"]',
+      'key contains a lone UTF-16 surrogate',
+    ],
+    [
+      'a lone low surrogate in a label value',
+      list([node({ name: 'n1', zone: '\udc00zone' })]),
+      'items[0].metadata.labels["topology.kubernetes.io/zone"]',
+      'lone UTF-16 surrogate',
+    ],
+    [
+      'a name longer than Kubernetes allows',
+      list([node({ name: 'n'.repeat(254), zone: 'zone-a' })]),
+      'items[0].metadata.name',
+      'expected at most 253 characters',
+    ],
+    [
+      '4,150 levels of nesting',
+      { ...list([]), extra: JSON.parse(`${'['.repeat(4150)}${']'.repeat(4150)}`) as unknown },
+      `extra${'[0]'.repeat(99)}`,
+      'nested deeper than 100 levels',
+    ],
   ])('%s', (_name, input, path, message) => {
     const error = errorOf(input);
     expect(error.path).toBe(path);
     expect(error.message).toContain(message);
     expect(error.message.split('\n')).toHaveLength(1);
+  });
+});
+
+describe('parseSnapshot: what it accepts', () => {
+  it('takes null annotations and labels as none', () => {
+    const snapshot = parseSnapshot(
+      list([{ ...service(), metadata: { name: 'web', namespace: 'shop', annotations: null, labels: null } }]),
+    );
+    expect(snapshot.services[0].metadata.name).toBe('web');
+    expect(snapshot.services[0].metadata.annotations).toBeUndefined();
+    expect(snapshot.services[0].metadata.labels).toBeUndefined();
+  });
+
+  it('takes paired surrogates (emoji) and nesting up to the limit', () => {
+    const nested = JSON.parse(`${'['.repeat(98)}${']'.repeat(98)}`) as unknown;
+    const snapshot = parseSnapshot({ ...list([node({ name: 'n1', zone: 'zone-\ud83d\ude00' })]), extra: nested });
+    expect(snapshot.nodes[0].metadata.labels?.['topology.kubernetes.io/zone']).toBe('zone-\ud83d\ude00');
   });
 });

@@ -1,30 +1,48 @@
-import { CAPTURED_AT_ANNOTATION } from '@zw/core';
+import { CAPTURED_AT_ANNOTATION, SnapshotError } from '@zw/core';
 import { createHash } from 'node:crypto';
-import { ProblemException } from '../problem.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 /**
- * When the agent took the snapshot. History is ordered by this time, not by arrival, so agents state it:
- * on a List as the `zonewise.io/captured-at` annotation, on the wrapped form as a top-level `capturedAt`.
+ * When the agent says it took the snapshot, or null when it does not say. History is ordered by this
+ * time, not by arrival, so agents state it: on a List as the `zonewise.io/captured-at` annotation, on the
+ * wrapped form as a top-level `capturedAt`. A SnapshotError naming the path when it is no timestamp.
  *
  * Decision: in the body rather than a header, so it is covered by the content hash (a re-push of the
  * same capture is a duplicate; a new capture of an unchanged cluster is not). A snapshot without it is
  * taken to be captured when it arrived.
  */
-export function capturedAtOf(document: Record<string, unknown>, receivedAt: Date): Date {
-  const { value, path } = statedCapturedAt(document);
-  if (value === undefined) return receivedAt;
+export function statedCapturedAt(document: Record<string, unknown>): Date | null {
+  const { value, path } = capturedAtField(document);
+  if (value === undefined) return null;
   const time = typeof value === 'string' && RFC3339.test(value) ? new Date(value) : null;
   if (!time || Number.isNaN(time.getTime())) {
-    throw new ProblemException(400, `${path}: expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z`, {
-      path,
-    });
+    throw new SnapshotError(path, 'expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z');
   }
   return time;
 }
 
-function statedCapturedAt(document: Record<string, unknown>): { value: unknown; path: string } {
+/** The captured-at time recorded for a snapshot, and whether the stated one was moved to get it. */
+export interface RecordedCapturedAt {
+  capturedAt: Date;
+  /** The stated time lay further in the future than the clock-skew allowance: recorded as received instead. */
+  clamped: boolean;
+}
+
+/**
+ * Decision: a captured-at further in the future than `allowedSkewMs` past the receive time is clamped to
+ * the receive time, not refused. History is ordered by captured-at, so a future time would make every
+ * later correct snapshot look older and the fleet show the cluster as fresh (age 0) for as long as the
+ * lie lasts; refusing would instead lose every snapshot of an agent whose node clock runs fast. Clamped,
+ * the snapshot is kept, ordered by when it arrived, and ages as any other; the answer says so.
+ */
+export function recordedCapturedAt(stated: Date | null, receivedAt: Date, allowedSkewMs: number): RecordedCapturedAt {
+  if (stated === null) return { capturedAt: receivedAt, clamped: false };
+  if (stated.getTime() > receivedAt.getTime() + allowedSkewMs) return { capturedAt: receivedAt, clamped: true };
+  return { capturedAt: stated, clamped: false };
+}
+
+function capturedAtField(document: Record<string, unknown>): { value: unknown; path: string } {
   if (Array.isArray(document.items)) {
     const metadata = document.metadata as { annotations?: Record<string, unknown> } | undefined;
     return {
@@ -38,7 +56,7 @@ function statedCapturedAt(document: Record<string, unknown>): { value: unknown; 
 /**
  * SHA-256 of what the analysis reads: the document without its captured-at. Two captures of a cluster
  * in which nothing changed have equal input hashes, and the worker records the second without analysing
- * it again.
+ * it again. The document must have passed parseSnapshot (its depth is bounded, so stringifying is safe).
  */
 export function inputHashOf(document: Record<string, unknown>): Uint8Array<ArrayBuffer> {
   return new Uint8Array(

@@ -1,20 +1,24 @@
 import { Controller, HttpCode, Inject, Post, Req, UseFilters, UseGuards } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import type { ApiConfig } from '../config.js';
 import { ApiBodyFrom, ApiResponseFrom } from '../http/openapi.js';
 import { ProblemFilter } from '../problem.js';
 import { SnapshotSchema } from '../simulate/simulate.schemas.js';
 import { AgentAuthGuard, type AgentRequest } from './agent-auth.guard.js';
 import { type AcceptedSnapshot, IngestService } from './ingest.service.js';
-import { readSnapshotBody } from './snapshot-body.js';
+import { IngestRateLimitGuard } from './ingest-rate-limit.guard.js';
 
 export const INGEST_PATH = '/v1/ingest/snapshots';
 
 const AcceptedSchema = z.object({
   snapshotId: z.uuid(),
   duplicate: z.boolean().describe('the same snapshot was already stored: nothing new was queued'),
+  capturedAt: z.iso.datetime().describe('the captured-at time history records for the snapshot'),
+  capturedAtClamped: z
+    .boolean()
+    .describe(
+      'the stated captured-at lay further in the future than the clock-skew allowance (INGEST_CLOCK_SKEW_SECONDS): the receive time was recorded instead',
+    ),
 });
 
 @ApiTags('ingest')
@@ -22,14 +26,12 @@ const AcceptedSchema = z.object({
 @Controller()
 @UseFilters(ProblemFilter)
 export class IngestController {
-  constructor(
-    @Inject(IngestService) private readonly ingest: IngestService,
-    @Inject(ConfigService) private readonly config: ConfigService<ApiConfig, true>,
-  ) {}
+  constructor(@Inject(IngestService) private readonly ingest: IngestService) {}
 
   /**
    * An agent pushes one snapshot. 202: stored and queued for analysis (or already known: `duplicate`).
-   * The body is read here, after authentication, so unauthenticated clients cannot make us read 64 MiB.
+   * The body is read only after authentication and the token's rate limit, so neither an unknown client
+   * nor a token over its limit can make us read 64 MiB.
    */
   @Post(INGEST_PATH)
   @HttpCode(202)
@@ -42,9 +44,11 @@ export class IngestController {
   @ApiResponse({ status: 401, description: 'no agent token, or an unknown one' })
   @ApiResponse({ status: 403, description: 'the token belongs to another cluster than the snapshot claims' })
   @ApiResponse({ status: 409, description: 'another snapshot of this cluster has the same captured-at time' })
-  @UseGuards(AgentAuthGuard)
+  @ApiResponse({ status: 413, description: 'the snapshot is larger than INGEST_MAX_BODY_BYTES (uncompressed)' })
+  @ApiResponse({ status: 429, description: 'this agent token pushed too often; see Retry-After' })
+  @ApiResponse({ status: 503, description: 'ingest is busy reading other snapshots; see Retry-After' })
+  @UseGuards(AgentAuthGuard, IngestRateLimitGuard)
   async push(@Req() request: AgentRequest): Promise<AcceptedSnapshot> {
-    const body = await readSnapshotBody(request, this.config.get('INGEST_MAX_BODY_BYTES', { infer: true }));
-    return this.ingest.accept(request.agent!, body);
+    return this.ingest.accept(request.agent!, request);
   }
 }

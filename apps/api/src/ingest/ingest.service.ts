@@ -1,25 +1,17 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { parseSnapshot, SnapshotError } from '@zw/core';
 import { type AgentIdentity, Prisma, PrismaService } from '@zw/db';
 import { enqueueSnapshot, SNAPSHOTS_QUEUE } from '@zw/queue';
 import type { Queue } from 'bullmq';
-import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import type { ApiConfig } from '../config.js';
 import { ProblemException } from '../problem.js';
-import { capturedAtOf, inputHashOf } from './captured-at.js';
-import type { SnapshotBody } from './snapshot-body.js';
-
-const gzipAsync = promisify(gzip);
-
-// Decision: level 1 for payloads that arrive uncompressed. They are kept only for the retention window,
-// and on the 150,000-endpoint snapshot level 1 is several times faster than the default 6 for a payload
-// about a third larger; agents that care about bytes send gzip, which is stored as received.
-const PAYLOAD_GZIP_LEVEL = 1;
+import { recordedCapturedAt } from './captured-at.js';
+import { readSnapshotBody } from './snapshot-body.js';
+import { SnapshotReader } from './snapshot-reader.js';
+import type { ReadSnapshot } from './snapshot-reading.js';
 
 /**
  * Longest a push waits for Redis to take the job. The snapshot is already stored by then, so past this
@@ -31,6 +23,13 @@ export interface AcceptedSnapshot {
   snapshotId: string;
   /** True when this exact snapshot had been pushed before: nothing new was stored or queued. */
   duplicate: boolean;
+  /** The captured-at time history records for it. */
+  capturedAt: string;
+  /**
+   * True when the stated captured-at lay further in the future than the clock-skew allowance and the
+   * receive time was recorded instead.
+   */
+  capturedAtClamped: boolean;
 }
 
 @Injectable()
@@ -41,21 +40,33 @@ export class IngestService {
     @Inject(PrismaService) private readonly prisma: PrismaService,
     @InjectQueue(SNAPSHOTS_QUEUE) private readonly queue: Queue,
     @Inject(ConfigService) private readonly config: ConfigService<ApiConfig, true>,
+    @Inject(SnapshotReader) private readonly reader: SnapshotReader,
   ) {}
 
   /**
-   * Validates a pushed snapshot, stores it and queues its analysis. Once this returns the snapshot is in
-   * Postgres, so it is never lost: if Redis cannot take the job now, the worker's sweeper queues it later.
+   * Reads, validates and stores a pushed snapshot, and queues its analysis. Once this returns the
+   * snapshot is in Postgres, so it is never lost: if Redis cannot take the job now, the worker's sweeper
+   * queues it later.
    */
-  async accept(agent: AgentIdentity, body: SnapshotBody): Promise<AcceptedSnapshot> {
+  async accept(agent: AgentIdentity, request: IncomingMessage): Promise<AcceptedSnapshot> {
     const receivedAt = new Date();
-    const contentHash = new Uint8Array(createHash('sha256').update(body.json).digest());
-    const known = await this.findByContent(agent.clusterId, contentHash);
-    if (known) return { snapshotId: known, duplicate: true };
+    const maxBytes = this.config.get('INGEST_MAX_BODY_BYTES', { infer: true });
+    const outcome = await this.reader.withSlot(async () => {
+      const body = await readSnapshotBody(request, maxBytes);
+      return this.reader.read({ wire: body.wire, gzipped: body.gzipped, maxBytes });
+    });
+    if ('refused' in outcome) {
+      throw new ProblemException(outcome.refused.status, outcome.refused.detail, outcome.refused.extra);
+    }
+    return this.store(agent, outcome.read, receivedAt);
+  }
 
-    const document = parseDocument(body.json);
-    const capturedAt = capturedAtOf(document, receivedAt);
-    const payload = body.gzip ?? (await gzipAsync(body.json, { level: PAYLOAD_GZIP_LEVEL }));
+  private async store(agent: AgentIdentity, read: ReadSnapshot, receivedAt: Date): Promise<AcceptedSnapshot> {
+    const known = await this.findByContent(agent.clusterId, read);
+    if (known) return known;
+    const stated = read.statedCapturedAt === null ? null : new Date(read.statedCapturedAt);
+    const skewMs = this.config.get('INGEST_CLOCK_SKEW_SECONDS', { infer: true }) * 1000;
+    const { capturedAt, clamped } = recordedCapturedAt(stated, receivedAt, skewMs);
     let snapshotId: string;
     try {
       ({ id: snapshotId } = await this.prisma.snapshot.create({
@@ -63,11 +74,10 @@ export class IngestService {
           clusterId: agent.clusterId,
           capturedAt,
           receivedAt,
-          contentHash,
-          inputHash: inputHashOf(document),
-          sizeBytes: body.json.length,
-          // A view, not a copy: zlib and Buffer.concat results are backed by a plain ArrayBuffer.
-          payload: { create: { gzip: payload as Uint8Array<ArrayBuffer> } },
+          contentHash: read.contentHash,
+          inputHash: read.inputHash,
+          sizeBytes: read.sizeBytes,
+          payload: { create: { gzip: read.payload } },
         },
         select: { id: true },
       }));
@@ -76,23 +86,36 @@ export class IngestService {
       // Lost a race with the same snapshot pushed concurrently, or another snapshot claims this instant.
       // Decision: one snapshot per instant per cluster (history intervals are bounded by captured-at
       // times), so a different snapshot with a captured-at already taken is refused with 409.
-      const raced = await this.findByContent(agent.clusterId, contentHash);
-      if (raced) return { snapshotId: raced, duplicate: true };
+      const raced = await this.findByContent(agent.clusterId, read);
+      if (raced) return raced;
       throw new ProblemException(
         409,
         `another snapshot of this cluster was captured at ${capturedAt.toISOString()}; captured-at times must be unique per cluster`,
       );
     }
+    if (clamped) {
+      this.logger.warn(
+        `snapshot ${snapshotId} of cluster ${agent.clusterId} stated captured-at ${read.statedCapturedAt}, beyond the clock-skew allowance: recorded as received`,
+      );
+    }
     await this.enqueue({ snapshotId, clusterId: agent.clusterId });
-    return { snapshotId, duplicate: false };
+    return { snapshotId, duplicate: false, capturedAt: capturedAt.toISOString(), capturedAtClamped: clamped };
   }
 
-  private async findByContent(clusterId: string, contentHash: Uint8Array<ArrayBuffer>): Promise<string | null> {
+  /** The snapshot of this cluster with these exact bytes, answered as a duplicate. */
+  private async findByContent(clusterId: string, read: ReadSnapshot): Promise<AcceptedSnapshot | null> {
     const row = await this.prisma.snapshot.findUnique({
-      where: { clusterId_contentHash: { clusterId, contentHash } },
-      select: { id: true },
+      where: { clusterId_contentHash: { clusterId, contentHash: read.contentHash } },
+      select: { id: true, capturedAt: true },
     });
-    return row?.id ?? null;
+    if (!row) return null;
+    const capturedAt = row.capturedAt.toISOString();
+    return {
+      snapshotId: row.id,
+      duplicate: true,
+      capturedAt,
+      capturedAtClamped: read.statedCapturedAt !== null && read.statedCapturedAt !== capturedAt,
+    };
   }
 
   private async enqueue(data: { snapshotId: string; clusterId: string }): Promise<void> {
@@ -116,23 +139,4 @@ export class IngestService {
       timeout.abort();
     }
   }
-}
-
-/** The body as JSON, checked against the snapshot shape the core reads: 400 naming the offending path. */
-function parseDocument(json: Buffer): Record<string, unknown> {
-  let document: unknown;
-  try {
-    document = JSON.parse(json.toString('utf8'));
-  } catch (error) {
-    throw new ProblemException(400, `body is not valid JSON: ${(error as Error).message}`, { path: '' });
-  }
-  try {
-    parseSnapshot(document);
-  } catch (error) {
-    if (error instanceof SnapshotError) {
-      throw new ProblemException(400, `invalid snapshot: ${error.message}`, { path: error.path });
-    }
-    throw error;
-  }
-  return document as Record<string, unknown>;
 }
