@@ -25,3 +25,7 @@ export * from './what-if.js';
 export * from './opportunity.js';
 export * from './snapshot-savings.js';
 export * from './money.js';
+export * from './service-outcome.js';
+export * from './replica-search.js';
+export * from './fix-patches.js';
+export * from './recommendations.js';
