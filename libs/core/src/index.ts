@@ -29,3 +29,4 @@ export * from './service-outcome.js';
 export * from './replica-search.js';
 export * from './fix-patches.js';
 export * from './recommendations.js';
+export * from './fix-context.js';

@@ -25,6 +25,7 @@ import {
   type ServiceAnalysis,
 } from './analyze.js';
 import type { HintState } from './endpointslice-controller.js';
+import { fixContextFromReport } from './fix-context.js';
 import {
   type BlockingNode,
   nodesPatch,
@@ -126,7 +127,10 @@ export interface RecommendOptions {
   trafficGb?: ReadonlyMap<string, number | MonthlyTraffic>;
   /** Ready endpoint counts seen per `namespace/name` over a window (history), for stability fixes. */
   history?: ReadonlyMap<string, readonly number[]>;
-  /** Version and data-plane facts per Service; missing fields take the defaults. */
+  /**
+   * Version and data-plane facts per Service; missing fields take the defaults. Default: what the
+   * analysis itself says (`fixContextFromReport`).
+   */
   contextOf?: (service: ServiceAnalysis) => Partial<ServiceFixContext>;
 }
 
@@ -162,6 +166,7 @@ export function recommendFixes(
   options: RecommendOptions = {},
 ): SnapshotRecommendations {
   const price = options.price ?? crossZonePrice({});
+  const contextOf = options.contextOf ?? fixContextFromReport(report);
   const clusters = clustersOf(snapshot.nodes, report);
   const slicesByService = groupSlicesByService(snapshot.endpointSlices);
   const servicesByKey = new Map(snapshot.services.map((service) => [serviceKey(service), service]));
@@ -178,7 +183,7 @@ export function recommendFixes(
             analysis,
             service,
             slices,
-            context: contextFor(analysis, slices, options),
+            context: contextFor(analysis, slices, contextOf),
             clusters,
             price,
             traffic: options.trafficGb?.get(key),
@@ -207,9 +212,9 @@ export function recommendFixes(
 function contextFor(
   analysis: ServiceAnalysis,
   slices: readonly EndpointSlice[],
-  options: RecommendOptions,
+  contextOf: (service: ServiceAnalysis) => Partial<ServiceFixContext>,
 ): ServiceFixContext {
-  const given = options.contextOf?.(analysis) ?? {};
+  const given = contextOf(analysis);
   return {
     ...KUBE_PROXY_FIX_CONTEXT,
     // Decision: without a verdict from the caller, a Service counts as the controller's unless every
@@ -730,4 +735,30 @@ function percent(fraction: number): string {
 
 function byteOrder(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The `analyze` output with its fixes
+// ---------------------------------------------------------------------------------------------
+
+export type ServiceAnalysisWithFixes = ServiceAnalysis & { recommendations: Recommendation[] };
+
+export type AnalysisWithFixes<R extends AnalysisReport = AnalysisReport> = Omit<R, 'services'> & {
+  services: (R['services'][number] & { recommendations: Recommendation[] })[];
+  nodeBlockers: NodeBlockers | null;
+};
+
+/** The report with each Service's `recommendations` and the cluster's `nodeBlockers` (report order kept). */
+export function withRecommendations<R extends AnalysisReport>(
+  report: R,
+  fixes: SnapshotRecommendations,
+): AnalysisWithFixes<R> {
+  return {
+    ...report,
+    services: report.services.map((service, index) => ({
+      ...service,
+      recommendations: fixes.services[index]?.recommendations ?? [],
+    })),
+    nodeBlockers: fixes.nodeBlockers,
+  };
 }
