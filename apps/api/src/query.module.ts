@@ -21,6 +21,8 @@ import { MetricsService } from './ops/metrics.service.js';
 import { OpsController } from './ops/ops.controller.js';
 import { ReadDbCloser, readDbProvider } from './read-db.provider.js';
 import { LiveViewService } from './services/live-view.service.js';
+import { RecommendationsController } from './recommendations/recommendations.controller.js';
+import { RecommendationsService } from './recommendations/recommendations.service.js';
 import { SavingsController } from './savings/savings.controller.js';
 import { SavingsService } from './savings/savings.service.js';
 import { SimulateController } from './simulate/simulate.controller.js';
@@ -63,6 +65,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     SavingsController,
     SimulateController,
     TrafficSourcesController,
+    RecommendationsController,
   ],
   providers: [
     readDbProvider,
@@ -82,6 +85,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     SavingsService,
     trafficConfigProvider,
     TrafficSourcesService,
+    RecommendationsService,
   ],
   exports: [
     RateStorageModule,
@@ -94,6 +98,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     FleetService,
     SavingsService,
     ServicesService,
+    RecommendationsService,
   ],
 })
 export class QueryModule {}

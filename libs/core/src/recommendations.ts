@@ -81,8 +81,11 @@ export interface Recommendation {
   expectedOverload: Record<string, number>;
   /** Some zone's expected overload is above the controller's 20 % threshold. */
   overloadAboveThreshold: boolean;
-  /** Cross-zone GB and cost (USD) saved per month against today. */
-  savings: CrossZoneCost;
+  /**
+   * Saved per month against today: the drop of the cross-zone fraction, and the cross-zone GB and cost
+   * (USD) it makes with the Service's monthly traffic and the price.
+   */
+  savings: CrossZoneCost & { crossZoneFraction: number };
   /** Kind `replicas` (and `nodes` when the nodes alone do not suffice): per zone, negative = fewer there. */
   endpointsToAdd?: Record<string, number>;
   trafficDistribution?: OfferedTrafficDistribution;
@@ -656,7 +659,7 @@ function fixOf(frame: FixFrame, kind: RecommendationKind, outcome: ServiceOutcom
     crossZone: { withHints: after },
     expectedOverload: outcome.expectedOverload,
     overloadAboveThreshold: worstOverload(outcome) > OVERLOAD_THRESHOLD + 1e-9,
-    savings: { crossZoneGb, cost: crossZoneGb * frame.input.price.pricePerGb },
+    savings: { crossZoneFraction: saved, crossZoneGb, cost: crossZoneGb * frame.input.price.pricePerGb },
     whatIf: changes
       ? { enableRouting: routing === undefined ? [] : [{ namespace, name, mode: routing }], scaleReplicas: scale }
       : null,

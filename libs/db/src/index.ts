@@ -88,3 +88,12 @@ export {
   type MeasuredComparisonRow,
 } from './read-model/measured.js';
 export { pruneAuditLog, recordAudit, type AuditActor, type AuditEvent } from './audit-log.js';
+export {
+  clusterFixesHead,
+  type ClusterFixesHeadRow,
+  fixRankingRows,
+  type FixRankingQuery,
+  type FixRankingRow,
+  type RecommendationsDocument,
+  type StoredServiceFixes,
+} from './read-model/recommendations.js';

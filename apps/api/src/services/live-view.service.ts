@@ -144,7 +144,9 @@ export class LiveViewService {
       [snapshotId],
     );
     if (!row?.gzip) return null;
-    const snapshot = parseSnapshot(JSON.parse((await gunzipAsync(row.gzip, { chunkSize: GUNZIP_CHUNK_BYTES })).toString('utf8')));
+    const snapshot = parseSnapshot(
+      JSON.parse((await gunzipAsync(row.gzip, { chunkSize: GUNZIP_CHUNK_BYTES })).toString('utf8')),
+    );
     const indexed: IndexedSnapshot = {
       snapshot,
       services: new Map(snapshot.services.map((s) => [`${s.metadata.namespace ?? 'default'}/${s.metadata.name}`, s])),
