@@ -45,6 +45,8 @@ export interface FixRankingRow {
 export interface FixRankingQuery {
   /** The clusters ranked together, each with its price per cross-zone GB. */
   clusters: { id: string; pricePerGb: number }[];
+  /** Each cluster's newest snapshot captured before this instant (default: its newest). */
+  before?: Date;
   /** Only this Service (the Service detail). */
   service?: { namespace: string; name: string };
   /** Keyset: the last row of the previous page. */
@@ -74,6 +76,7 @@ export async function fixRankingRows(db: ReadDb, query: FixRankingQuery): Promis
       AND (f.cluster_id, f.namespace COLLATE "C", f.name COLLATE "C") > (${id}, ${ns} COLLATE "C", ${name} COLLATE "C")))))`);
   }
   const limit = `$${values.push(query.limit)}`;
+  const before = query.before === undefined ? '' : ` AND x.captured_at < $${values.push(query.before)}`;
   return db.query<FixRankingRow>(
     `WITH prices(cluster_id, price) AS (SELECT * FROM unnest($1::uuid[], $2::float8[])),
      fixes AS (
@@ -86,7 +89,7 @@ export async function fixRankingRows(db: ReadDb, query: FixRankingQuery): Promis
               COALESCE((e.value->'recommendations'->0->'savings'->>'crossZoneFraction')::float8, 0) AS fraction
          FROM prices p
          JOIN clusters c ON c.id = p.cluster_id
-         JOIN LATERAL (SELECT x.* FROM snapshot_summaries x WHERE x.cluster_id = c.id
+         JOIN LATERAL (SELECT x.* FROM snapshot_summaries x WHERE x.cluster_id = c.id${before}
                         ORDER BY x.captured_at DESC LIMIT 1) m ON true
          JOIN analysis_documents d ON d.cluster_id = m.cluster_id AND d.hash = m.recommendations_hash
         CROSS JOIN LATERAL jsonb_array_elements(d.body->'services') e
