@@ -364,15 +364,34 @@ function recommendForService(input: ServiceInput): Recommendation[] {
   if (!context.managedByController) return unmanaged(input);
   if (!context.dataPathHonoursHints) return dataPlaneFixes(input);
   const stability = stabilityFix(input);
-  if (analysis.hints.state === 'populated' || input.service.spec?.internalTrafficPolicy === 'Local') {
-    return stability === null ? [] : [stability];
-  }
+  if (analysis.hints.state === 'populated') return stability === null ? [] : [stability];
+  if (input.service.spec?.internalTrafficPolicy === 'Local') return nothingToGain(input, LOCAL_POLICY);
   if (analysis.readyEndpoints === 0) {
     return analysis.routing === 'None' ? [] : [noEndpoints(input)];
   }
   const fixes = input.clusters.today.ratios === null ? nodeInfoFixes(input) : replicaFixes(frameOf(input, false), true);
   if (stability !== null) fixes.push(stability);
-  return rank(fixes);
+  return fixes.length === 0 ? nothingToGain(input, NO_CROSSING) : rank(fixes);
+}
+
+const LOCAL_POLICY =
+  'internalTrafficPolicy is Local, so in-cluster clients only reach endpoints on their own node and no request crosses zones, hints or not';
+const NO_CROSSING = 'no request crosses zones today, so hints would save nothing';
+
+/**
+ * A Service that asks for topology routing but gets no hints, and could gain nothing from them: one entry
+ * saying why (a Service that does not ask for routing gets none).
+ */
+function nothingToGain(input: ServiceInput, why: string): Recommendation[] {
+  if (input.analysis.routing === 'None') return [];
+  const frame = frameOf(input, false);
+  return [
+    fixOf(frame, input.analysis.routing === 'Auto' ? 'replicas' : 'trafficDistribution', outcomeToday(frame), {
+      summary: `Nothing to fix: ${why}.`,
+      deltas: null,
+      patch: '# nothing to apply',
+    }),
+  ];
 }
 
 function frameOf(input: ServiceInput, withFixedNodes: boolean): FixFrame {

@@ -190,13 +190,16 @@ describe('cluster-wide blockers', () => {
     for (const { name, fix } of nodeFixes) expectKeptPromise(snapshot, name, fix);
   });
 
-  it('a one-zone cluster: nothing to gain, so no fix', () => {
+  it('a one-zone cluster: nothing to gain; a Service asking for hints is told why, one without routing gets nothing', () => {
     const snapshot = snapshotOf({
       nodes: nodes({ 'zone-a': [4, 4] }),
-      services: [autoService()],
-      endpointSlices: [slice('web-1', ['zone-a', 'zone-a'])],
+      services: [autoService(), service({ name: 'plain' })],
+      endpointSlices: [slice('web-1', ['zone-a', 'zone-a']), slice('plain-1', ['zone-a'], { service: 'plain' })],
     });
-    expect(fixesFor(snapshot)).toEqual([]);
+    const [why] = fixesFor(snapshot);
+    expect(why).toMatchObject({ resultingState: 'removed', whatIf: null, savings: { crossZoneGb: 0, cost: 0 } });
+    expect(why.summary).toBe('Nothing to fix: no request crosses zones today, so hints would save nothing.');
+    expect(fixesFor(snapshot, 'plain')).toEqual([]);
   });
 });
 
@@ -351,6 +354,24 @@ describe('properties', () => {
             }
           }
         }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('every Service whose hints are removed carries a fix that gets them written, or an entry saying why none does', () => {
+    fc.assert(
+      fc.property(clusterArb, (snapshot) => {
+        const report = analyzeSnapshot(snapshot);
+        const fixes = recommendFixes(snapshot, report);
+        report.services.forEach((analysis, index) => {
+          if (analysis.hints.state !== 'removed') return;
+          const entries = fixes.services[index].recommendations;
+          expect(entries.length).toBeGreaterThan(0);
+          if (!entries.some((fix) => fix.resultingState === 'populated')) {
+            expect(entries[0].summary.length).toBeGreaterThan(0);
+          }
+        });
       }),
       { numRuns: 40 },
     );
