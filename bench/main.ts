@@ -14,6 +14,8 @@ import { runTrafficBench } from './traffic.js';
 
 const KUBERNETES_SCALE = { nodes: 5000, zones: 3, services: 10_000, endpointsPerService: 15 };
 const TARGET_RATIO = 1.3;
+/** Recommended fixes for every Service, against the analysis alone. */
+const FIXES_TARGET_RATIO = 2;
 const MEMORY_LIMIT_BYTES = 1024 ** 3;
 
 interface CoreRun {
@@ -35,7 +37,15 @@ async function main(): Promise<void> {
       file,
       JSON.stringify(generateFleetSnapshot({ ...KUBERNETES_SCALE, autoShare: 0.5, zoneCpuWeights: [1, 1, 1.5] })),
     );
-    const run = runCore(file);
+    const fixes = runChild<FixesRun>('recommendations-run.js', file);
+    const fixesRatio = fixes.withFixesMs / fixes.analyzeMs;
+    console.log(
+      `fixes: analysis ${fixes.analyzeMs.toFixed(0)} ms; analysis with ${fixes.fixes} recommended fixes ${fixes.withFixesMs.toFixed(0)} ms`,
+    );
+    console.log(
+      `fixes ratio: ${fixesRatio.toFixed(2)}x the analysis alone (target <= ${FIXES_TARGET_RATIO}x): ${fixesRatio <= FIXES_TARGET_RATIO ? 'ok' : 'OVER'}`,
+    );
+    const run = runChild<CoreRun>('core-run.js', file);
     const ratio = run.analyzeMs / run.floorMs;
     console.log(
       `core: snapshot at Kubernetes' documented scale limits: ${KUBERNETES_SCALE.nodes} nodes, ${KUBERNETES_SCALE.zones} zones, ${KUBERNETES_SCALE.services} Services, ${KUBERNETES_SCALE.services * KUBERNETES_SCALE.endpointsPerService} endpoints (${(run.inputBytes / 2 ** 20).toFixed(1)} MiB)`,
@@ -54,16 +64,22 @@ async function main(): Promise<void> {
   }
 }
 
+interface FixesRun {
+  analyzeMs: number;
+  withFixesMs: number;
+  fixes: number;
+}
+
 /** Runs in a child process pinned to one core, so peak memory is the analysis' own. */
-function runCore(file: string): CoreRun {
-  const script = join(__dirname, 'core-run.js');
+function runChild<T>(scriptName: string, file: string): T {
+  const script = join(__dirname, scriptName);
   const args = ['--expose-gc', script, file, '5'];
   const pinned = hasTaskset()
     ? (['taskset', ['-c', '0', process.execPath, ...args]] as const)
     : ([process.execPath, args] as const);
   const result = spawnSync(pinned[0], pinned[1], { encoding: 'utf8', maxBuffer: 1 << 20 });
-  if (result.status !== 0) throw new Error(`core benchmark failed: ${result.stderr}`);
-  return JSON.parse(result.stdout) as CoreRun;
+  if (result.status !== 0) throw new Error(`${scriptName} benchmark failed: ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
 }
 
 function hasTaskset(): boolean {

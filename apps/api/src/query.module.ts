@@ -24,6 +24,8 @@ import { ReadDbCloser, readDbProvider } from './read-db.provider.js';
 import { HeavyReadBudget } from './heavy-reads/heavy-read-budget.js';
 import { HeavyReadDbCloser, heavyReadDbProvider } from './heavy-reads/heavy-read-db.provider.js';
 import { LiveViewService } from './services/live-view.service.js';
+import { RecommendationsController } from './recommendations/recommendations.controller.js';
+import { RecommendationsService } from './recommendations/recommendations.service.js';
 import { SavingsController } from './savings/savings.controller.js';
 import { SavingsService } from './savings/savings.service.js';
 import { TrendsController } from './trends/trends.controller.js';
@@ -76,6 +78,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     TrendsController,
     TrafficSourcesController,
     FailedSnapshotsController,
+    RecommendationsController,
   ],
   providers: [
     readDbProvider,
@@ -101,6 +104,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     trafficConfigProvider,
     TrafficSourcesService,
     FailedSnapshotsService,
+    RecommendationsService,
   ],
   exports: [
     RateStorageModule,
@@ -114,6 +118,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     FleetService,
     SavingsService,
     ServicesService,
+    RecommendationsService,
   ],
 })
 export class QueryModule {}

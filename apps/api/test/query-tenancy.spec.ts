@@ -136,6 +136,19 @@ const ROUTES: Route[] = [
     path: () => `/v1/clusters/${aliceCluster.id}/simulate`,
     body: { whatIf: {} },
   },
+  {
+    method: 'GET',
+    template: '/v1/clusters/{id}/recommendations',
+    admin: false,
+    path: () => `/v1/clusters/${aliceCluster.id}/recommendations`,
+  },
+  {
+    method: 'GET',
+    template: '/v1/fleet/recommendations',
+    admin: false,
+    path: () => '/v1/fleet/recommendations',
+    organizationWide: true,
+  },
   { method: 'GET', template: '/v1/savings', admin: false, path: () => `/v1/savings?clusterId=${aliceCluster.id}` },
   {
     method: 'POST',
@@ -269,12 +282,15 @@ describe('tenancy isolation', () => {
     for (const query of [
       `{ cluster(id: "${aliceCluster.id}") { id name zones { name } services { nodes { name } } } }`,
       `{ savings(clusterId: "${aliceCluster.id}") { totals { services } } }`,
+      `{ cluster(id: "${aliceCluster.id}") { recommendations { nodes { name } } } }`,
     ]) {
       const answer = await graphql(query);
       expect(answer.errors?.[0].extensions, query).toMatchObject({ code: 'NOT_FOUND', status: 404 });
       expect(answer.data, query).toBeNull();
     }
-    const fleet = await graphql('{ fleet { clusters { id name } } savings { groups { clusterId } } }');
+    const fleet = await graphql(
+      '{ fleet { clusters { id name } } savings { groups { clusterId } } fleetRecommendations { nodes { clusterId } } }',
+    );
     expect(JSON.stringify(fleet.data)).not.toContain(aliceCluster.id);
     expect(JSON.stringify(fleet.data)).toContain(bobCluster.id);
   });

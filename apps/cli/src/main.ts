@@ -10,10 +10,13 @@ import {
   isInputError,
   isMajorMinor,
   parseSnapshot,
+  recommendFixes,
   type Snapshot,
+  withRecommendations,
 } from '@zw/core';
+import { fixesAsText } from './fix-text.js';
 import { displayName, InputError, readJsonInput } from './input.js';
-import { writeJson } from './output.js';
+import { writeJson, writeText } from './output.js';
 
 /**
  * The `zonewise` command: the thinnest shell around the analysis core. JSON on stdout, one-line
@@ -42,7 +45,36 @@ export function buildProgram(): Command {
     .addOption(dataPlaneOption())
     .action(async (file: string, options: ClusterOptions) => {
       const snapshot = await readSnapshot(file);
-      await writeJson(analyzeSnapshot(snapshot, options));
+      const report = analyzeSnapshot(snapshot, options);
+      // Recommended fixes: `recommendations` per Service and the cluster's `nodeBlockers`. They take the
+      // version and data-plane verdicts from the report itself (fixContextFromReport).
+      await writeJson(withRecommendations(report, recommendFixes(snapshot, report)));
+    });
+
+  program
+    .command('fix')
+    .description('the fixes that make each Service route in-zone, best first, for a person to read and apply')
+    .argument('<file>', 'snapshot JSON, or - for stdin')
+    .option('--service <namespace/name>', 'only this Service', parseServiceKey)
+    .option('--history <file>', 'ready endpoint counts seen per Service: {"namespace/name": [4, 6, 5], …}')
+    .option('--json', 'print the fixes as JSON (the analyze shape: services[].recommendations, nodeBlockers)', false)
+    .addOption(kubernetesVersionOption())
+    .addOption(dataPlaneOption())
+    .action(async (file: string, options: ClusterOptions & { service?: string; history?: string; json: boolean }) => {
+      const snapshot = await readSnapshot(file);
+      const history = options.history === undefined ? undefined : await readHistory(options.history);
+      const report = analyzeSnapshot(snapshot, options);
+      const only = options.service ?? null;
+      if (only !== null && !report.services.some((entry) => `${entry.namespace}/${entry.name}` === only)) {
+        throw new InputError(`--service: no Service ${only} in ${displayName(file)}`);
+      }
+      const fixes = recommendFixes(snapshot, report, { history });
+      if (options.json) {
+        const services = fixes.services.filter((entry) => only === null || `${entry.namespace}/${entry.name}` === only);
+        await writeJson({ services, nodeBlockers: fixes.nodeBlockers });
+        return;
+      }
+      await writeText(fixesAsText(report, fixes, only));
     });
 
   program
@@ -143,6 +175,30 @@ function dataPlaneOption(): Option {
     }
     return value;
   });
+}
+
+function parseServiceKey(value: string): string {
+  if (!/^[^/\s]+\/[^/\s]+$/.test(value)) {
+    throw new InvalidArgumentError(`expected namespace/name, got "${value}"`);
+  }
+  return value;
+}
+
+/** `{"namespace/name": [whole numbers ≥ 0], …}`; anything else is bad input. */
+async function readHistory(file: string): Promise<Map<string, number[]>> {
+  const json = await readJsonInput(file);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new InputError(`${displayName(file)}: expected an object of "namespace/name": [endpoint counts]`);
+  }
+  const history = new Map<string, number[]>();
+  for (const [key, counts] of Object.entries(json)) {
+    const valid = Array.isArray(counts) && counts.every((count) => Number.isSafeInteger(count) && count >= 0);
+    if (!valid) {
+      throw new InputError(`${displayName(file)}: ${JSON.stringify(key)}: expected an array of whole numbers ≥ 0`);
+    }
+    history.set(key, counts as number[]);
+  }
+  return history;
 }
 
 async function readSnapshot(file: string): Promise<Snapshot> {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeSnapshot, parseSnapshot } from '@zw/core';
+import { analyzeSnapshot, parseSnapshot, recommendFixes, withRecommendations } from '@zw/core';
 
 /**
  * The `zonewise` command as users run it: the built binary, real files and pipes, exit codes and
@@ -103,7 +103,9 @@ describe('zonewise cidr', () => {
 describe('zonewise analyze', () => {
   it('analyzes real kubectl JSON exactly as the core does, with the contract fields', () => {
     const report = json(zonewise(['analyze', eksSnapshot]));
-    const expected = analyzeSnapshot(parseSnapshot(JSON.parse(readFileSync(eksSnapshot, 'utf8'))));
+    const snapshot = parseSnapshot(JSON.parse(readFileSync(eksSnapshot, 'utf8')));
+    const analysis = analyzeSnapshot(snapshot);
+    const expected = withRecommendations(analysis, recommendFixes(snapshot, analysis));
     expect(report).toEqual(JSON.parse(JSON.stringify(expected)));
     expect(report.schemaVersion).toBe(1);
     expect(report.nodeInfo.sufficient).toBe(true);
@@ -138,6 +140,7 @@ describe('zonewise analyze', () => {
           'endpointSlices',
           'zones',
           'crossZone',
+          'recommendations',
         ]),
       );
     }
@@ -194,6 +197,60 @@ describe('zonewise analyze', () => {
   it('an unknown command or option: exit 2', () => {
     expectBadInput(zonewise(['analyse', eksSnapshot]), "unknown command 'analyse'");
     expectBadInput(zonewise(['analyze', eksSnapshot, '--fast']), "unknown option '--fast'");
+  });
+});
+
+describe('zonewise analyze: recommendations', () => {
+  it('each Service carries its fixes in the contract shape; one that routes in-zone carries none', () => {
+    const report = json(zonewise(['analyze', eksSnapshot]));
+    const byName = Object.fromEntries(report.services.map((service: { name: string }) => [service.name, service]));
+    expect(byName.checkout.recommendations).toEqual([]);
+    const [first] = byName.cart.recommendations;
+    expect(first).toMatchObject({ kind: 'replicas', resultingState: 'populated' });
+    // 2 endpoints over CPU shares of about 1/3, 1/2 and 1/6: 3, 4 and 5 still fail, 6 work.
+    expect(Object.values(first.endpointsToAdd as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(4);
+    expect(first.crossZone).toEqual({ withHints: expect.any(Number) });
+    expect(Object.keys(first.expectedOverload)).toEqual(['us-east-1a', 'us-east-1b', 'us-east-1c']);
+    expect(first.patch).toContain('kubectl scale deployment/cart');
+    expect(typeof first.summary).toBe('string');
+    expect(report.nodeBlockers).toBeNull();
+  });
+});
+
+describe('zonewise fix', () => {
+  it('prints the fixes for a person: the Service, why, and each fix with its outcome and commands', () => {
+    const run = zonewise(['fix', eksSnapshot, '--service', 'shop/cart']);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toBe('');
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toMatch(/^shop\/cart \(routing Auto, hints removed: Insufficient number of endpoints/);
+    expect(lines[1]).toMatch(/^ {2}1\. replicas: Add 4 ready endpoints/);
+    expect(run.stdout).toContain('after: hints populated;');
+    expect(run.stdout).toContain('kubectl scale deployment/cart -n shop --replicas=6');
+  });
+
+  it('--json prints the same fixes as analyze, for the chosen Service', () => {
+    const fixes = json(zonewise(['fix', eksSnapshot, '--service', 'shop/cart', '--json']));
+    const report = json(zonewise(['analyze', eksSnapshot]));
+    const cart = report.services.find((service: { name: string }) => service.name === 'cart');
+    expect(fixes.services).toEqual([{ namespace: 'shop', name: 'cart', recommendations: cart.recommendations }]);
+    expect(fixes.nodeBlockers).toBeNull();
+  });
+
+  it('--history: a Service seen at counts the controller cannot all allocate gets a replica floor', () => {
+    const history = writeScratch('history.json', JSON.stringify({ 'shop/checkout': [4, 5, 6] }));
+    const fixes = json(zonewise(['fix', eksSnapshot, '--service', 'shop/checkout', '--history', history, '--json']));
+    const [stability] = fixes.services[0].recommendations;
+    expect(stability.kind).toBe('replicas');
+    expect(stability.stability.countsSeen).toEqual([4, 5, 6]);
+    expect(stability.patch).toContain(`"minReplicas":${stability.stability.minReplicas}`);
+  });
+
+  it('bad input: an unknown Service, a malformed --service, a malformed history: exit 2 naming the problem', () => {
+    expectBadInput(zonewise(['fix', eksSnapshot, '--service', 'shop/nope']), 'no Service shop/nope');
+    expectBadInput(zonewise(['fix', eksSnapshot, '--service', 'cart']), 'expected namespace/name');
+    const history = writeScratch('bad-history.json', JSON.stringify({ 'shop/cart': [4, 'five'] }));
+    expectBadInput(zonewise(['fix', eksSnapshot, '--history', history]), 'bad-history.json', 'shop/cart');
   });
 });
 

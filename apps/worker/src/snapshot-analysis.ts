@@ -9,6 +9,7 @@ import {
   monthlyTrafficGb,
   OVERLOAD_THRESHOLD,
   parseSnapshot,
+  recommendFixes,
   serviceKey as coreServiceKey,
   type ServiceAnalysis,
   type Snapshot,
@@ -17,6 +18,7 @@ import {
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { analysisSettings, applyClusterOverrides, type ClusterOverrides, NO_OVERRIDES } from './cluster-overrides.js';
+import type { RecommendationsDocument } from '@zw/db';
 import type { SnapshotAggregates } from './history/history-writer.js';
 import { type ServiceSavingsState, type ServiceState, withStateHash } from './history/service-state.js';
 
@@ -68,12 +70,47 @@ export function analyzeDocument(document: unknown, overrides: ClusterOverrides =
     if (error instanceof SnapshotError) throw new UnprocessableSnapshotError(`invalid snapshot: ${error.message}`);
     throw error;
   }
+  const savings = savingsInputs(snapshot, report);
   return {
-    services: serviceStates(report, savingsInputs(snapshot, report)),
+    services: serviceStates(report, savings),
     aggregates: {
       ...aggregatesOf(report),
       settings: analysisSettings(report, listAnnotationsOf(document), applied),
+      recommendations: recommendationsOf(snapshot, report, savings),
     },
+  };
+}
+
+/**
+ * The recommended fixes of the Services that have any, computed here once so that reads are one lookup.
+ * Each fix keeps the drop of its cross-zone fraction; the API applies each Service's effective traffic
+ * and the cluster's price when it answers.
+ */
+function recommendationsOf(
+  snapshot: Snapshot,
+  report: AnalysisReport,
+  savings: Map<string, ServiceSavingsState>,
+): RecommendationsDocument {
+  const fixes = recommendFixes(snapshot, report);
+  const services: RecommendationsDocument['services'] = [];
+  fixes.services.forEach((entry, index) => {
+    if (entry.recommendations.length === 0) return;
+    const analysis = report.services[index];
+    const traffic = savings.get(`${entry.namespace}/${entry.name}`);
+    services.push({
+      namespace: entry.namespace,
+      name: entry.name,
+      routing: analysis.routing,
+      hintState: analysis.hints.state,
+      hintReason: analysis.hints.reason,
+      trafficGb: traffic?.trafficGb ?? 0,
+      trafficSource: traffic?.trafficSource ?? 'default-per-endpoint',
+      recommendations: entry.recommendations as unknown as Record<string, unknown>[],
+    });
+  });
+  return {
+    services,
+    nodeBlockers: fixes.nodeBlockers as unknown as RecommendationsDocument['nodeBlockers'],
   };
 }
 

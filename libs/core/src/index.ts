@@ -30,3 +30,8 @@ export * from './kubernetes-versions.js';
 export * from './data-planes.js';
 export * from './slice-management.js';
 export * from './json-limits.js';
+export * from './service-outcome.js';
+export * from './replica-search.js';
+export * from './fix-patches.js';
+export * from './recommendations.js';
+export * from './fix-context.js';

@@ -586,7 +586,7 @@ function removeEndpoints(
  * field and drops both annotations (an enabling annotation would win over it); `None` drops both
  * annotations and the field.
  */
-function withRoutingMode(service: Service, mode: RoutingMode): Service {
+export function withRoutingMode(service: Service, mode: RoutingMode): Service {
   const annotations = { ...service.metadata.annotations };
   delete annotations[TOPOLOGY_AWARE_HINTS_ANNOTATION];
   const spec = { ...service.spec };

@@ -111,3 +111,11 @@ export {
   type StoredWebhookSecret,
   type WebhookSecretRead,
 } from './webhook-secrets.js';
+  clusterFixesHead,
+  type ClusterFixesHeadRow,
+  fixRankingRows,
+  type FixRankingQuery,
+  type FixRankingRow,
+  type RecommendationsDocument,
+  type StoredServiceFixes,
+} from './read-model/recommendations.js';

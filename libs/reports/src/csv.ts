@@ -1,6 +1,8 @@
 /**
  * The CSV rendering: one row per Service per cluster (RFC 4180: CRLF line ends, fields quoted when they
- * hold a comma, a quote or a line break). Figures are the period's integrals, as in the JSON document.
+ * hold a comma, a quote or a line break). Figures are the period's integrals, as in the JSON document;
+ * the `fix_` columns are the Service's best recommended fix as of the period's end, per month, and
+ * `fix_rank` orders the top fixes.
  */
 import { roundCents } from '@zw/core';
 import type { ReportDocument, ServiceLine } from './report-document.js';
@@ -31,6 +33,12 @@ export const CSV_COLUMNS = [
   'missed_basis',
   'hint_state_changes',
   'flapping',
+  'fix_rank',
+  'fix_kind',
+  'fix_summary',
+  'fix_resulting_state',
+  'fix_savings_gb_per_month',
+  'fix_savings_usd_per_month',
 ] as const;
 
 /**
@@ -80,7 +88,22 @@ function row(document: ReportDocument, line: ServiceLine): string {
     textCell(line.missedBasis),
     String(line.hintStateChanges),
     line.flapping ? 'true' : 'false',
+    ...fixCells(line),
   ].join(',');
+}
+
+/** The Service's best recommended fix (its rank among all Services' best fixes), empty when it has none. */
+function fixCells(line: ServiceLine): string[] {
+  const fix = line.bestFix;
+  if (fix === null) return ['', '', '', '', '', ''];
+  return [
+    String(fix.rank),
+    textCell(fix.kind),
+    textCell(fix.summary),
+    textCell(fix.resultingState),
+    numberCell(fix.monthlySavings.crossZoneGb),
+    moneyCell(fix.monthlySavings.cost),
+  ];
 }
 
 export function renderCsv(document: ReportDocument): string {

@@ -159,6 +159,29 @@ function opportunitiesSection(document: ReportDocument): string {
     ${table(['Cluster', 'Service', 'Traffic', 'Cross-zone GB saved', 'Saved', ''], rows, new Set([2, 3, 4]), 'No Service would gain from enabling topology routing in this period.')}`;
 }
 
+function fixesSection(document: ReportDocument): string {
+  const rows = document.topFixes.map((fix) => [
+    String(fix.rank),
+    fix.cluster.name,
+    `${fix.namespace}/${fix.name}`,
+    fix.kind,
+    fix.summary,
+    `${fix.resultingState}, ${formatPercent(fix.crossZoneAfter)} cross-zone${fix.overloadAboveThreshold ? ', overload above 20 %' : ''}`,
+    formatMoney(fix.monthlySavings.cost),
+    fix.estimate ? 'estimate' : '',
+  ]);
+  const patches = document.topFixes
+    .map(
+      (fix) =>
+        `<h3>${escapeHtml(`${fix.rank}. ${fix.cluster.name}: ${fix.namespace}/${fix.name}`)}</h3><pre>${escapeHtml(fix.patch)}</pre>`,
+    )
+    .join('');
+  return `<h2>Top fixes</h2>
+    <p>The changes that would make Services route in-zone, as of the end of the period: each Service's best fix, largest monthly saving first. Each was checked by running the EndpointSlice controller model with the change applied.</p>
+    ${table(['#', 'Cluster', 'Service', 'Fix', 'What to change', 'After', 'Saves/month', ''], rows, new Set([0, 6]), 'No Service needs a fix: every one routes in-zone or cannot gain.')}
+    ${patches}`;
+}
+
 function clustersSection(document: ReportDocument): string {
   const rows = document.clusters.map((cluster) => [
     cluster.name,
@@ -278,6 +301,7 @@ ${headline(document)}
 ${trendSection(document)}
 ${missedSection(document)}
 ${opportunitiesSection(document)}
+${fixesSection(document)}
 ${clustersSection(document)}
 ${measuredSection(document)}
 ${hintStatesSection(document)}

@@ -19,6 +19,7 @@ import {
 import { periodLabel } from './period-label.js';
 import type {
   ClusterDocumentsRow,
+  FixRow,
   MeasuredClusterRow,
   ReportInput,
   ReportTrigger,
@@ -32,6 +33,8 @@ export const REPORT_SCHEMA = 'zonewise.report/v1';
 export const HOURS_PER_MONTH = 730;
 /** The Services listed as the top opportunities. */
 export const TOP_OPPORTUNITIES = 10;
+/** The Services listed with their top fixes. */
+export const TOP_FIXES = 10;
 /**
  * Decision: as the Service timeline of the query API counts it, a Service flaps when its hint state
  * changed at least three times in the period: once is a change, twice may be a rollout that came back.
@@ -122,6 +125,31 @@ export interface ServiceLine {
   missedBasis: MissedBasis | null;
   hintStateChanges: number;
   flapping: boolean;
+  /** The Service's best recommended fix as of the period's end (null when it has none). */
+  bestFix: BestFix | null;
+}
+
+export interface BestFix {
+  /** Position in the ranking of all Services' best fixes by monthly saving (1 = largest). */
+  rank: number;
+  kind: string;
+  summary: string;
+  resultingState: string;
+  /** Per month, at the cluster's price and the Service's traffic. */
+  monthlySavings: Figure;
+}
+
+/** One of the top fixes: the change to make, what it leads to and saves per month. */
+export interface FixLine extends BestFix {
+  cluster: ClusterRef;
+  namespace: string;
+  name: string;
+  crossZoneAfter: number;
+  overloadAboveThreshold: boolean;
+  patch: string;
+  trafficGb: number;
+  estimate: boolean;
+  alternatives: number;
 }
 
 export interface OpportunityLine {
@@ -192,6 +220,8 @@ export interface ReportDocument {
   missedSavings: { byReason: MissedByReason[] };
   clusters: ClusterSection[];
   topOpportunities: OpportunityLine[];
+  /** The largest monthly savings among the Services' best recommended fixes, as of the period's end. */
+  topFixes: FixLine[];
   hintStates: {
     changes: number;
     servicesChanged: number;
@@ -228,7 +258,7 @@ export function buildReportDocument(input: ReportInput): ReportDocument {
   const clustersById = new Map(input.scope.clusters.map((cluster) => [cluster.id, cluster]));
   const ref = (id: string): ClusterRef => ({ id, name: clustersById.get(id)?.name ?? id });
   const changes = changesByService(input);
-  const services = serviceLines(input.services, changes, ref);
+  const services = withBestFixes(serviceLines(input.services, changes, ref), input.fixes ?? []);
   const missedRows = input.services.filter((row) => row.missedBasis !== null);
   const byReason = missedByReason(missedRows);
   const pricing = new Map(input.scope.clusters.map((cluster) => [cluster.id, cluster.pricing]));
@@ -279,6 +309,7 @@ export function buildReportDocument(input: ReportInput): ReportDocument {
       };
     }),
     topOpportunities: topOpportunities(input.services, ref, unknownPrice),
+    topFixes: topFixes(input.fixes ?? [], ref, unknownPrice),
     hintStates: hintStatesOf(input, services),
     zonesAtRisk: zonesAtRisk(input.documents, ref),
     serviceCidrRisks: cidrRisks(input.documents, ref),
@@ -361,6 +392,7 @@ function serviceLines(
         missedBasis: null,
         hintStateChanges,
         flapping: hintStateChanges >= FLAPPING_MIN_CHANGES,
+        bestFix: null,
         reasonMonths: new Map(),
       };
       lines.set(key, line);
@@ -392,6 +424,44 @@ function serviceLines(
         byteOrder(a.namespace, b.namespace) ||
         byteOrder(a.name, b.name),
     );
+}
+
+function bestFixOf(fix: FixRow, rank: number): BestFix {
+  return {
+    rank,
+    kind: fix.kind,
+    summary: fix.summary,
+    resultingState: fix.resultingState,
+    monthlySavings: { crossZoneGb: fix.savedGb, cost: fix.savedCost },
+  };
+}
+
+/** Each Service line with its best fix (fixes come ranked, so a fix's rank is its position). */
+function withBestFixes(lines: ServiceLine[], fixes: readonly FixRow[]): ServiceLine[] {
+  const ranked = new Map(fixes.map((fix, index) => [serviceKeyOf(fix), bestFixOf(fix, index + 1)]));
+  return lines.map((line) => ({
+    ...line,
+    bestFix: ranked.get(serviceKeyOf({ clusterId: line.cluster.id, ...line })) ?? null,
+  }));
+}
+
+function topFixes(
+  fixes: readonly FixRow[],
+  ref: (id: string) => ClusterRef,
+  unknownPrice: (clusterId: string) => boolean,
+): FixLine[] {
+  return fixes.slice(0, TOP_FIXES).map((fix, index) => ({
+    ...bestFixOf(fix, index + 1),
+    cluster: ref(fix.clusterId),
+    namespace: fix.namespace,
+    name: fix.name,
+    crossZoneAfter: fix.crossZoneAfter,
+    overloadAboveThreshold: fix.overloadAboveThreshold,
+    patch: fix.patch,
+    trafficGb: fix.trafficGb,
+    estimate: fix.trafficSource === 'default-per-endpoint' || unknownPrice(fix.clusterId),
+    alternatives: fix.alternatives,
+  }));
 }
 
 function missedByReason(rows: readonly ServicePeriodRow[]): MissedByReason[] {

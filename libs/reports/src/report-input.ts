@@ -144,4 +144,31 @@ export interface ReportInput {
   documents: ClusterDocumentsRow[];
   /** Clusters with measured traffic (none when omitted). */
   measured?: MeasuredClusterRow[];
+  /** Every Service's best recommended fix as of the period's end, largest saving first (none when omitted). */
+  fixes?: FixRow[];
+}
+
+/**
+ * A Service's best recommended fix in its cluster's newest analysis before the period's end (the query
+ * API's `GET /v1/fleet/recommendations`): what to change, what it leads to and what it saves per month.
+ */
+export interface FixRow {
+  clusterId: string;
+  namespace: string;
+  name: string;
+  kind: string;
+  summary: string;
+  resultingState: string;
+  /** Fraction of requests crossing zones after the change. */
+  crossZoneAfter: number;
+  overloadAboveThreshold: boolean;
+  patch: string;
+  /** The Service's monthly traffic (GB) and its source. */
+  trafficGb: number;
+  trafficSource: TrafficSource;
+  /** Per month, at the cluster's price. */
+  savedGb: number;
+  savedCost: number;
+  /** Other fixes offered for the same Service. */
+  alternatives: number;
 }

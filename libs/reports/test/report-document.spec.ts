@@ -3,7 +3,7 @@ import { parseCsv, renderCsv, CSV_COLUMNS } from '../src/csv.js';
 import { renderHtml } from '../src/html.js';
 import { missedReasonOf } from '../src/missed-reasons.js';
 import { buildReportDocument, FLAPPING_MIN_CHANGES } from '../src/report-document.js';
-import type { ReportInput, ServicePeriodRow } from '../src/report-input.js';
+import type { FixRow, ReportInput, ServicePeriodRow } from '../src/report-input.js';
 import { trendBuckets } from '../src/trend-buckets.js';
 
 const start = new Date('2026-11-19T00:00:00Z');
@@ -277,5 +277,78 @@ describe('renderings', () => {
     expect(html).not.toContain('<FinOps>');
     expect(html).not.toMatch(/<script|<link|<img|\b(src|href)=/i);
     expect(html.match(/<svg /g)?.length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('top fixes', () => {
+  const fix = (name: string, savedCost: number, overrides: Partial<FixRow> = {}): FixRow => ({
+    clusterId: 'c1',
+    namespace: 'shop',
+    name,
+    kind: 'replicas',
+    summary: `Add 2 ready endpoints to ${name}`,
+    resultingState: 'populated',
+    crossZoneAfter: 0,
+    overloadAboveThreshold: false,
+    patch: `kubectl scale deployment/${name} -n shop --replicas=6 # <b>`,
+    trafficGb: 200,
+    trafficSource: 'annotation',
+    savedGb: savedCost * 50,
+    savedCost,
+    alternatives: 1,
+    ...overrides,
+  });
+  const fixes = [
+    fix('cart', 2.5),
+    fix('api', 1.25, {
+      kind: 'trafficDistribution',
+      overloadAboveThreshold: true,
+      trafficSource: 'default-per-endpoint',
+    }),
+  ];
+  const document = buildReportDocument(
+    input([row({ name: 'cart' }), row({ name: 'api' }), row({ name: 'db' })], { fixes }),
+  );
+
+  it('JSON: the ranked fixes with what they change, lead to and save; each Service line carries its best fix', () => {
+    expect(document.topFixes.map((line) => [line.rank, line.name, line.monthlySavings.cost])).toEqual([
+      [1, 'cart', 2.5],
+      [2, 'api', 1.25],
+    ]);
+    expect(document.topFixes[1]).toMatchObject({
+      cluster: { id: 'c1', name: 'prod' },
+      kind: 'trafficDistribution',
+      overloadAboveThreshold: true,
+      estimate: true,
+      alternatives: 1,
+    });
+    const byName = Object.fromEntries(document.services.map((line) => [line.name, line]));
+    expect(byName.cart.bestFix).toEqual({
+      rank: 1,
+      kind: 'replicas',
+      summary: 'Add 2 ready endpoints to cart',
+      resultingState: 'populated',
+      monthlySavings: { crossZoneGb: 125, cost: 2.5 },
+    });
+    expect(byName.db.bestFix).toBeNull();
+  });
+
+  it('CSV: the fix columns of each Service; empty for a Service without a fix', () => {
+    const [header, ...rows] = parseCsv(renderCsv(document));
+    const byName = Object.fromEntries(rows.map((fields) => [fields[header.indexOf('service')], fields]));
+    expect(byName.cart[header.indexOf('fix_rank')]).toBe('1');
+    expect(byName.api[header.indexOf('fix_kind')]).toBe('trafficDistribution');
+    expect(byName.cart[header.indexOf('fix_savings_usd_per_month')]).toBe('2.5');
+    expect(byName.cart[header.indexOf('fix_savings_gb_per_month')]).toBe('125');
+    expect(byName.db[header.indexOf('fix_rank')]).toBe('');
+  });
+
+  it('HTML: a "Top fixes" section with each fix and its commands, escaped', () => {
+    const html = renderHtml(document);
+    expect(html).toContain('<h2>Top fixes</h2>');
+    expect(html).toContain('kubectl scale deployment/cart -n shop --replicas=6 # &lt;b&gt;');
+    expect(html).toContain('overload above 20 %');
+    const empty = renderHtml(buildReportDocument(input([row({})])));
+    expect(empty).toContain('No Service needs a fix');
   });
 });

@@ -15,6 +15,7 @@ import { graphQLExtensions, problemOf } from '../problem.js';
 import { QueryModule } from '../query.module.js';
 import { armorProtection, gatePlugin } from './graphql-limits.js';
 import { GraphQLLoaders } from './loaders.js';
+import { RecommendationsResolver } from '../recommendations/recommendations.resolver.js';
 import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
 
 /**
@@ -65,7 +66,7 @@ import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
       },
     }),
   ],
-  providers: [RootResolver, ClusterResolver, ServiceResolver, AuditLogResolver],
+  providers: [RootResolver, ClusterResolver, ServiceResolver, AuditLogResolver, RecommendationsResolver],
 })
 export class GraphQLApiModule {}
 

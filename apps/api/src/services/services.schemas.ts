@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cursorSchema, limitSchema } from '../http/pagination.js';
 import { isoDate } from '../http/schemas.js';
+import { RecommendationSchema } from '../recommendations/recommendations.schemas.js';
 
 export const RoutingSchema = z.enum(['Auto', 'PreferClose', 'PreferSameZone', 'PreferSameNode', 'None']);
 export const HintStateSchema = z.enum(['populated', 'removed', 'none']);
@@ -217,6 +218,9 @@ export const ServiceDetailSchema = z.object({
     observedHints: z.boolean().nullable(),
     details: z.array(z.unknown()),
   }),
+  recommendations: z
+    .array(RecommendationSchema)
+    .describe('the fixes that make the Service route in-zone, best first ([] when it does or cannot gain)'),
   timeline: z.object({
     from: isoDate,
     to: isoDate,

@@ -19,6 +19,7 @@ import { clusterNotFound } from '../clusters/clusters.service.js';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { notFound, validationProblem } from '../problem.js';
 import { clusterPricing } from '../savings/pricing.js';
+import { RecommendationsService } from '../recommendations/recommendations.service.js';
 import { LiveViewService } from './live-view.service.js';
 import { measurementSourceOf, serviceSummaryView, zoneAllocations } from './service-view.js';
 import type { ListServicesQuery, ServiceDetailQuery } from './services.schemas.js';
@@ -47,6 +48,7 @@ export class ServicesService {
     @Inject(PrismaService) private readonly prisma: PrismaService,
     @Inject(LiveViewService) private readonly live: LiveViewService,
     @Inject(ReadModelCache) private readonly cache: ReadModelCache,
+    @Inject(RecommendationsService) private readonly recommendations: RecommendationsService,
   ) {}
 
   /** The cluster, if the caller's organization owns it (404 otherwise, whoever else owns it). */
@@ -122,11 +124,12 @@ export class ServicesService {
       throw validationProblem([{ location: 'query', field: 'from', message: 'must be before `to`' }]);
     }
     const current = latest.valid_to === null ? latest : null;
-    const [intervals, live] = await Promise.all([
+    const price = priceOf(head);
+    const [intervals, live, recommendations] = await Promise.all([
       serviceIntervals(this.db, service.id, from, to, TIMELINE_LIMIT + 1),
       current ? this.live.view(head.latest_snapshot_id, namespace, name) : this.live.view(null, namespace, name),
+      current ? this.recommendations.service(clusterId, price, namespace, name) : Promise.resolve([]),
     ]);
-    const price = priceOf(head);
     return {
       cluster: { id: head.id, name: head.name },
       namespace,
@@ -142,6 +145,7 @@ export class ServicesService {
             ...live,
             kubeProxy: { ...live.kubeProxy, reason: 'the Service is not in the newest snapshot' },
           }),
+      recommendations,
       timeline: timelineOf(intervals, from, to),
     };
   }

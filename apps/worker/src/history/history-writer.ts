@@ -25,6 +25,8 @@ export interface SnapshotAggregates {
   serviceCidrs?: unknown;
   /** The Kubernetes version and data plane the analysis used, and where each came from. */
   settings?: AnalysisSettings;
+  /** The recommended fixes (stored once per distinct content in analysis_documents). */
+  recommendations?: unknown;
 }
 
 export interface SnapshotRecord {
@@ -238,8 +240,9 @@ async function finish(tx: Tx, record: SnapshotRecord, sameRollupAs: Date | null)
   const { clusterId, capturedAt: at, aggregates: a } = record;
   const zoneStats = a.zoneStats === undefined ? null : analysisDocument(a.zoneStats);
   const serviceCidrs = a.serviceCidrs === undefined ? null : analysisDocument(a.serviceCidrs);
+  const recommendations = a.recommendations === undefined ? null : analysisDocument(a.recommendations);
   const documents = new Map(
-    [zoneStats, serviceCidrs].flatMap((d) => (d ? [[Buffer.from(d.hash).toString('hex'), d]] : [])),
+    [zoneStats, serviceCidrs, recommendations].flatMap((d) => (d ? [[Buffer.from(d.hash).toString('hex'), d]] : [])),
   );
   const storeDocuments = [...documents.values()].map(
     (document, n) =>
@@ -257,13 +260,15 @@ async function finish(tx: Tx, record: SnapshotRecord, sameRollupAs: Date | null)
     INSERT INTO snapshot_summaries (snapshot_id, cluster_id, captured_at, services, services_populated, services_removed,
                                     services_none, node_info_sufficient, node_info_reason, zones, services_with_drift,
                                     cross_zone_without_hints, cross_zone_with_hints, zone_stats_hash,
-                                    service_cidrs_hash, analyzer, services_with_ignored_hints, kubernetes_version,
-                                    kubernetes_version_source, data_plane, data_plane_source, ${Prisma.raw(ROLLUP_COLUMNS)})
+                                    service_cidrs_hash, recommendations_hash, analyzer, services_with_ignored_hints,
+                                    kubernetes_version, kubernetes_version_source, data_plane, data_plane_source,
+                                    ${Prisma.raw(ROLLUP_COLUMNS)})
     SELECT ${record.snapshotId}::uuid, ${clusterId}::uuid, ${at}::timestamptz, ${a.services}::int,
            ${a.servicesPopulated}::int, ${a.servicesRemoved}::int, ${a.servicesNone}::int, ${a.nodeInfoSufficient}::boolean,
            ${a.nodeInfoReason}::text, ${JSON.stringify(a.zones)}::jsonb, ${a.servicesWithDrift}::int,
            ${a.crossZoneWithoutHints}::float8, ${a.crossZoneWithHints}::float8, ${zoneStats?.hash ?? null}::bytea,
-           ${serviceCidrs?.hash ?? null}::bytea, ${record.analyzer}::text, ${a.servicesWithIgnoredHints ?? null}::int,
+           ${serviceCidrs?.hash ?? null}::bytea, ${recommendations?.hash ?? null}::bytea, ${record.analyzer}::text,
+           ${a.servicesWithIgnoredHints ?? null}::int,
            ${a.settings?.kubernetesVersion ?? null}::text, ${a.settings?.kubernetesVersionSource ?? null}::text,
            ${a.settings?.dataPlane ?? null}::text, ${a.settings?.dataPlaneSource ?? null}::text,
            ${Prisma.raw(prefixed('r', ROLLUP_COLUMNS))}
@@ -333,8 +338,8 @@ function sameOverride(column: 'kubernetes_version' | 'data_plane'): Prisma.Sql {
 /** Everything a summary holds about its snapshot's analysis (all but its keys). */
 const REPEATED_SUMMARY_COLUMNS = `services, services_populated, services_removed, services_none, node_info_sufficient,
   node_info_reason, zones, services_with_drift, cross_zone_without_hints, cross_zone_with_hints, zone_stats_hash,
-  service_cidrs_hash, analyzer, services_with_ignored_hints, kubernetes_version, kubernetes_version_source,
-  data_plane, data_plane_source, ${ROLLUP_COLUMNS}`;
+  service_cidrs_hash, recommendations_hash, analyzer, services_with_ignored_hints, kubernetes_version,
+  kubernetes_version_source, data_plane, data_plane_source, ${ROLLUP_COLUMNS}`;
 
 function prefixed(alias: string, columns: string): string {
   return columns

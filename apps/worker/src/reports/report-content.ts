@@ -1,5 +1,6 @@
 import { crossZonePrice } from '@zw/core';
 import {
+  fixRankingRows,
   measuredComparisonFigures,
   measuredComparisons,
   type ReadDb,
@@ -12,7 +13,14 @@ import {
   reportTransitionRows,
   reportTrendRows,
 } from '@zw/db';
-import { type MeasuredClusterRow, type ReportInput, type ReportMeta, trendBuckets } from '@zw/reports';
+import {
+  type FixRow,
+  type MeasuredClusterRow,
+  type ReportInput,
+  type ReportMeta,
+  type TrafficSource,
+  trendBuckets,
+} from '@zw/reports';
 
 /**
  * Reads everything a report shows from the stored history over its period: the clusters in scope (as the
@@ -43,7 +51,7 @@ export async function readReportInput(
   const { start: from, end: to } = meta.period;
   const query = { clusters: { ids, prices: clusters.map((cluster) => cluster.pricing.pricePerGb) }, from, to, now };
   const buckets = trendBuckets(meta.period);
-  const [services, transitions, trendRows, states, coverage, documents, measured] = await Promise.all([
+  const [services, transitions, trendRows, states, coverage, documents, measured, fixes] = await Promise.all([
     reportServiceRows(db, query),
     reportTransitionRows(db, ids, from, to),
     reportTrendRows(db, query, buckets),
@@ -55,6 +63,7 @@ export async function readReportInput(
     reportCoverage(db, ids, from, to),
     reportClusterDocuments(db, ids, to < now ? to : now),
     measuredClusters(db, clusters),
+    fixesBefore(db, clusters, to < now ? to : now),
   ]);
   const known = new Set(ids);
   return {
@@ -73,7 +82,50 @@ export async function readReportInput(
     trend: { buckets, rows: trendRows, states },
     documents,
     measured,
+    fixes,
   };
+}
+
+/**
+ * Decision: every Service's best fix as of the period's end (each cluster's newest analysis before it),
+ * not only the top ones, so the CSV can carry each Service's fix; reports cover at most an organization.
+ */
+const MAX_REPORT_FIXES = 100_000;
+
+/** Every Service's best recommended fix, ranked as `GET /v1/fleet/recommendations` ranks them. */
+async function fixesBefore(
+  db: ReadDb,
+  clusters: { id: string; pricing: { pricePerGb: number } }[],
+  before: Date,
+): Promise<FixRow[]> {
+  if (clusters.length === 0) return [];
+  const rows = await fixRankingRows(db, {
+    clusters: clusters.map((cluster) => ({ id: cluster.id, pricePerGb: cluster.pricing.pricePerGb })),
+    before,
+    limit: MAX_REPORT_FIXES,
+  });
+  return rows.flatMap((row) => {
+    const [best, ...others] = row.fixes.recommendations;
+    if (best === undefined) return [];
+    return [
+      {
+        clusterId: row.cluster_id,
+        namespace: row.namespace,
+        name: row.name,
+        kind: String(best.kind),
+        summary: String(best.summary),
+        resultingState: String(best.resultingState),
+        crossZoneAfter: (best.crossZone as { withHints: number }).withHints,
+        overloadAboveThreshold: best.overloadAboveThreshold === true,
+        patch: String(best.patch),
+        trafficGb: row.traffic_gb,
+        trafficSource: row.traffic_source as TrafficSource,
+        savedGb: row.saved_gb,
+        savedCost: row.saved_cost,
+        alternatives: others.length,
+      },
+    ];
+  });
 }
 
 /** The model against the measurement of every cluster in scope with measured traffic (newest state). */

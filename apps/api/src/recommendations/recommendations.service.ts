@@ -1,0 +1,138 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { clusterFixesHead, type FixRankingRow, fixRankingRows, ReadDb } from '@zw/db';
+import type { z } from 'zod';
+import { clusterNotFound } from '../clusters/clusters.service.js';
+import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
+import { clusterPricing, type ClusterPricing } from '../savings/pricing.js';
+import type { ListRecommendationsQuery } from './recommendations.schemas.js';
+
+interface PricedCluster {
+  id: string;
+  name: string;
+  pricing: ClusterPricing;
+}
+
+type Query = z.output<typeof ListRecommendationsQuery>;
+
+/**
+ * The recommended fixes the worker stored with each cluster's newest processed snapshot, with money at
+ * read time: each Service's effective traffic (API value, else measured, else the snapshot's) times the
+ * drop of the cross-zone fraction, times the cluster's price.
+ */
+@Injectable()
+export class RecommendationsService {
+  constructor(@Inject(ReadDb) private readonly db: ReadDb) {}
+
+  async cluster(organizationId: string, clusterId: string, query: Query) {
+    const [cluster] = await this.pricedClusters(organizationId, clusterId);
+    if (!cluster) throw clusterNotFound(clusterId);
+    const head = await clusterFixesHead(this.db, clusterId);
+    const page = await this.page([cluster], query, ['cluster-recommendations', clusterId]);
+    return {
+      cluster: { id: cluster.id, name: cluster.name },
+      asOf: head.captured_at?.toISOString() ?? null,
+      nodeBlockers: head.node_blockers === null ? null : pricedBlockers(head.node_blockers, cluster.pricing),
+      services: page.rows.map((row) => serviceFixesView(row, cluster.pricing)),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  async fleet(organizationId: string, query: Query) {
+    const clusters = await this.pricedClusters(organizationId);
+    const byId = new Map(clusters.map((cluster) => [cluster.id, cluster]));
+    const page = await this.page(clusters, query, ['fleet-recommendations', organizationId]);
+    return {
+      services: page.rows.map((row) => ({
+        ...serviceFixesView(row, byId.get(row.cluster_id)!.pricing),
+        asOf: row.captured_at.toISOString(),
+      })),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  /** One Service's fixes in the cluster's newest snapshot ([] when it has none). */
+  async service(clusterId: string, pricing: ClusterPricing, namespace: string, name: string) {
+    const rows = await fixRankingRows(this.db, {
+      clusters: [{ id: clusterId, pricePerGb: pricing.pricePerGb }],
+      service: { namespace, name },
+      limit: 1,
+    });
+    return rows.length === 0 ? [] : serviceFixesView(rows[0], pricing).recommendations;
+  }
+
+  private async page(clusters: PricedCluster[], query: Query, scope: unknown[]) {
+    const print = fingerprint(scope);
+    const cursor = decodeCursor(query.cursor, print);
+    if (clusters.length === 0) return { rows: [] as FixRankingRow[], nextCursor: null };
+    const [cost, gb, clusterId, namespace, name] = (cursor?.k ?? []) as [number, number, string, string, string];
+    const rows = await fixRankingRows(this.db, {
+      clusters: clusters.map((cluster) => ({ id: cluster.id, pricePerGb: cluster.pricing.pricePerGb })),
+      after: cursor ? { cost, gb, clusterId, namespace, name } : null,
+      limit: query.limit + 1,
+    });
+    const kept = rows.slice(0, query.limit);
+    const last = kept[kept.length - 1];
+    return {
+      rows: kept,
+      nextCursor:
+        rows.length > query.limit
+          ? encodeCursor({ f: print, k: [last.saved_cost, last.saved_gb, last.cluster_id, last.namespace, last.name] })
+          : null,
+    };
+  }
+
+  private async pricedClusters(organizationId: string, clusterId?: string): Promise<PricedCluster[]> {
+    const rows = await this.db.query<{
+      id: string;
+      name: string;
+      cloud: 'aws' | 'gcp' | 'azure' | 'other';
+      region: string | null;
+      price_override: number | null;
+    }>(
+      `SELECT id::text, name, cloud::text, region, cross_zone_price_per_gb::float8 AS price_override
+         FROM clusters WHERE organization_id = $1 AND ($2::uuid IS NULL OR id = $2) ORDER BY name`,
+      [organizationId, clusterId ?? null],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      pricing: clusterPricing({ cloud: row.cloud, region: row.region, crossZonePricePerGb: row.price_override }),
+    }));
+  }
+}
+
+function serviceFixesView(row: FixRankingRow, pricing: ClusterPricing) {
+  const { fixes } = row;
+  return {
+    cluster: { id: row.cluster_id, name: row.cluster_name },
+    namespace: row.namespace,
+    name: row.name,
+    routing: fixes.routing,
+    hints: { state: fixes.hintState, reason: fixes.hintReason },
+    traffic: {
+      gb: row.traffic_gb,
+      source: row.traffic_source,
+      estimate: row.traffic_source === 'default-per-endpoint' || pricing.source === 'unknown-cloud-default',
+    },
+    bestSavings: { crossZoneGb: row.saved_gb, cost: row.saved_cost },
+    recommendations: fixes.recommendations.map((fix) => {
+      const fraction = Number((fix.savings as { crossZoneFraction?: number } | undefined)?.crossZoneFraction ?? 0);
+      const crossZoneGb = row.traffic_gb * fraction;
+      return {
+        ...fix,
+        savings: { crossZoneFraction: fraction, crossZoneGb, cost: crossZoneGb * pricing.pricePerGb },
+      };
+    }),
+  };
+}
+
+/**
+ * Decision: the blockers' savings were summed by the worker at the snapshot's traffic and a default price;
+ * the GB are kept and the cost follows the cluster's price (API traffic values are per Service and are
+ * applied to each Service's own fixes, not to this total).
+ */
+function pricedBlockers(blockers: Record<string, unknown>, pricing: ClusterPricing) {
+  const savings = blockers.savings as { crossZoneGb?: number } | undefined;
+  const crossZoneGb = Number(savings?.crossZoneGb ?? 0);
+  return { ...blockers, savings: { crossZoneGb, cost: crossZoneGb * pricing.pricePerGb } };
+}

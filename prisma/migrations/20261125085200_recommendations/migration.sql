@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "snapshot_summaries" ADD COLUMN     "recommendations_hash" BYTEA;
