@@ -11,6 +11,7 @@ import {
 } from '../../../test/support/query-api.js';
 import { mutatedSnapshots, snapshotText, withCapturedAt } from '../../../test/support/snapshot-mutations.js';
 import analyzeStoredPayload from '../../worker/src/analysis.thread.js';
+import { NO_OVERRIDES } from '../../worker/src/cluster-overrides.js';
 
 /**
  * Property-based fuzzing of the two routes that take snapshots, against the API in this process with
@@ -66,7 +67,7 @@ describe('fuzzing ingest', () => {
         if (duplicate) return;
         accepted.push(snapshotId);
         const stored = await stack.prisma.snapshotPayload.findUniqueOrThrow({ where: { snapshotId } });
-        const outcome = await analyzeStoredPayload(stored.gzip);
+        const outcome = await analyzeStoredPayload({ gzip: stored.gzip, overrides: NO_OVERRIDES });
         expect(outcome, text.slice(0, 2000)).toHaveProperty('analyzed');
       }),
       { numRuns: INGEST_CASES, endOnFailure: true },

@@ -111,6 +111,7 @@ export {
   type StoredWebhookSecret,
   type WebhookSecretRead,
 } from './webhook-secrets.js';
+export {
   clusterFixesHead,
   type ClusterFixesHeadRow,
   fixRankingRows,
