@@ -15,13 +15,15 @@ import { LAST_APPLIED_ANNOTATION } from '@zw/core';
  * Cuts Kubernetes objects down to what the analysis core reads, so a snapshot of a large cluster stays
  * small: no managedFields, uids, resource versions, owner references, node images/addresses (of nodeInfo
 only the kubelet version and operating system),
- * endpoint targetRefs other than Pods', Service selectors… Objects come either from a typed list (client-node class
- * instances, timestamps as Date) or raw from a watch event (plain JSON); both give the same output.
+ * endpoint targetRefs other than Pods'… Objects come either from a typed list (client-node class instances,
+ * timestamps as Date) or raw from a watch event (plain JSON); both give the same output.
  *
  * Decision: labels are kept whole (the core reads several, and they are small); annotations are kept only
  * on Services, where the core reads the topology and static-ClusterIP ones, and the kubectl
  * last-applied configuration (often many KiB) is reduced to the `spec.clusterIP(s)` it names, which is
- * all the core takes from it.
+ * all the core takes from it. Service selectors are kept (a few short labels): whether a Service has one
+ * decides whether the EndpointSlice controller writes its slices, so without them a Service with
+ * hand-written slices would pass for a controller-managed one.
  */
 
 type Json = Record<string, unknown>;
@@ -61,6 +63,8 @@ export function compactService(service: unknown): Service {
     if (spec[field] !== undefined && spec[field] !== null) compactSpec[field] = spec[field] as never;
   }
   if (Array.isArray(spec.ports)) compactSpec.ports = (spec.ports as Json[]).map(compactServicePort);
+  if (typeof spec.selector === 'object' && spec.selector !== null)
+    compactSpec.selector = { ...(spec.selector as Record<string, string>) };
   const result: Service = {
     apiVersion: 'v1',
     kind: 'Service',

@@ -325,6 +325,62 @@ describe('agent → API → worker', () => {
     expect(annotations[DATA_PLANE_ANNOTATION]).toBe('cilium-no-topology');
   }, 60_000);
 
+  it('records a selector-less Service with hand-written slices as managed by no one, never an opportunity', async () => {
+    const server = await fakeCluster(15);
+    // An external database fronted by a Service without a selector; its slice is written by hand (no
+    // managed-by label), with one ready endpoint per node: the EndpointSlice controller never touches it.
+    server.apply({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'external-db', namespace: 'infra' },
+      spec: {
+        type: 'ClusterIP',
+        clusterIP: '10.96.210.20',
+        clusterIPs: ['10.96.210.20'],
+        ipFamilies: ['IPv4'],
+        ports: [{ name: 'pg', port: 5432, protocol: 'TCP' }],
+      },
+    });
+    const nodes = server.list().filter((item) => item.kind === 'Node') as {
+      metadata: { name: string; labels: Record<string, string> };
+    }[];
+    server.apply({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: {
+        name: 'external-db-manual',
+        namespace: 'infra',
+        labels: { 'kubernetes.io/service-name': 'external-db' },
+      },
+      addressType: 'IPv4',
+      endpoints: nodes.map((node, i) => ({
+        addresses: [`10.250.0.${i + 10}`],
+        conditions: { ready: true, serving: true, terminating: false },
+        nodeName: node.metadata.name,
+        zone: node.metadata.labels['topology.kubernetes.io/zone'],
+      })),
+      ports: [{ name: 'pg', port: 5432, protocol: 'TCP' }],
+    });
+    const cluster = await newCluster('selectorless');
+    await startAgent(server, cluster.token);
+    await expectHistoryToMatchCli(server, cluster.id);
+
+    const interval = await prisma.serviceInterval.findFirstOrThrow({
+      where: { clusterId: cluster.id, validTo: null, service: { namespace: 'infra', name: 'external-db' } },
+    });
+    expect(interval).toMatchObject({ routing: 'None', managedBy: 'none', hintState: 'none', previewState: null });
+    // Controller-managed Services without routing, with selectors, still get their previews.
+    const previewed = await prisma.serviceInterval.count({
+      where: {
+        clusterId: cluster.id,
+        validTo: null,
+        previewState: { not: null },
+        managedBy: 'endpointslice-controller',
+      },
+    });
+    expect(previewed).toBeGreaterThan(0);
+  }, 60_000);
+
   it('sends heartbeat snapshots of an unchanged cluster, which add no history', async () => {
     const server = await fakeCluster(13);
     const cluster = await newCluster('heartbeat');

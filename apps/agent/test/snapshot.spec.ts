@@ -39,7 +39,12 @@ describe('buildSnapshot', () => {
     expect(analysisOf(JSON.parse(snapshot.json))).toEqual(analysisOf(full));
     // Under 60%: the Pod names of endpoint targetRefs (kept for traffic sources) are most of what is left.
     expect(snapshot.json.length).toBeLessThan(JSON.stringify(full).length * 0.6);
-    expect(snapshot.json).not.toMatch(/managedFields|"uid"|creationTimestamp|"images"|osImage|machineID|selector/);
+    expect(snapshot.json).not.toMatch(/managedFields|"uid"|creationTimestamp|"images"|osImage|machineID/);
+    // Selectors stay: whether a Service has one decides whether the EndpointSlice controller writes its slices.
+    const compacted = (JSON.parse(snapshot.json) as { items: Json[] }).items;
+    const serviceNamed = (name: string) =>
+      compacted.find((item) => item.kind === 'Service' && (item.metadata as Json).name === name)!;
+    expect((serviceNamed('svc-00001').spec as Json).selector).toEqual({ app: 'svc-00001' });
     // Of nodeInfo, only what says which kube-proxy and OS route a node's traffic.
     const node = (JSON.parse(snapshot.json) as { items: Json[] }).items.find((item) => item.kind === 'Node')!;
     expect((node.status as Json).nodeInfo).toEqual({ kubeletVersion: 'v1.35.0' });

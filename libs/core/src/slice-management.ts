@@ -31,6 +31,13 @@ const MANAGED: SliceManagement = { managedBy: ENDPOINTSLICE_CONTROLLER, reason: 
  * whether a missing selector means "no selector". Without it, only the slices' managed-by labels, the
  * Service type and `default/kubernetes` decide. A slice without the label (hand-written input) counts as
  * the controller's, as elsewhere in the analysis.
+ *
+ * Decision: the fallback stays although the agent now keeps selectors. Agent snapshots stored before it
+ * did carry none, and they are read again (what-ifs and the kube-proxy view work on the newest stored
+ * payload; a cluster whose agent is not upgraded keeps sending them); reading every Service of such a
+ * snapshot as selector-less would call every one unmanaged, a far larger error than the one the fallback
+ * makes (hand-written, unlabelled slices of a selector-less Service counted as the controller's). A
+ * cluster in which no Service at all has a selector is the one case it misreads with current snapshots.
  */
 export function sliceManagementOf(
   service: Service,
