@@ -1,4 +1,11 @@
-import { DATA_PLANE_ANNOTATION, DATA_PLANE_NAMES, KUBERNETES_VERSION_ANNOTATION, type KubernetesList } from '@zw/core';
+import {
+  analyzeSnapshot,
+  DATA_PLANE_ANNOTATION,
+  DATA_PLANE_NAMES,
+  KUBERNETES_VERSION_ANNOTATION,
+  type KubernetesList,
+  parseSnapshot,
+} from '@zw/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capturedAt, fleet } from '../../../test/support/snapshots.js';
 import {
@@ -15,12 +22,14 @@ import {
 import { AuditLogSchema } from '../src/audit/audit-log.schemas.js';
 import { ClusterSchema } from '../src/clusters/clusters.schemas.js';
 import { ProblemSchema } from '../src/http/schemas.js';
+import { ServiceDetailSchema } from '../src/services/services.schemas.js';
 
 /**
  * Per-cluster overrides of the Kubernetes version and data plane, through the real API, worker, Postgres
  * and Redis: validation, scopes and tenancy of `PATCH /v1/clusters/{id}`, the audit log, the cluster reads
  * (REST and GraphQL), and the worker analysing each snapshot with the override in place of what the
- * agent reported (also when the snapshot repeats an earlier one's input).
+ * agent reported (also when the snapshot repeats an earlier one's input), and the API's live views (the
+ * Service detail's kube-proxy view, what-ifs) reading the stored payload with the overrides of now.
  */
 
 let stack: QueryStack;
@@ -213,5 +222,57 @@ describe('the worker applies overrides', () => {
     const pushed = await pushSnapshot(stack.url, cluster.token, agentSnapshot(new Date(Date.now() - 60_000)));
     const settings = await settingsAfter(cluster.id, pushed);
     expect(settings).toMatchObject({ kubernetesVersionSource: 'default', dataPlaneSource: 'default' });
+  });
+});
+
+describe('the live views apply overrides', () => {
+  it("the Service detail's kube-proxy view and what-ifs follow a data plane override at once, without a new snapshot", async () => {
+    const admin = apiClient(stack.url, acme.adminKey);
+    const reader = apiClient(stack.url, acme.readKey);
+    const cluster = await createCluster(stack.prisma, acme, 'live-overrides');
+    const snapshot = agentSnapshot(new Date(Date.now() - 60_000), { [DATA_PLANE_ANNOTATION]: 'kube-proxy' });
+    const hinted = analyzeSnapshot(parseSnapshot(structuredClone(snapshot))).services.find(
+      (service) => service.hints.state === 'populated',
+    )!;
+    await waitProcessed(stack.prisma, [await pushSnapshot(stack.url, cluster.token, snapshot)]);
+    const kubeProxy = async () => {
+      const answer = await reader.get(`/v1/clusters/${cluster.id}/services/${hinted.namespace}/${hinted.name}`);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      return ServiceDetailSchema.parse(answer.body).kubeProxy;
+    };
+    const simulatedDataPath = async () => {
+      const answer = await reader.post(`/v1/clusters/${cluster.id}/simulate`, {
+        services: [{ namespace: hinted.namespace, name: hinted.name }],
+      });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      return answer.body.analysis.services[0].dataPath as { honoursHints: boolean; reason: string | null };
+    };
+
+    const honoured = await kubeProxy();
+    expect(honoured.zones.length).toBeGreaterThan(0);
+    // On kube-proxy the controller's hints (populated) filter every zone's endpoints.
+    for (const zone of honoured.zones) {
+      expect(zone.computed).toMatchObject({ topologyFiltered: true, reason: null });
+      expect(zone.observed.reason ?? '').not.toContain('serviceTopology');
+    }
+    expect((await simulatedDataPath()).honoursHints).toBe(true);
+
+    await admin.patch(`/v1/clusters/${cluster.id}`, { dataPlane: 'cilium-no-topology' });
+    const ignored = await kubeProxy();
+    // The same payload on Cilium without service topology: every endpoint everywhere, and the reason.
+    for (const zone of ignored.zones) {
+      for (const view of [zone.observed, zone.computed]) {
+        expect(view.topologyFiltered).toBe(false);
+        expect(view.reason).toContain('serviceTopology');
+      }
+    }
+    expect(await simulatedDataPath()).toMatchObject({
+      honoursHints: false,
+      reason: expect.stringContaining('serviceTopology'),
+    });
+
+    await admin.patch(`/v1/clusters/${cluster.id}`, { dataPlane: null });
+    expect((await kubeProxy()).zones).toEqual(honoured.zones);
+    expect((await simulatedDataPath()).honoursHints).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import { NO_OVERRIDES } from '@zw/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,7 +12,6 @@ import {
 } from '../../../test/support/query-api.js';
 import { mutatedSnapshots, snapshotText, withCapturedAt } from '../../../test/support/snapshot-mutations.js';
 import analyzeStoredPayload from '../../worker/src/analysis.thread.js';
-import { NO_OVERRIDES } from '../../worker/src/cluster-overrides.js';
 
 /**
  * Property-based fuzzing of the two routes that take snapshots, against the API in this process with

@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import {
+  applyClusterOverrides,
   canonicalAddress,
+  type ClusterOverrides,
   compareHints,
   computeNodeInfo,
   type EndpointSlice,
@@ -20,7 +22,7 @@ import {
   type Snapshot,
   snapshotClusterModel,
 } from '@zw/core';
-import { ReadDb } from '@zw/db';
+import { type ClusterHeadRow, ReadDb } from '@zw/db';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { ApiConfig } from '../config.js';
@@ -41,7 +43,10 @@ interface IndexedSnapshot {
   services: Map<string, Service>;
   slices: Map<string, EndpointSlice[]>;
   nodeInfo: NodeInfo;
-  /** The Kubernetes version and data plane the snapshot names (else the defaults), as the worker analysed it. */
+  /**
+   * The Kubernetes version and data plane the snapshot names, after the cluster's overrides (else the
+   * defaults): what the worker analysed it with.
+   */
   cluster: ClusterModel;
 }
 
@@ -80,6 +85,9 @@ export interface LiveView {
  * once the newest payload is past PAYLOAD_RETENTION_DAYS (an agent silent that long); the answer then
  * says so. Small payloads stay parsed in memory so a detail page does not re-parse them.
  *
+ * The cluster's overrides are applied to the payload as the worker applies them before its analysis, and
+ * are part of the cache key: changing one changes the next answer at once.
+ *
  * Decision: a zone is represented by one node: the first ready, non-control-plane node of the zone in
  * name order (kube-proxy's view differs between nodes of a zone only for node hints, PreferSameNode).
  */
@@ -95,8 +103,13 @@ export class LiveViewService {
     this.maxCachedBytes = config.get('LIVE_VIEW_CACHE_MAX_BYTES', { infer: true });
   }
 
-  async view(snapshotId: string | null, namespace: string, name: string): Promise<LiveView> {
-    const indexed = snapshotId ? await this.load(snapshotId) : null;
+  async view(
+    snapshotId: string | null,
+    overrides: ClusterOverrides,
+    namespace: string,
+    name: string,
+  ): Promise<LiveView> {
+    const indexed = snapshotId ? await this.load(snapshotId, overrides) : null;
     if (!indexed) {
       const reason = snapshotId
         ? 'the raw payload of the newest snapshot is past its retention period'
@@ -135,16 +148,20 @@ export class LiveViewService {
     };
   }
 
-  /** The parsed payload of a snapshot (shared with the cache: callers must not change it), null once pruned. */
-  async snapshot(snapshotId: string): Promise<Snapshot | null> {
-    return (await this.load(snapshotId))?.snapshot ?? null;
+  /**
+   * The parsed payload of a snapshot with the cluster's overrides applied (shared with the cache: callers
+   * must not change it), null once pruned.
+   */
+  async snapshot(snapshotId: string, overrides: ClusterOverrides): Promise<Snapshot | null> {
+    return (await this.load(snapshotId, overrides))?.snapshot ?? null;
   }
 
-  private async load(snapshotId: string): Promise<IndexedSnapshot | null> {
-    const cached = this.cache.get(snapshotId);
+  private async load(snapshotId: string, overrides: ClusterOverrides): Promise<IndexedSnapshot | null> {
+    const key = cacheKey(snapshotId, overrides);
+    const cached = this.cache.get(key);
     if (cached) {
-      this.cache.delete(snapshotId);
-      this.cache.set(snapshotId, cached);
+      this.cache.delete(key);
+      this.cache.set(key, cached);
       return cached;
     }
     const [row] = await this.db.query<{ size_bytes: number; gzip: Buffer | null }>(
@@ -153,9 +170,11 @@ export class LiveViewService {
       [snapshotId],
     );
     if (!row?.gzip) return null;
-    const snapshot = parseSnapshot(
-      JSON.parse((await gunzipAsync(row.gzip, { chunkSize: GUNZIP_CHUNK_BYTES })).toString('utf8')),
+    const document: unknown = JSON.parse(
+      (await gunzipAsync(row.gzip, { chunkSize: GUNZIP_CHUNK_BYTES })).toString('utf8'),
     );
+    applyClusterOverrides(document, overrides);
+    const snapshot = parseSnapshot(document);
     const indexed: IndexedSnapshot = {
       snapshot,
       services: new Map(snapshot.services.map((s) => [`${s.metadata.namespace ?? 'default'}/${s.metadata.name}`, s])),
@@ -164,11 +183,21 @@ export class LiveViewService {
       cluster: snapshotClusterModel(snapshot),
     };
     if (row.size_bytes <= this.maxCachedBytes) {
-      this.cache.set(snapshotId, indexed);
+      this.cache.set(key, indexed);
       if (this.cache.size > CACHED_SNAPSHOTS) this.cache.delete(this.cache.keys().next().value!);
     }
     return indexed;
   }
+}
+
+/** The cluster's overrides as its row stores them. */
+export function overridesOf(head: Pick<ClusterHeadRow, 'kubernetes_version' | 'data_plane'>): ClusterOverrides {
+  return { kubernetesVersion: head.kubernetes_version, dataPlane: head.data_plane };
+}
+
+/** One entry per snapshot and overrides: a changed override misses the cache rather than reading stale settings. */
+function cacheKey(snapshotId: string, overrides: ClusterOverrides): string {
+  return JSON.stringify([snapshotId, overrides.kubernetesVersion, overrides.dataPlane]);
 }
 
 function unavailable(reason: string, snapshotId: string | null): LiveView {

@@ -20,7 +20,7 @@ import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { notFound, validationProblem } from '../problem.js';
 import { clusterPricing } from '../savings/pricing.js';
 import { RecommendationsService } from '../recommendations/recommendations.service.js';
-import { LiveViewService } from './live-view.service.js';
+import { LiveViewService, overridesOf } from './live-view.service.js';
 import { measurementSourceOf, serviceSummaryView, zoneAllocations } from './service-view.js';
 import type { ListServicesQuery, ServiceDetailQuery } from './services.schemas.js';
 
@@ -127,7 +127,7 @@ export class ServicesService {
     const price = priceOf(head);
     const [intervals, live, recommendations] = await Promise.all([
       serviceIntervals(this.db, service.id, from, to, TIMELINE_LIMIT + 1),
-      current ? this.live.view(head.latest_snapshot_id, namespace, name) : this.live.view(null, namespace, name),
+      this.live.view(current ? head.latest_snapshot_id : null, overridesOf(head), namespace, name),
       current ? this.recommendations.service(clusterId, price, namespace, name) : Promise.resolve([]),
     ]);
     return {

@@ -7,7 +7,7 @@ import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiBodyFrom, ApiPathParams } from '../http/openapi.js';
 import { clusterIdOf, parseInput } from '../http/validation.js';
 import { ProblemException } from '../problem.js';
-import { LiveViewService } from '../services/live-view.service.js';
+import { LiveViewService, overridesOf } from '../services/live-view.service.js';
 import { ServicesService } from '../services/services.service.js';
 import { WhatIfSchema } from './simulate.schemas.js';
 
@@ -60,7 +60,7 @@ export class ClusterSimulateController {
     if (!head.latest_snapshot_id || !head.latest_captured_at) {
       throw new ProblemException(409, `cluster ${clusterId} has no processed snapshot yet: nothing to simulate on`);
     }
-    const snapshot = await this.live.snapshot(head.latest_snapshot_id);
+    const snapshot = await this.live.snapshot(head.latest_snapshot_id, overridesOf(head));
     if (!snapshot) {
       throw new ProblemException(409, 'the raw payload of the newest snapshot is past its retention period');
     }

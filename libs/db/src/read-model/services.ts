@@ -152,6 +152,9 @@ export interface ClusterHeadRow {
   traffic_preset: string | null;
   traffic_window_seconds: number | null;
   traffic_query: string | null;
+  /** The cluster's overrides of the Kubernetes version and data plane (null: what the snapshot says). */
+  kubernetes_version: string | null;
+  data_plane: string | null;
 }
 
 /**
@@ -166,7 +169,8 @@ export async function clusterHead(
   const [row] = await db.query<ClusterHeadRow>(
     `SELECT c.id::text, c.name, c.cloud::text, c.region, c.cross_zone_price_per_gb::float8 AS price_override,
             m.captured_at AS latest_captured_at, m.snapshot_id::text AS latest_snapshot_id,
-            t.preset AS traffic_preset, t.window_seconds AS traffic_window_seconds, t.last_query AS traffic_query
+            t.preset AS traffic_preset, t.window_seconds AS traffic_window_seconds, t.last_query AS traffic_query,
+            c.kubernetes_version, c.data_plane
        FROM clusters c
        LEFT JOIN LATERAL (SELECT captured_at, snapshot_id FROM snapshot_summaries
                            WHERE cluster_id = c.id ORDER BY captured_at DESC LIMIT 1) m ON true
