@@ -16,7 +16,8 @@ export const DATA_PLANE_DETAIL_ANNOTATION = 'zonewise.io/data-plane-detail';
  * - `kube-proxy`: kube-proxy on Linux (iptables, ipvs or nftables) routes Service traffic;
  * - `cilium`: Cilium's kube-proxy replacement with service topology on;
  * - `cilium-no-topology`: Cilium's kube-proxy replacement with service topology off;
- * - `calico-ebpf`: Calico's eBPF data plane;
+ * - `calico-ebpf`: Calico's eBPF data plane with Traffic Distribution support;
+ * - `calico-ebpf-legacy`: Calico's eBPF data plane before it (hints only for the older annotation);
  * - `antrea`: Antrea Proxy;
  * - `windows-kube-proxy`: kube-proxy on Windows nodes;
  * - `istio-sidecar`, `linkerd`: a service mesh's sidecars route the workloads' traffic.
@@ -26,6 +27,7 @@ export const DATA_PLANE_NAMES = [
   'cilium',
   'cilium-no-topology',
   'calico-ebpf',
+  'calico-ebpf-legacy',
   'antrea',
   'windows-kube-proxy',
   'istio-sidecar',
@@ -37,6 +39,6 @@ export type DataPlaneName = (typeof DATA_PLANE_NAMES)[number];
 /** `MAJOR.MINOR` without leading zeros, e.g. `1.31`. */
 export const KUBERNETES_VERSION_PATTERN = /^(0|[1-9]\d{0,3})\.(0|[1-9]\d{0,3})$/;
 
-export function isDataPlaneName(value: unknown): value is DataPlaneName {
-  return typeof value === 'string' && (DATA_PLANE_NAMES as readonly string[]).includes(value);
+export function isDataPlaneName(name: string): name is DataPlaneName {
+  return (DATA_PLANE_NAMES as readonly string[]).includes(name);
 }

@@ -76,10 +76,11 @@ function dataPlaneRefusal(service: Service, dataPlane: DataPlaneName, features: 
     case 'cilium-no-topology':
       return "Cilium's kube-proxy replacement ignores hints unless service topology is enabled (loadBalancer.serviceTopology / enable-service-topology)";
     case 'calico-ebpf':
-      // Decision: current Calico (with Traffic Distribution support, calico#11751). Releases before it read
-      // hints only for `topology-aware-hints: Auto` (calico#7241); the agent cannot tell them apart.
       if (proxyAnnotationEnables(service) || hasTrafficDistribution(service)) return null;
       return "Calico's eBPF data plane reads hints only for Services with a topology annotation or a spec.trafficDistribution";
+    case 'calico-ebpf-legacy':
+      if (awareHintsAuto(service)) return null;
+      return "Calico's eBPF data plane before topology-mode and trafficDistribution support reads hints only for Services annotated service.kubernetes.io/topology-aware-hints: Auto";
     case 'antrea':
       if (proxyAnnotationEnables(service) || hasTrafficDistribution(service)) return null;
       return 'AntreaProxy reads hints only for Services with a topology annotation (not empty or disabled) or a spec.trafficDistribution';
@@ -112,6 +113,11 @@ function proxyAnnotationEnables(service: Service): boolean {
     ? annotations[TOPOLOGY_AWARE_HINTS_ANNOTATION]
     : annotations[TOPOLOGY_MODE_ANNOTATION];
   return value !== undefined && value !== '' && value !== 'disabled' && value !== 'Disabled';
+}
+
+function awareHintsAuto(service: Service): boolean {
+  const value = service.metadata.annotations?.[TOPOLOGY_AWARE_HINTS_ANNOTATION];
+  return value === 'Auto' || value === 'auto';
 }
 
 function hasTrafficDistribution(service: Service): boolean {
