@@ -32,6 +32,19 @@ describe('withStateHash', () => {
     expect(hashOf(reordered)).toBe(hashOf(base));
   });
 
+  it('changes when who manages the Service or its data-path verdict changes', () => {
+    const verdict = { managedBy: 'endpointslice-controller', honoursHints: true, dataPathReason: null };
+    const hashes = [
+      hashOf(base),
+      hashOf({ ...base, verdict }),
+      hashOf({ ...base, verdict: { ...verdict, managedBy: 'none' } }),
+      hashOf({ ...base, verdict: { ...verdict, honoursHints: false, dataPathReason: 'headless Service' } }),
+      hashOf({ ...base, verdict: { ...verdict, honoursHints: false, dataPathReason: 'the data plane ignores hints' } }),
+    ];
+    expect(new Set(hashes).size).toBe(hashes.length);
+    expect(hashOf({ ...base, verdict: { ...verdict } })).toBe(hashOf({ ...base, verdict }));
+  });
+
   it('treats -0 as 0 (they print the same)', () => {
     expect(hashOf({ ...base, crossZoneWithHints: -0 })).toBe(hashOf(base));
   });

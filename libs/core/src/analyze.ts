@@ -25,7 +25,12 @@ import { SERVICE_NAME_LABEL } from './k8s-objects.js';
 import { emptyObjectList, mapList } from './lists.js';
 import { modelledVersion, type SettingSource, type VersionFeatures, versionFeatures } from './kubernetes-versions.js';
 import { computeNodeInfo, type NodeInfo, type ZoneCapacity } from './node-info.js';
-import type { Routing } from './routing-mode.js';
+import {
+  hintsEnabledByAnnotation,
+  isTrafficDistribution,
+  type Routing,
+  usableTrafficDistribution,
+} from './routing-mode.js';
 import {
   CONTROLLER_MANAGED_BY,
   MANAGED_BY_LABEL,
@@ -256,6 +261,8 @@ interface ServiceEntry {
   namespace: string;
   name: string;
   routing: ServiceRouting;
+  /** Why the Service's `spec.trafficDistribution` is ignored on this version; null when it is not. */
+  ignoredTrafficDistribution: string | null;
   management: SliceManagement;
   dataPath: DataPathVerdict;
 }
@@ -295,7 +302,10 @@ function analyzeService(
     namespace: service.namespace,
     name: service.name,
     routing: sync.routing,
-    hints: sync.hints,
+    hints:
+      sync.hints.state === 'none' && sync.hints.reason === null && service.ignoredTrafficDistribution !== null
+        ? { state: 'none', reason: service.ignoredTrafficDistribution }
+        : sync.hints,
     events: sync.events,
     endpointSlices: sync.endpointSlices,
     zones: zoneTable({
@@ -515,9 +525,22 @@ function serviceEntry(
     namespace: service.metadata.namespace ?? 'default',
     name: service.metadata.name,
     routing: serviceRoutingOf(service, cluster.features),
+    ignoredTrafficDistribution: ignoredTrafficDistributionOf(service, cluster.features),
     management: sliceManagementOf(service, slicesByService.get(key) ?? [], cluster.recordsSelectors),
     dataPath: dataPathOf(service, cluster.dataPlane, cluster.features),
   };
+}
+
+/**
+ * A `spec.trafficDistribution` value upstream defines that this version's controller does not act on (its
+ * feature gate is off by default), for a Service no annotation routes: the controller ignores it.
+ */
+function ignoredTrafficDistributionOf(service: Service, features: VersionFeatures): string | null {
+  const value = service.spec?.trafficDistribution;
+  if (value === undefined || !isTrafficDistribution(value) || hintsEnabledByAnnotation(service)) return null;
+  if (usableTrafficDistribution(service, features) !== null) return null;
+  const from = value === 'PreferClose' ? '1.31 (ServiceTrafficDistribution)' : '1.34 (PreferSameTrafficDistribution)';
+  return `spec.trafficDistribution ${value} is ignored by this Kubernetes version: its feature gate is on by default from ${from}`;
 }
 
 function byKey(a: ServiceEntry, b: ServiceEntry): number {

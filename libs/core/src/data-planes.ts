@@ -76,14 +76,11 @@ function dataPlaneRefusal(service: Service, dataPlane: DataPlaneName, features: 
     case 'cilium-no-topology':
       return "Cilium's kube-proxy replacement ignores hints unless service topology is enabled (loadBalancer.serviceTopology / enable-service-topology)";
     case 'calico-ebpf':
-      // Calico with Traffic Distribution support (calico#11751); the agent tells it from older releases
-      // by the ClusterInformation's calicoVersion.
       if (proxyAnnotationEnables(service) || hasTrafficDistribution(service)) return null;
       return "Calico's eBPF data plane reads hints only for Services with a topology annotation or a spec.trafficDistribution";
     case 'calico-ebpf-legacy':
-      // Calico eBPF from hint support (calico#7241) until calico#11751: only the deprecated annotation at Auto.
-      if (legacyAnnotationIsAuto(service)) return null;
-      return "Calico's eBPF data plane before Traffic Distribution support reads hints only for Services annotated service.kubernetes.io/topology-aware-hints: Auto";
+      if (awareHintsAuto(service)) return null;
+      return "Calico's eBPF data plane before topology-mode and trafficDistribution support reads hints only for Services annotated service.kubernetes.io/topology-aware-hints: Auto";
     case 'antrea':
       if (proxyAnnotationEnables(service) || hasTrafficDistribution(service)) return null;
       return 'AntreaProxy reads hints only for Services with a topology annotation (not empty or disabled) or a spec.trafficDistribution';
@@ -118,7 +115,7 @@ function proxyAnnotationEnables(service: Service): boolean {
   return value !== undefined && value !== '' && value !== 'disabled' && value !== 'Disabled';
 }
 
-function legacyAnnotationIsAuto(service: Service): boolean {
+function awareHintsAuto(service: Service): boolean {
   const value = service.metadata.annotations?.[TOPOLOGY_AWARE_HINTS_ANNOTATION];
   return value === 'Auto' || value === 'auto';
 }

@@ -46,6 +46,6 @@ export function routingOf(service: Service, features: ControllerFeatures = KUBER
   return usableTrafficDistribution(service, features) ?? 'None';
 }
 
-function isTrafficDistribution(value: unknown): value is TrafficDistribution {
+export function isTrafficDistribution(value: unknown): value is TrafficDistribution {
   return (TRAFFIC_DISTRIBUTIONS as readonly unknown[]).includes(value);
 }

@@ -43,6 +43,12 @@ const PLANE_ROWS: PlaneRow[] = [
     honours: [true, true, true, false],
   },
   {
+    dataPlane: 'calico-ebpf-legacy',
+    source: 'calico#7241 and calico#10430: hints only with topology-aware-hints Auto/auto',
+    honours: [false, true, false, false],
+    reason: 'topology-aware-hints: Auto',
+  },
+  {
     dataPlane: 'antrea',
     source: 'antrea#6604 (ServiceTrafficDistribution) and antrea#6607 (any enabling annotation value)',
     honours: [true, true, true, false],

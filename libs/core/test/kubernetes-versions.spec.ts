@@ -130,6 +130,9 @@ describe('Kubernetes versions: each row against its upstream source', () => {
     expect(on130(null).reason).toContain('before 1.31');
     expect(on130('disabled').honoursHints).toBe(false);
     // kubernetes#116522: "kube-proxy now accepts any value that is not disabled".
+    expect(
+      byName(analyzeSnapshot(routingSnapshot(), { kubernetesVersion: '1.30' }).services).close.hints.reason,
+    ).toContain('PreferClose is ignored by this Kubernetes version: its feature gate is on by default from 1.31');
     expect(on130('custom-heuristic').honoursHints).toBe(true);
     expect(on130('Auto').honoursHints).toBe(true);
   });
@@ -137,8 +140,16 @@ describe('Kubernetes versions: each row against its upstream source', () => {
   it('the same snapshot gives different, correct verdicts for v1.31 and v1.35', () => {
     const snapshot = routingSnapshot();
     const v131 = byName(analyzeSnapshot(snapshot, { kubernetesVersion: '1.31' }).services);
-    const v135 = byName(analyzeSnapshot(snapshot, { kubernetesVersion: '1.35' }).services);
+    const v135report = analyzeSnapshot(snapshot, { kubernetesVersion: '1.35' });
+    const v135 = byName(v135report.services);
     expect(v131['same-zone'].routing).toBe('None');
+    expect(v131['same-zone'].hints).toEqual({
+      state: 'none',
+      reason:
+        'spec.trafficDistribution PreferSameZone is ignored by this Kubernetes version: its feature gate is on by default from 1.34 (PreferSameTrafficDistribution)',
+    });
+    expect(v135['same-zone'].hints).toEqual({ state: 'populated', reason: null });
+    expect(v135report.services.find((s) => s.name === 'plain')?.hints).toEqual({ state: 'none', reason: null });
     expect(v131['same-zone'].crossZone.withHints).toBeCloseTo(CROSS, 12);
     expect(v135['same-zone'].routing).toBe('PreferSameZone');
     expect(v135['same-zone'].crossZone.withHints).toBe(0);

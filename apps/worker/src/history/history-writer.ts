@@ -259,16 +259,17 @@ async function finish(tx: Tx, record: SnapshotRecord, sameRollupAs: Date | null)
     )${storeDocuments.length > 0 ? Prisma.join(storeDocuments, '') : Prisma.empty}
     INSERT INTO snapshot_summaries (snapshot_id, cluster_id, captured_at, services, services_populated, services_removed,
                                     services_none, node_info_sufficient, node_info_reason, zones, services_with_drift,
+                                    services_with_ignored_hints,
                                     cross_zone_without_hints, cross_zone_with_hints, zone_stats_hash,
-                                    service_cidrs_hash, recommendations_hash, analyzer, services_with_ignored_hints,
+                                    service_cidrs_hash, recommendations_hash, analyzer,
                                     kubernetes_version, kubernetes_version_source, data_plane, data_plane_source,
                                     ${Prisma.raw(ROLLUP_COLUMNS)})
     SELECT ${record.snapshotId}::uuid, ${clusterId}::uuid, ${at}::timestamptz, ${a.services}::int,
            ${a.servicesPopulated}::int, ${a.servicesRemoved}::int, ${a.servicesNone}::int, ${a.nodeInfoSufficient}::boolean,
            ${a.nodeInfoReason}::text, ${JSON.stringify(a.zones)}::jsonb, ${a.servicesWithDrift}::int,
+           ${a.servicesWithIgnoredHints ?? null}::int,
            ${a.crossZoneWithoutHints}::float8, ${a.crossZoneWithHints}::float8, ${zoneStats?.hash ?? null}::bytea,
            ${serviceCidrs?.hash ?? null}::bytea, ${recommendations?.hash ?? null}::bytea, ${record.analyzer}::text,
-           ${a.servicesWithIgnoredHints ?? null}::int,
            ${a.settings?.kubernetesVersion ?? null}::text, ${a.settings?.kubernetesVersionSource ?? null}::text,
            ${a.settings?.dataPlane ?? null}::text, ${a.settings?.dataPlaneSource ?? null}::text,
            ${Prisma.raw(prefixed('r', ROLLUP_COLUMNS))}
@@ -337,8 +338,9 @@ function sameOverride(column: 'kubernetes_version' | 'data_plane'): Prisma.Sql {
 
 /** Everything a summary holds about its snapshot's analysis (all but its keys). */
 const REPEATED_SUMMARY_COLUMNS = `services, services_populated, services_removed, services_none, node_info_sufficient,
+  services_with_ignored_hints,
   node_info_reason, zones, services_with_drift, cross_zone_without_hints, cross_zone_with_hints, zone_stats_hash,
-  service_cidrs_hash, recommendations_hash, analyzer, services_with_ignored_hints, kubernetes_version,
+  service_cidrs_hash, recommendations_hash, analyzer, kubernetes_version,
   kubernetes_version_source, data_plane, data_plane_source, ${ROLLUP_COLUMNS}`;
 
 function prefixed(alias: string, columns: string): string {
