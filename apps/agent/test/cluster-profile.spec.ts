@@ -335,7 +335,7 @@ describe('refused and missing reads', () => {
     expect(meshUnknown.detail.reason).toBe('the namespaces (mesh injection) refused (RBAC)');
   });
 
-  it('a read that fails otherwise (5xx) is unknown too, never a crash, and the next read recovers', async () => {
+  it('a read that fails otherwise (5xx) is unknown until the source has answered once, never a crash', async () => {
     const server = await fakeCluster();
     server.apply(kubeProxy('iptables'));
     server.failLists('Namespace', 500, 1);
@@ -349,6 +349,15 @@ describe('refused and missing reads', () => {
     });
     expect(lines.find((line) => line.source === 'namespaces')).toMatchObject({ level: 'warn' });
     expect((await profileOf(server, clusterReader)).dataPlane).toBe('kube-proxy');
+
+    // Once a source has answered, a passing failure keeps its last answer: the data plane does not flip.
+    server.apply(cilium('true', false));
+    expect((await profileOf(server, clusterReader)).dataPlane).toBe('cilium-no-topology');
+    server.failLists('Namespace', 503, 1);
+    const hiccup = await profileOf(server, clusterReader);
+    expect(hiccup.dataPlane).toBe('cilium-no-topology');
+    expect(hiccup.detail.meshes).toMatchObject({ status: 'found' });
+    expect(server.requestsFor('Namespace', 'list').map((request) => request.status)).toEqual([500, 200, 200, 503]);
   });
 });
 
