@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import type { AnalysisTask, ThreadOutcome } from './analysis.thread.js';
-import type { ClusterOverrides } from './cluster-overrides.js';
+import type { ClusterOverrides } from '@zw/core';
 import type { WorkerConfig } from './config.js';
 import { type AnalyzedSnapshot, UnprocessableSnapshotError } from './snapshot-analysis.js';
 import { WORKER_CONFIG } from './worker-config.token.js';

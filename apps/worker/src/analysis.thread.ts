@@ -5,7 +5,7 @@ import {
   UnprocessableSnapshotError,
 } from './snapshot-analysis.js';
 
-import type { ClusterOverrides } from './cluster-overrides.js';
+import type { ClusterOverrides } from '@zw/core';
 
 /** What a pool thread is given: a stored payload and its cluster's overrides. */
 export interface AnalysisTask {

@@ -1,12 +1,15 @@
 import {
   type AnalysisReport,
   analyzeSnapshot,
+  applyClusterOverrides,
   autoRoutingPreviews,
+  type ClusterOverrides,
   type AutoRoutingPreview,
   type EndpointSlice,
   isEndpointReady,
   MONTHLY_TRAFFIC_ANNOTATION,
   monthlyTrafficGb,
+  NO_OVERRIDES,
   OVERLOAD_THRESHOLD,
   parseSnapshot,
   serviceKey as coreServiceKey,
@@ -16,7 +19,7 @@ import {
 } from '@zw/core';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { analysisSettings, applyClusterOverrides, type ClusterOverrides, NO_OVERRIDES } from './cluster-overrides.js';
+import { analysisSettings } from './cluster-overrides.js';
 import type { SnapshotAggregates } from './history/history-writer.js';
 import { type ServiceSavingsState, type ServiceState, withStateHash } from './history/service-state.js';
 

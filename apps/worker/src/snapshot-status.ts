@@ -1,5 +1,5 @@
 import type { Db } from '@zw/db';
-import type { ClusterOverrides } from './cluster-overrides.js';
+import type { ClusterOverrides } from '@zw/core';
 
 export interface ClaimedSnapshot {
   clusterId: string;
