@@ -12,9 +12,13 @@ import { describeError, errorStatus, LIST_PAGE_SIZE } from './kubernetes.js';
 /**
  * Reads, at each snapshot, what says which Kubernetes version and which data plane the cluster runs:
  * `/version`, the kube-system ConfigMaps of kube-proxy, Cilium and Antrea, Calico's FelixConfiguration
- * and ClusterInformation `default`, and the namespaces' mesh injection labels. Nothing here is needed for a snapshot: a read
- * that is refused (401/403), missing (404), slow or failing gives an unknown, logged once per source and
- * outcome, and the snapshot goes on without it.
+ * and ClusterInformation `default`, and the namespaces' mesh injection labels. Nothing here is needed
+ * for a snapshot: a read that is refused (401/403), missing (404), slow or failing gives an unknown,
+ * logged once per source and outcome, and the snapshot goes on without it.
+ *
+ * Decision: a read that fails (5xx, no answer in time) after the source has answered keeps that last
+ * answer: a passing API server hiccup must not flip the cluster's data plane, and with it every
+ * Service's verdict, for one snapshot. Refusals and absences are answers, and replace it.
  */
 
 /** The outcome of one read. */
@@ -74,6 +78,8 @@ export class ClusterReader {
   private readonly versions: VersionApi;
   /** `source outcome` pairs already logged: each is logged once in the agent's life. */
   private readonly logged = new Set<string>();
+  /** Per source, its last answer (anything but a failure). */
+  private readonly lastAnswers = new Map<string, Read<unknown>>();
 
   constructor(
     kubeConfig: KubeConfig,
@@ -127,11 +133,14 @@ export class ClusterReader {
       timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
     });
     try {
-      return { status: 'found', value: await Promise.race([read(), timeout]) };
+      const found: Read<T> = { status: 'found', value: await Promise.race([read(), timeout]) };
+      this.lastAnswers.set(source, found);
+      return found;
     } catch (error) {
       const outcome = outcomeOf(error);
       this.logOnce(source, outcome);
-      return outcome;
+      if (outcome.status !== 'failed') this.lastAnswers.set(source, outcome);
+      return outcome.status === 'failed' ? ((this.lastAnswers.get(source) as Read<T> | undefined) ?? outcome) : outcome;
     } finally {
       clearTimeout(timer);
     }

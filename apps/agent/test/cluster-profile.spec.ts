@@ -95,10 +95,10 @@ function namespacesOfServices(server: FakeApiServer): string[] {
   return [...new Set(names)].sort();
 }
 
-function reader(server: FakeApiServer, logger = logSink().logger): ClusterReader {
+function reader(server: FakeApiServer, logger = logSink().logger, timeoutMs?: number): ClusterReader {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(server.writeKubeconfig(join(dir, `kubeconfig-${servers.length}-${Date.now()}`)));
-  return new ClusterReader(kubeConfig, logger);
+  return new ClusterReader(kubeConfig, logger, timeoutMs);
 }
 
 async function profileOf(server: FakeApiServer, clusterReader = reader(server)) {
@@ -335,7 +335,7 @@ describe('refused and missing reads', () => {
     expect(meshUnknown.detail.reason).toBe('the namespaces (mesh injection) refused (RBAC)');
   });
 
-  it('a read that fails otherwise (5xx) is unknown too, never a crash, and the next read recovers', async () => {
+  it('a read that fails otherwise (5xx) is unknown until the source has answered once, never a crash', async () => {
     const server = await fakeCluster();
     server.apply(kubeProxy('iptables'));
     server.failLists('Namespace', 500, 1);
@@ -349,6 +349,36 @@ describe('refused and missing reads', () => {
     });
     expect(lines.find((line) => line.source === 'namespaces')).toMatchObject({ level: 'warn' });
     expect((await profileOf(server, clusterReader)).dataPlane).toBe('kube-proxy');
+
+    // Once a source has answered, a passing failure keeps its last answer: the data plane does not flip.
+    server.apply(cilium('true', false));
+    expect((await profileOf(server, clusterReader)).dataPlane).toBe('cilium-no-topology');
+    server.failLists('Namespace', 503, 1);
+    const hiccup = await profileOf(server, clusterReader);
+    expect(hiccup.dataPlane).toBe('cilium-no-topology');
+    expect(hiccup.detail.meshes).toMatchObject({ status: 'found' });
+    expect(server.requestsFor('Namespace', 'list').map((request) => request.status)).toEqual([500, 200, 200, 503]);
+  });
+});
+
+describe('a read that never answers', () => {
+  it('fails after the read timeout instead of holding the snapshot', async () => {
+    const server = await fakeCluster();
+    server.apply(kubeProxy('iptables'));
+    server.stall(objectPath('ConfigMap', 'cilium-config', 'kube-system'));
+    const { lines, logger } = logSink();
+    const started = Date.now();
+    const profile = await profileOf(server, reader(server, logger, 300));
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(profile.dataPlane).toBeNull();
+    expect(profile.detail).toMatchObject({
+      cilium: { status: 'failed' },
+      reason: 'ConfigMap kube-system/cilium-config could not be read',
+    });
+    expect(lines.find((line) => line.source === 'ConfigMap kube-system/cilium-config')).toMatchObject({
+      level: 'warn',
+      error: 'no answer within 300 ms',
+    });
   });
 });
 

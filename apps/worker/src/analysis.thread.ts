@@ -4,6 +4,7 @@ import {
   readPayload,
   UnprocessableSnapshotError,
 } from './snapshot-analysis.js';
+
 import type { ClusterOverrides } from '@zw/core';
 
 /** What a pool thread is given: a stored payload and its cluster's overrides. */

@@ -5,6 +5,11 @@ import {
   KUBERNETES_VERSION_ANNOTATION,
 } from '@zw/core';
 
+/**
+ * Where each setting of a stored analysis came from. (The overrides themselves reach the analysis
+ * through @zw/core's applyClusterOverrides.)
+ */
+
 export type SettingSource = 'override' | 'snapshot' | 'default';
 
 /** The Kubernetes version and data plane an analysis used, each with where it came from. */

@@ -109,6 +109,7 @@ export class FakeApiServer {
   private readonly unserved = new Set<string>();
   private readonly failures = new Map<string, { status: number; remaining: number }>();
   private readonly forbidden = new Set<string>();
+  private readonly stalled = new Set<string>();
   private version: VersionInfo | null = null;
   readonly requests: RequestRecord[] = [];
   goneStyle: GoneStyle = 'event';
@@ -214,6 +215,11 @@ export class FakeApiServer {
 
   // ─── Faults ─────────────────────────────────────────────────────────────────────────────────
 
+  /** Requests for this path are never answered (the connection stays open), as an overloaded server does. */
+  stall(path: string): void {
+    this.stalled.add(path);
+  }
+
   /** Requests for this path (e.g. {@link objectPath} or `/version`) are answered 403, as RBAC refuses them. */
   forbid(path: string): void {
     this.forbidden.add(path);
@@ -286,6 +292,7 @@ export class FakeApiServer {
     };
     if (request.headers.authorization !== 'Bearer fake-token')
       return reply(401, status(401, 'Unauthorized', 'Unauthorized'));
+    if (this.stalled.has(url.pathname.replace(/(.)\/$/, '$1'))) return;
     if (this.forbidden.has(url.pathname.replace(/(.)\/$/, '$1'))) {
       return reply(403, status(403, 'Forbidden', `${url.pathname} is forbidden: the user cannot get it`));
     }

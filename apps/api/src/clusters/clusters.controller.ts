@@ -51,7 +51,10 @@ export class ClustersController {
 
   @Patch(':id')
   @AdminOnly()
-  @ApiOperation({ summary: 'Rename a cluster or change its cloud, region or cross-zone price' })
+  @ApiOperation({
+    summary:
+      'Rename a cluster, change its cloud, region or cross-zone price, or override the Kubernetes version and data plane its agent reports',
+  })
   @ApiPathParams({ id: 'cluster id' })
   @ApiBodyFrom(UpdateClusterBody)
   @ApiResponseFrom(200, ClusterSchema, 'the cluster as changed')
