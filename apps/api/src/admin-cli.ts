@@ -31,7 +31,6 @@ import {
 } from '@zw/db';
 import { parseEnvironment, queueEnvSchema, redisConnectionFromUrl, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { KUBERNETES_VERSION_PATTERN } from '@zw/core';
-import { Queue } from 'bullmq';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { redriveFailedSnapshots } from './snapshots/redrive.js';
@@ -176,6 +175,7 @@ async function runFailedSnapshots(
     };
   }
   const env = parseEnvironment(queueEnvSchema, process.env);
+  const { Queue } = await import('bullmq'); // only this command talks to Redis: the others start faster
   const queue = new Queue(SNAPSHOTS_QUEUE, {
     connection: redisConnectionFromUrl(env.REDIS_URL),
     prefix: env.QUEUE_PREFIX,

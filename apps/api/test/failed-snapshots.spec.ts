@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,19 +30,16 @@ let locks: pg.Client;
 const failed: Record<'first' | 'second' | 'lone' | 'others', string> = { first: '', second: '', lone: '', others: '' };
 const clusters: Record<'main' | 'lone' | 'others', string> = { main: '', lone: '', others: '' };
 
+/** The admin CLI with the stack's environment (database, Redis, queue prefix). */
 function cli(...args: string[]) {
   const script = join(__dirname, '..', '..', '..', 'dist', 'apps', 'api', 'admin-cli.js');
-  return spawnSync(process.execPath, [script, ...args], {
-    env: { ...process.env, ...stack.env },
-    encoding: 'utf8',
-  });
+  return spawnSync(process.execPath, [script, ...args], { env: { ...process.env, ...stack.env }, encoding: 'utf8' });
 }
 
 function cliJson(...args: string[]): Record<string, unknown> {
-  const script = join(__dirname, '..', '..', '..', 'dist', 'apps', 'api', 'admin-cli.js');
-  return JSON.parse(
-    execFileSync(process.execPath, [script, ...args], { env: { ...process.env, ...stack.env }, encoding: 'utf8' }),
-  ) as Record<string, unknown>;
+  const run = cli(...args);
+  expect(run.status, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as Record<string, unknown>;
 }
 
 async function statusOf(snapshotId: string): Promise<string> {
@@ -101,10 +98,14 @@ describe('failed snapshots', () => {
     }
     expect(listed.snapshots.find((s) => s.snapshotId === failed.lone)?.clusterName).toBe('lone');
 
-    const lone = FailedSnapshotListSchema.parse((await admin.get(`/v1/snapshots/failed?clusterId=${clusters.lone}`)).body);
+    const lone = FailedSnapshotListSchema.parse(
+      (await admin.get(`/v1/snapshots/failed?clusterId=${clusters.lone}`)).body,
+    );
     expect(lone.snapshots.map((s) => s.snapshotId)).toEqual([failed.lone]);
     const future = new Date(Date.now() + 3600_000).toISOString();
-    expect(FailedSnapshotListSchema.parse((await admin.get(`/v1/snapshots/failed?since=${future}`)).body).snapshots).toEqual([]);
+    expect(
+      FailedSnapshotListSchema.parse((await admin.get(`/v1/snapshots/failed?since=${future}`)).body).snapshots,
+    ).toEqual([]);
 
     const first = FailedSnapshotListSchema.parse((await admin.get('/v1/snapshots/failed?limit=2')).body);
     expect(first.snapshots).toHaveLength(2);
@@ -116,7 +117,9 @@ describe('failed snapshots', () => {
       listed.snapshots.map((s) => s.snapshotId),
     );
 
-    const theirs = FailedSnapshotListSchema.parse((await apiClient(stack.url, other.adminKey).get('/v1/snapshots/failed')).body);
+    const theirs = FailedSnapshotListSchema.parse(
+      (await apiClient(stack.url, other.adminKey).get('/v1/snapshots/failed')).body,
+    );
     expect(theirs.snapshots.map((s) => s.snapshotId)).toEqual([failed.others]);
     expect((await apiClient(stack.url, tenant.readKey).get('/v1/snapshots/failed')).status).toBe(403);
     const bad = await admin.get('/v1/snapshots/failed?since=yesterday');

@@ -50,8 +50,8 @@ export class DependencyOutages {
 
   /**
    * Runs `work` until it succeeds or fails for a reason other than an outage (then its error is thrown).
-   * `stopping` ends the wait early (the worker shuts down): the error is thrown and the job, still
-   * active, is taken back by a live worker once its lock expires, with no attempt counted either.
+   * `stopping` ends the wait early (the worker shuts down): then an OutageWaitInterrupted is thrown, for
+   * the caller to hand the work back without counting an attempt.
    */
   async retryThrough<T>(what: string, work: () => Promise<T>, stopping: () => boolean): Promise<T> {
     for (let retry = 0; ; retry++) {
@@ -62,7 +62,8 @@ export class DependencyOutages {
       } catch (error) {
         if (error instanceof UnrecoverableError) throw error;
         const unreachable = await this.outageBehind(error);
-        if (!unreachable || stopping()) throw error;
+        if (!unreachable) throw error;
+        if (stopping()) throw new OutageWaitInterrupted(unreachable, error);
         if (retry === 0) {
           this.logger.warn(`${what}: ${unreachable} unreachable (${messageOf(error)}); retrying, no attempt counted`);
         }
@@ -81,6 +82,15 @@ export class DependencyOutages {
     } finally {
       clearTimeout(timer);
     }
+  }
+}
+
+/** An outage wait cut short because the worker shuts down; the work was not done and is not to be counted. */
+export class OutageWaitInterrupted extends Error {
+  override name = 'OutageWaitInterrupted';
+
+  constructor(unreachable: string, cause: unknown) {
+    super(`shutting down while ${unreachable} is unreachable`, { cause });
   }
 }
 

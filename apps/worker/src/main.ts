@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { loadWorkerConfig } from './config.js';
 import { WorkerModule } from './worker.module.js';
@@ -10,6 +11,7 @@ async function main(): Promise<void> {
   const config = loadWorkerConfig();
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config));
   app.enableShutdownHooks();
+  new Logger('Worker').log('worker started');
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref());
   }

@@ -2,14 +2,14 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type Type } from '@nestjs/common';
 import { type Prisma, PrismaService } from '@zw/db';
 import { type AnalyzeSnapshotJobData, SNAPSHOTS_QUEUE } from '@zw/queue';
-import { type Job, UnrecoverableError } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { retentionCutoff, type WorkerConfig } from './config.js';
 import { lockCluster } from './history/cluster-lock.js';
 import { recordRepeat, recordSnapshot, type RecordOutcome } from './history/history-writer.js';
 import { AnalysisPool } from './analysis-pool.js';
 import { analyzerId } from './analyzer.js';
-import { DependencyOutages } from './dependency-outages.js';
+import { DependencyOutages, OutageWaitInterrupted } from './dependency-outages.js';
 import { UnprocessableSnapshotError } from './snapshot-analysis.js';
 import { claimSnapshot, isBeingRecorded, markSnapshotFailed, readSnapshotPayload } from './snapshot-status.js';
 import { JobMetricsRecorder } from './job-metrics.js';
@@ -54,13 +54,20 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
    * backlog stays queued rather than cycling through failed attempts); only other errors count as an
    * attempt, and only a snapshot the analysis cannot process, or one whose attempts ran out, is failed.
    */
-  async process(job: Job<AnalyzeSnapshotJobData>): Promise<SnapshotJobResult> {
+  async process(job: Job<AnalyzeSnapshotJobData>, token?: string): Promise<SnapshotJobResult> {
     const { snapshotId } = job.data;
-    return this.outages.retryThrough(
-      `snapshot ${snapshotId}`,
-      () => this.attempt(job),
-      () => this.stopping(),
-    );
+    try {
+      return await this.outages.retryThrough(
+        `snapshot ${snapshotId}`,
+        () => this.attempt(job),
+        () => this.stopping(),
+      );
+    } catch (error) {
+      if (!(error instanceof OutageWaitInterrupted) || !token) throw error;
+      // Shutting down mid-outage: back to the queue without spending an attempt (a failure would).
+      await job.moveToDelayed(Date.now() + this.config.WORKER_OUTAGE_RETRY_MS, token);
+      throw new DelayedError();
+    }
   }
 
   private async attempt(job: Job<AnalyzeSnapshotJobData>): Promise<SnapshotJobResult> {
@@ -80,7 +87,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     }
   }
 
-  /** The worker is closing: an outage wait ends, the job stays active and a live worker takes it back. */
+  /** The worker is closing: an outage wait ends, and the job goes back to the queue. */
   private stopping(): boolean {
     return Boolean(this.worker?.closing);
   }

@@ -102,11 +102,20 @@ async function waitProcessed(ids: string[], timeoutMs: number): Promise<void> {
 async function expectProcessedExactlyOnce(ids: string[], clusterId: string, referenceId: string): Promise<void> {
   const rows = await prisma.snapshot.findMany({ where: { id: { in: ids } } });
   expect(rows.filter((row) => row.status !== 'processed' || row.error !== null)).toEqual([]);
+  await waitJobsCompleted(ids);
   const jobs = await Promise.all(ids.map((id) => queue.getJob(id)));
   const spent = jobs.filter((job) => job && job.attemptsMade !== 1).map((job) => [job!.id, job!.attemptsMade]);
   expect(spent).toEqual([]);
   expect(await prisma.snapshotSummary.count({ where: { clusterId } })).toBe(BACKLOG);
   expect(await historyOf(prisma, clusterId)).toEqual(await historyOf(prisma, referenceId));
+}
+
+/** Postgres says processed before BullMQ hears back: wait for the jobs' own completion. */
+async function waitJobsCompleted(ids: string[]): Promise<void> {
+  await waitFor(`${ids.length} jobs completed`, async () => {
+    const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
+    return states.every((state) => state === 'completed');
+  });
 }
 
 async function newCluster(name: string) {
@@ -124,17 +133,7 @@ beforeAll(async () => {
   Object.assign(process.env, { DATABASE_URL: db.url, REDIS_URL: redis.url, QUEUE_PREFIX: prefix });
   const connection = new Redis(redis.url, { maxRetriesPerRequest: null }).on('error', () => undefined);
   queue = new Queue(SNAPSHOTS_QUEUE, { connection, prefix }).on('error', () => undefined);
-
-  // The fault-free run every outage is compared with.
-  const cluster = await newCluster('reference');
-  const ids = await pushAll(sequence, cluster.token);
-  const worker = startWorker();
-  await waitProcessed(ids, 120_000);
-  await worker.stop();
-  workers.splice(0);
-  expect((await historyOf(prisma, cluster.id)).summaries).toHaveLength(BACKLOG);
-  reference = cluster;
-}, 240_000);
+}, 120_000);
 
 afterEach(async () => {
   await Promise.all(workers.splice(0).map((worker) => worker.stop()));
@@ -147,21 +146,39 @@ afterAll(async () => {
 });
 
 describe('outages under a backlog', () => {
+  beforeAll(async () => {
+    // The fault-free run every outage is compared with.
+    const cluster = await newCluster('reference');
+    const ids = await pushAll(sequence, cluster.token);
+    const worker = startWorker();
+    await waitProcessed(ids, 120_000);
+    await worker.stop();
+    workers.splice(0);
+    expect((await historyOf(prisma, cluster.id)).summaries).toHaveLength(BACKLOG);
+    reference = cluster;
+  }, 240_000);
+
   it(`processes a backlog of ${BACKLOG} exactly once through a ${OUTAGE_MS / 1000} s Postgres outage`, async () => {
     const cluster = await newCluster('postgres-outage');
     const ids = await pushAll(sequence, cluster.token);
-    const worker = startWorker();
+    const first = startWorker();
     await waitFor('the backlog to be under way', async () => (await processedCount(ids)) >= 10, 60_000, 50);
 
     await postgres.stop();
-    await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+    const stoppedAt = Date.now();
+    // A worker restarted mid-outage (a deploy) hands the jobs it waits with back, spending no attempt.
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    await first.stop();
+    const second = startWorker();
+    await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS - (Date.now() - stoppedAt)));
     await postgres.start();
     const restartedAt = Date.now();
 
     await waitProcessed(ids, 90_000);
     console.log(`backlog done ${Date.now() - restartedAt} ms after Postgres came back`);
     await expectProcessedExactlyOnce(ids, cluster.id, reference.id);
-    expect(worker.output()).toMatch(/Postgres unreachable/);
+    expect(first.output()).toMatch(/Postgres unreachable/);
+    expect(second.output()).toMatch(/Postgres unreachable/);
   }, 240_000);
 
   it(`processes a backlog of ${BACKLOG} exactly once through a ${OUTAGE_MS / 1000} s Redis outage`, async () => {
@@ -184,6 +201,16 @@ describe('outages under a backlog', () => {
   }, 240_000);
 });
 
+/** Waits until the worker(s) hold `count` write transactions open (the hold-before-commit fault). */
+async function waitHeldTransactions(count: number): Promise<void> {
+  await waitFor(`${count} write transaction(s) held open`, async () => {
+    const [row] = await prisma.$queryRaw<{ n: bigint }[]>`
+      SELECT count(*) AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE l.locktype = 'advisory' AND l.granted AND a.datname = ${db.name}`;
+    return row.n >= BigInt(count);
+  });
+}
+
 describe('a worker killed mid-job', () => {
   it('leaves its snapshot to another worker within 30 s with the default lock settings', async () => {
     const cluster = await newCluster('killed');
@@ -191,12 +218,7 @@ describe('a worker killed mid-job', () => {
     const lockDefaults = { WORKER_LOCK_DURATION_MS: '', WORKER_STALLED_INTERVAL_MS: '' };
     const doomed = startWorker({ ...lockDefaults, WORKER_FAULT: 'hold-before-commit:60000' });
     const [snapshotId] = await pushAll([list], cluster.token);
-    await waitFor('the worker to hold its write transaction open', async () => {
-      const [row] = await prisma.$queryRaw<{ n: bigint }[]>`
-        SELECT count(*) AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-         WHERE l.locktype = 'advisory' AND l.granted AND a.datname = ${db.name}`;
-      return row.n > 0n;
-    });
+    await waitHeldTransactions(1);
 
     await doomed.kill('SIGKILL');
     const killedAt = Date.now();
@@ -206,5 +228,49 @@ describe('a worker killed mid-job', () => {
     console.log(`a killed worker's snapshot was processed ${resumedAfterMs} ms after the kill`);
     expect(resumedAfterMs).toBeLessThan(30_000);
     expect(await prisma.snapshotSummary.count({ where: { clusterId: cluster.id } })).toBe(1);
+  }, 60_000);
+
+  it('is re-driven by the sweeper, not failed, when BullMQ gives up on it; one that keeps killing workers fails', async () => {
+    const survivor = await newCluster('stalled-survivor');
+    const killer = await newCluster('stalled-killer');
+    const noStallRecovery = { WORKER_MAX_STALLED_COUNT: '0' }; // BullMQ fails a job on its first stall
+    const doomed = startWorker({ ...noStallRecovery, WORKER_FAULT: 'hold-before-commit:60000' });
+    const hourAgo = new Date(Date.now() - 3600_000);
+    const [survivorId] = await pushAll([capturedAt(fleet(6, 2), hourAgo)], survivor.token);
+    const [killerId] = await pushAll([capturedAt(fleet(7, 2), hourAgo)], killer.token);
+    await waitHeldTransactions(2);
+    await doomed.kill('SIGKILL');
+    // As if this one had been taken up by every try and every stall recovery, and killed its worker each time.
+    await prisma.snapshot.update({ where: { id: killerId }, data: { attempts: 99 } });
+
+    const worker = startWorker(noStallRecovery);
+    await waitProcessed([survivorId], 30_000);
+    const failed = await waitFor('the worker killer to be failed', async () => {
+      const row = await prisma.snapshot.findUniqueOrThrow({ where: { id: killerId } });
+      return row.status === 'failed' ? row : null;
+    });
+    expect(failed.error).toMatch(/taken up 99 times without finishing \(job stalled more than allowable limit\)/);
+    expect((await prisma.snapshot.findUniqueOrThrow({ where: { id: survivorId } })).error).toBeNull();
+    expect(worker.output()).toMatch(/re-enqueued 1 snapshots/);
+  }, 60_000);
+});
+
+describe('a long job', () => {
+  it('keeps its lock by heartbeat far past the lock duration, and is neither stalled nor run twice', async () => {
+    const cluster = await newCluster('long-job');
+    const worker = startWorker({
+      WORKER_LOCK_DURATION_MS: '3000',
+      WORKER_STALLED_INTERVAL_MS: '500',
+      WORKER_FAULT: 'hold-before-commit:9000', // three lock durations
+    });
+    // Booted: a process busy starting up on a loaded machine may not renew a short lock in time.
+    await waitFor('the worker to start', async () => worker.output().includes('worker started'), 60_000);
+    const [snapshotId] = await pushAll([capturedAt(fleet(5, 2), new Date(Date.now() - 3600_000))], cluster.token);
+    await waitProcessed([snapshotId], 30_000);
+    await waitJobsCompleted([snapshotId]);
+    const job = await queue.getJob(snapshotId);
+    expect(job?.stalledCounter).toBe(0);
+    expect(job?.attemptsMade).toBe(1);
+    expect((await prisma.snapshot.findUniqueOrThrow({ where: { id: snapshotId } })).attempts).toBe(1);
   }, 60_000);
 });

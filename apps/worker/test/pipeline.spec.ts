@@ -189,6 +189,9 @@ describe('snapshot pipeline', () => {
     const cluster = await newCluster('killed-after-commit');
     const list = capturedAt(fleet(30, 3), hourAgo());
     const doomed = startWorker({ WORKER_FAULT: 'kill-after-commit' });
+    // Booted first: on a loaded machine a process still starting up may miss renewing the short (2 s)
+    // test lock, and a job taken back from a live worker is claimed twice.
+    await waitFor('the worker to start', async () => doomed.output().includes('worker started'), 60_000);
     const snapshotId = await push(list, cluster.token);
     await doomed.exited();
     expect(doomed.child.signalCode).toBe('SIGKILL');

@@ -81,6 +81,20 @@ export interface RedisConnection {
   tls?: Record<string, never>;
   /** Required by BullMQ workers' blocking connections; harmless for producers. */
   maxRetriesPerRequest: null;
+  /** Wait before reconnect number `times` (ioredis' reconnect schedule). */
+  retryStrategy: (times: number) => number;
+}
+
+/** Longest wait between two reconnects to Redis. */
+export const REDIS_RECONNECT_MAX_MS = 2000;
+
+/**
+ * Decision: reconnect to Redis at most REDIS_RECONNECT_MAX_MS apart, however long it has been away.
+ * BullMQ's own schedule grows to 20 s, so work resumed up to 20 s after Redis was back; a connect
+ * attempt every 2 s costs nothing.
+ */
+export function redisReconnectDelayMs(times: number): number {
+  return Math.min(200 * Math.max(1, times), REDIS_RECONNECT_MAX_MS);
 }
 
 /** ioredis options for a `redis://[user:password@]host[:port][/db]` or `rediss://` URL. */
@@ -99,5 +113,6 @@ export function redisConnectionFromUrl(url: string): RedisConnection {
     ...(db !== undefined ? { db } : {}),
     ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
     maxRetriesPerRequest: null,
+    retryStrategy: redisReconnectDelayMs,
   };
 }
