@@ -78,7 +78,7 @@ function perServiceSql(namespaceFilter: string): string {
              COALESCE(i.cross_zone_without_hints, 0) AS without_fraction,
              COALESCE(i.cross_zone_with_hints, 0) AS with_fraction,
              CASE WHEN ${OPPORTUNITY_SQL} THEN ${MISSED_FRACTION_SQL} END AS missed_fraction,
-             EXTRACT(EPOCH FROM LEAST(COALESCE(i.valid_to, $5), $4) - GREATEST(i.valid_from, $3))::float8
+             date_part('epoch', LEAST(COALESCE(i.valid_to, $5), $4) - GREATEST(i.valid_from, $3))
                / ${HOURS_PER_MONTH * 3600} AS months
         FROM service_intervals i
         JOIN cluster_services s ON s.id = i.service_id
