@@ -64,6 +64,7 @@ export {
   HOURS_PER_MONTH,
   opportunityRows,
   savingsRows,
+  savingsWithOpportunities,
   type OpportunityRow,
   type SavingsGroupBy,
   type SavingsQuery,

@@ -133,6 +133,77 @@ const GROUP_COLUMNS: Record<SavingsGroupBy, string[]> = {
  * the totals in the same statement (GROUPING SETS). Groups come largest cost first; at most `limit`.
  */
 export async function savingsRows(db: ReadDb, query: SavingsQuery): Promise<SavingsRow[]> {
+  const { values, namespaceFilter } = parametersOf(query);
+  const columns = GROUP_COLUMNS[query.groupBy];
+  const limit = `$${values.push(query.limit)}`;
+  return db.query<SavingsRow>(
+    `${perServiceSql(namespaceFilter)}, ${groupedSql(columns)}
+    SELECT ${groupColumnsSql(columns)} FROM ranked WHERE is_total OR rank <= ${limit}
+     ORDER BY is_total DESC, rank`,
+    values,
+  );
+}
+
+/**
+ * The opportunities over the range: Services that, while they had no topology routing, would have had
+ * their hints populated by enabling it; ranked as core's rankOpportunities ranks them (saving in money,
+ * then in GB, then namespace and name).
+ */
+export async function opportunityRows(db: ReadDb, query: SavingsQuery): Promise<OpportunityRow[]> {
+  const { values, namespaceFilter } = parametersOf(query);
+  const limit = `$${values.push(query.limit)}`;
+  return db.query<OpportunityRow>(
+    `${perServiceSql(namespaceFilter)}, ${opportunitiesSql(limit)}
+    SELECT cluster_id, namespace, name, traffic_gb, missed_gb, missed_cost, estimated, months
+      FROM opportunity_rows ORDER BY position`,
+    values,
+  );
+}
+
+/**
+ * {@link savingsRows} and {@link opportunityRows} of one query in one statement: the range's intervals are
+ * read and summed per Service once for both (one connection, one scan).
+ */
+export async function savingsWithOpportunities(
+  db: ReadDb,
+  query: SavingsQuery,
+  opportunityLimit: number,
+): Promise<{ rows: SavingsRow[]; opportunities: OpportunityRow[] }> {
+  const { values, namespaceFilter } = parametersOf(query);
+  const columns = GROUP_COLUMNS[query.groupBy];
+  const limit = `$${values.push(query.limit)}`;
+  const opportunitiesLimit = `$${values.push(opportunityLimit)}`;
+  const rows = await db.query<SavingsRow & { kind: 'group' | 'opportunity'; estimated: boolean | null }>(
+    `${perServiceSql(namespaceFilter)}, ${groupedSql(columns)}, ${opportunitiesSql(opportunitiesLimit)}
+    SELECT * FROM (
+      SELECT 'group' AS kind, ${groupColumnsSql(columns)}, NULL::boolean AS estimated, rank AS position
+        FROM ranked WHERE is_total OR rank <= ${limit}
+      UNION ALL
+      SELECT 'opportunity', cluster_id, namespace, name, false, months, traffic_gb, NULL, NULL, NULL, NULL, NULL,
+             missed_gb, missed_cost, NULL, NULL, NULL, NULL, NULL, NULL, estimated, position
+        FROM opportunity_rows
+    ) answer
+     ORDER BY kind, is_total DESC, position`,
+    values,
+  );
+  return {
+    rows: rows.filter((row) => row.kind === 'group'),
+    opportunities: rows
+      .filter((row) => row.kind === 'opportunity')
+      .map((row) => ({
+        cluster_id: row.cluster_id!,
+        namespace: row.namespace!,
+        name: row.name!,
+        traffic_gb: row.traffic_gb,
+        missed_gb: row.missed_gb,
+        missed_cost: row.missed_cost,
+        estimated: row.estimated === true,
+        months: row.months,
+      })),
+  };
+}
+
+function parametersOf(query: SavingsQuery): { values: unknown[]; namespaceFilter: string } {
   const values: unknown[] = [
     query.clusters.map((c) => c.id),
     query.clusters.map((c) => c.pricePerGb),
@@ -141,14 +212,13 @@ export async function savingsRows(db: ReadDb, query: SavingsQuery): Promise<Savi
     query.now,
   ];
   const namespaceFilter = query.namespace === undefined ? '' : ` AND s.namespace = $${values.push(query.namespace)}`;
-  const columns = GROUP_COLUMNS[query.groupBy];
-  const select = ['cluster_id', 'namespace', 'name']
-    .map((column) => (columns.includes(column) ? column : `NULL AS ${column}`))
-    .join(', ');
-  const limit = `$${values.push(query.limit)}`;
-  return db.query<SavingsRow>(
-    `${perServiceSql(namespaceFilter)}, grouped AS (
-      SELECT ${columns.map((c) => `${c}`).join(', ')}, GROUPING(${columns[0]}) = 1 AS is_total, ${SUMS},
+  return { values, namespaceFilter };
+}
+
+/** `grouped` (the groups and the totals, GROUPING SETS) and `ranked` (largest cost first) over `weighted`. */
+function groupedSql(columns: string[]): string {
+  return `grouped AS (
+      SELECT ${columns.join(', ')}, GROUPING(${columns[0]}) = 1 AS is_total, ${SUMS},
              count(*)::int AS services,
              count(*) FILTER (WHERE source_api)::int AS services_api,
              count(*) FILTER (WHERE source_measured)::int AS services_measured,
@@ -161,43 +231,34 @@ export async function savingsRows(db: ReadDb, query: SavingsQuery): Promise<Savi
       SELECT *, row_number() OVER (PARTITION BY is_total
                                    ORDER BY with_cost DESC, with_gb DESC, ${columns.join(', ')}) AS rank
         FROM grouped
-    )
-    SELECT ${select.replace('cluster_id', 'cluster_id::text')}, is_total, months_total AS months, traffic_gb, measured_gb,
-           without_gb, without_cost, with_gb, with_cost, missed_gb, missed_cost, services, services_api,
-           services_measured, services_annotation, services_default, opportunities
-      FROM ranked WHERE is_total OR rank <= ${limit}
-     ORDER BY is_total DESC, rank`,
-    values,
-  );
+    )`;
 }
 
-/**
- * The opportunities over the range: Services that, while they had no topology routing, would have had
- * their hints populated by enabling it; ranked as core's rankOpportunities ranks them (saving in money,
- * then in GB, then namespace and name).
- */
-export async function opportunityRows(db: ReadDb, query: SavingsQuery): Promise<OpportunityRow[]> {
-  const values: unknown[] = [
-    query.clusters.map((c) => c.id),
-    query.clusters.map((c) => c.pricePerGb),
-    query.from,
-    query.to,
-    query.now,
-  ];
-  const namespaceFilter = query.namespace === undefined ? '' : ` AND s.namespace = $${values.push(query.namespace)}`;
-  const limit = `$${values.push(query.limit)}`;
-  return db.query<OpportunityRow>(
-    `${perServiceSql(namespaceFilter)}
-    SELECT cluster_id::text, namespace, name,
-           sum(opportunity_gb_m::numeric)::float8 AS traffic_gb,
-           sum(missed_gb::numeric)::float8 AS missed_gb,
-           sum(missed_gb::numeric * price::numeric)::float8 AS missed_cost,
-           bool_or(opportunity_estimated) AS estimated,
-           sum(opportunity_months::numeric)::float8 AS months
-      FROM weighted WHERE opportunity
-     GROUP BY cluster_id, namespace, name
-     ORDER BY missed_cost DESC, missed_gb DESC, namespace COLLATE "C", name COLLATE "C", cluster_id
-     LIMIT ${limit}`,
-    values,
-  );
+/** The columns of a SavingsRow, from `ranked`. */
+function groupColumnsSql(columns: string[]): string {
+  const keys = ['cluster_id', 'namespace', 'name']
+    .map((column) => (columns.includes(column) ? column : `NULL AS ${column}`))
+    .join(', ')
+    .replace('cluster_id', 'cluster_id::text');
+  return `${keys}, is_total, months_total AS months, traffic_gb, measured_gb, without_gb, without_cost, with_gb,
+           with_cost, missed_gb, missed_cost, services, services_api, services_measured, services_annotation,
+           services_default, opportunities`;
+}
+
+/** `opportunity_rows`: the ranked opportunities (at most `limit`), with their `position`. */
+function opportunitiesSql(limit: string): string {
+  return `opportunity_rows AS (
+      SELECT cluster_id::text, namespace, name,
+             sum(opportunity_gb_m::numeric)::float8 AS traffic_gb,
+             sum(missed_gb::numeric)::float8 AS missed_gb,
+             sum(missed_gb::numeric * price::numeric)::float8 AS missed_cost,
+             bool_or(opportunity_estimated) AS estimated,
+             sum(opportunity_months::numeric)::float8 AS months,
+             row_number() OVER (ORDER BY sum(missed_gb::numeric * price::numeric) DESC, sum(missed_gb::numeric) DESC,
+                                namespace COLLATE "C", name COLLATE "C", cluster_id) AS position
+        FROM weighted WHERE opportunity
+       GROUP BY cluster_id, namespace, name
+       ORDER BY position
+       LIMIT ${limit}
+    )`;
 }
