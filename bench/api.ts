@@ -238,13 +238,13 @@ async function fleetOf(prisma: PrismaClient, apiUrl: string, count: number) {
   return { organizationId: organization.id, apiKey: key };
 }
 
-async function pending(prisma: PrismaClient): Promise<number> {
+export async function pending(prisma: PrismaClient): Promise<number> {
   const failed = await prisma.snapshot.count({ where: { status: 'failed' } });
   if (failed > 0) throw new Error(`api bench: ${failed} snapshots failed to process`);
   return prisma.snapshot.count({ where: { status: { in: ['queued', 'processing'] } } });
 }
 
-async function push(apiUrl: string, token: string, list: KubernetesList): Promise<void> {
+export async function push(apiUrl: string, token: string, list: KubernetesList): Promise<void> {
   const response = await fetch(`${apiUrl}/v1/ingest/snapshots`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { generateFleetSnapshot } from '@zw/core';
 import { runApiBench } from './api.js';
 import { runPipelineBench } from './pipeline.js';
+import { runSavingsBench } from './savings.js';
 import { runTrafficBench } from './traffic.js';
 
 /**
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
   // The pipeline and the API first: the core's ratio is the last line.
   for (const line of await runPipelineBench()) console.log(line);
   for (const line of await runApiBench()) console.log(line);
+  for (const line of await runSavingsBench()) console.log(line);
   for (const line of await runTrafficBench()) console.log(line);
   const dir = mkdtempSync(join(tmpdir(), 'zonewise-bench-'));
   try {

@@ -108,6 +108,8 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
   ],
   exports: [
     RateStorageModule,
+    heavyReadDbProvider,
+    HeavyReadBudget,
     QueueAvailability,
     AuditLogService,
     readDbProvider,

@@ -32,6 +32,7 @@ beforeAll(async () => {
   stack = await startQueryStack('heavyreads', {
     HEAVY_READS_PER_ORGANIZATION: '1',
     HEAVY_READ_QUEUE_WAIT_MS: '0',
+    HEAVY_READ_STATEMENT_TIMEOUT_MS: '2000',
     READ_POOL_MAX: '1',
     READY_MAX_POOL_WAITING: '1',
     QUERY_CACHE_TTL_MS: '0',
@@ -100,6 +101,26 @@ describe('the per-organization heavy-read budget', () => {
     expect(calmAnswers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
     // The other organization's savings has its own budget.
     expect((await calm.get('/v1/savings?groupBy=service')).status).toBe(200);
+  });
+});
+
+describe('the heavy-read statement timeout', () => {
+  it('stops a savings query that runs past it and answers 503 with Retry-After', async () => {
+    // Hold the intervals so the savings statement cannot finish: its statement timeout stops it.
+    const holder = new pg.Client({ connectionString: stack.db.url });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE service_intervals IN ACCESS EXCLUSIVE MODE');
+    try {
+      const answer = await apiClient(stack.url, bystander.readKey).get('/v1/savings');
+      expect(answer.status).toBe(503);
+      expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(ProblemSchema.parse(answer.body).detail).toMatch(/savings query took longer than/);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expect((await apiClient(stack.url, bystander.readKey).get('/v1/savings')).status).toBe(200);
   });
 });
 

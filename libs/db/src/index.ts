@@ -72,6 +72,7 @@ export {
   HOURS_PER_MONTH,
   opportunityRows,
   savingsRows,
+  savingsWithOpportunities,
   type OpportunityRow,
   type SavingsGroupBy,
   type SavingsQuery,

@@ -6,14 +6,17 @@ import { GraphQLModule } from '@nestjs/graphql';
 import { moneyReplacer } from '@zw/core';
 import { ReadDb } from '@zw/db';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { AuditLogResolver } from '../audit/audit-log.resolver.js';
 import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
+import type { CallerRequest } from '../auth/caller.js';
 import { ApiKeyRateLimitGuard } from '../auth/rate-limit.guard.js';
 import type { ApiConfig } from '../config.js';
 import { graphQLExtensions, problemOf } from '../problem.js';
 import { QueryModule } from '../query.module.js';
 import { armorProtection, gatePlugin } from './graphql-limits.js';
+import { HeavyReadBudget } from '../heavy-reads/heavy-read-budget.js';
+import { HEAVY_READ_DB } from '../heavy-reads/heavy-read-db.provider.js';
 import { GraphQLLoaders } from './loaders.js';
 import { RecommendationsResolver } from '../recommendations/recommendations.resolver.js';
 import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
@@ -30,12 +33,14 @@ import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
     GraphQLModule.forRootAsync<ApolloDriverConfig>({
       driver: ApolloDriver,
       imports: [QueryModule],
-      inject: [ReadDb, ConfigService, ApiKeyAuthenticator, ApiKeyRateLimitGuard],
+      inject: [ReadDb, ConfigService, ApiKeyAuthenticator, ApiKeyRateLimitGuard, HEAVY_READ_DB, HeavyReadBudget],
       useFactory: (
         db: ReadDb,
         configService: ConfigService<ApiConfig, true>,
         authenticator: ApiKeyAuthenticator,
         rateLimit: ApiKeyRateLimitGuard,
+        heavyDb: ReadDb,
+        budget: HeavyReadBudget,
       ) => {
         const config = validatedConfig(configService);
         const armor = armorProtection(config);
@@ -55,10 +60,14 @@ import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
           // Nest's Apollo types come from Apollo's ESM build, these from its CJS build: same shapes.
           plugins: [...armor.plugins, gatePlugin(config, authenticator, rateLimit)] as ApolloDriverConfig['plugins'],
           formatError: formatGraphQLError,
-          context: ({ req, res }: { req: IncomingMessage; res: ServerResponse }) => ({
+          context: ({ req, res }: { req: CallerRequest; res: ServerResponse }) => ({
             req,
             res,
-            loaders: new GraphQLLoaders(db),
+            // Savings per cluster is a heavy read: the heavy-read pool, inside the caller's organization's budget.
+            loaders: new GraphQLLoaders(db, {
+              db: heavyDb,
+              run: (work) => budget.run(req.caller?.organizationId ?? '', 'savings', work),
+            }),
             // One instant per request: default windows ending "now" are equal across fields, so they batch.
             now: new Date(),
           }),

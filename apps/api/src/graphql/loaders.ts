@@ -109,14 +109,16 @@ export class GraphQLLoaders {
       const groups = groupBy(keys, ({ from, to, now }) => ({ from, to, now }));
       await Promise.all(
         [...groups.values()].map(async ({ shared, indexes }) => {
-          const rows = await savingsRows(this.db, {
-            clusters: indexes.map((index) => ({ id: keys[index].clusterId, pricePerGb: keys[index].pricePerGb })),
-            from: new Date(shared.from),
-            to: new Date(shared.to),
-            now: new Date(shared.now),
-            groupBy: 'cluster',
-            limit: indexes.length,
-          });
+          const rows = await this.heavy.run(() =>
+            savingsRows(this.heavy.db, {
+              clusters: indexes.map((index) => ({ id: keys[index].clusterId, pricePerGb: keys[index].pricePerGb })),
+              from: new Date(shared.from),
+              to: new Date(shared.to),
+              now: new Date(shared.now),
+              groupBy: 'cluster',
+              limit: indexes.length,
+            }),
+          );
           const byCluster = new Map(rows.filter((row) => !row.is_total).map((row) => [row.cluster_id, row]));
           for (const index of indexes) results[index] = byCluster.get(keys[index].clusterId) ?? null;
         }),
@@ -131,5 +133,14 @@ export class GraphQLLoaders {
     measuredComparisons(this.db, clusterIds),
   );
 
-  constructor(private readonly db: ReadDb) {}
+  constructor(
+    private readonly db: ReadDb,
+    /** Where heavy reads (savings) run: their own pool, inside the caller's organization's budget. */
+    private readonly heavy: HeavyReads = { db, run: (work) => work() },
+  ) {}
+}
+
+export interface HeavyReads {
+  db: ReadDb;
+  run<T>(work: () => Promise<T>): Promise<T>;
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { describePricingModel } from '@zw/core';
-import { HOURS_PER_MONTH, opportunityRows, type ReadDb, savingsRows, type SavingsRow } from '@zw/db';
+import { HOURS_PER_MONTH, type ReadDb, type SavingsRow, savingsWithOpportunities } from '@zw/db';
 import type { z } from 'zod';
 import { clusterNotFound } from '../clusters/clusters.service.js';
 import { HeavyReadBudget } from '../heavy-reads/heavy-read-budget.js';
@@ -46,10 +46,9 @@ export class SavingsService {
       groupBy: query.groupBy,
       limit: query.limit + 1,
     };
-    const [rows, opportunities] = await Promise.all([
-      clusters.length ? savingsRows(this.db, sqlQuery) : Promise.resolve([]),
-      clusters.length ? opportunityRows(this.db, { ...sqlQuery, limit: query.limit }) : Promise.resolve([]),
-    ]);
+    const { rows, opportunities } = clusters.length
+      ? await savingsWithOpportunities(this.db, sqlQuery, query.limit)
+      : { rows: [], opportunities: [] };
     const unknownPrice = clusters.some((cluster) => cluster.pricing.source === 'unknown-cloud-default');
     const totalsRow = rows.find((row) => row.is_total);
     const groups = rows.filter((row) => !row.is_total);

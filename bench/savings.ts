@@ -1,0 +1,214 @@
+import { Agent, get } from 'node:http';
+import { generateFleetSnapshot } from '@zw/core';
+import { createApiKey, createOrganization, createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
+import { pending, push } from './api.js';
+import {
+  deleteKeys,
+  dropDatabase,
+  freePort,
+  inParallel,
+  migrate,
+  reachable,
+  REDIS_URL,
+  SERVER_URL,
+  startApp,
+  stop,
+  waitForPort,
+  waitUntil,
+  withCapturedAt,
+} from './local-stack.js';
+
+/**
+ * Savings beside the other reads, and one organization unable to slow another's, measured with the real
+ * api and worker on history recorded through ingest:
+ *  - `GET /v1/savings?groupBy=service` over 30 days of a 1,000-Service cluster (a snapshot a day, states
+ *    changing every day: ~30,000 intervals) against the first page of the same cluster's Services list,
+ *    one client each, as a ratio of medians (target ≤ 5);
+ *  - another organization's Services list and zones, alone and while the first saturates savings (24
+ *    concurrent clients) and ingest (2 pushers), as ratios of medians (target ≤ 3).
+ * The API runs without its read-model cache, so every read is a query.
+ */
+
+const HEAVY = { nodes: 30, zones: 3, services: 1000, endpointsPerService: 3 };
+const CALM = { nodes: 12, zones: 3, services: 200, endpointsPerService: 3 };
+const DAYS = 30;
+const SAMPLES = 60;
+const SAVINGS_CLIENTS = 24;
+const PUSHERS = 2;
+const SAVINGS_TARGET = 5;
+const ISOLATION_TARGET = 3;
+const DAY_MS = 24 * 3600_000;
+
+export async function runSavingsBench(): Promise<string[]> {
+  if (!(await reachable(SERVER_URL)) || !(await reachable(REDIS_URL))) {
+    return [`savings: skipped: PostgreSQL (${SERVER_URL}) or Redis (${REDIS_URL}) not reachable`];
+  }
+  const database = `zw_benchsavings_${process.pid}`;
+  const databaseUrl = `${SERVER_URL}/${database}`;
+  const prefix = `zwbenchsavings-${process.pid}`;
+  migrate(databaseUrl);
+  const prisma = createPrismaClient({ databaseUrl, poolMax: 4 });
+  const port = await freePort();
+  const env = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    NO_COLOR: '1',
+    RATE_LIMIT_REQUESTS: '100000000',
+    QUERY_CACHE_TTL_MS: '0',
+  };
+  const api = startApp('api', { ...env, PORT: String(port), HOST: '127.0.0.1' });
+  const worker = startApp('worker', { ...env, WORKER_CONCURRENCY: '2' });
+  try {
+    await waitForPort(port);
+    const apiUrl = `http://127.0.0.1:${port}`;
+    const started = performance.now();
+    const heavy = await tenant(prisma, 'bench-heavy', HEAVY, DAYS, apiUrl);
+    const calm = await tenant(prisma, 'bench-calm', CALM, 1, apiUrl);
+    await waitUntil(async () => (await pending(prisma)) === 0, 900_000, 500);
+    await prisma.$executeRawUnsafe('ANALYZE');
+    const intervals = await prisma.$queryRawUnsafe<{ n: number }[]>(
+      'SELECT count(*)::int AS n FROM service_intervals WHERE cluster_id = $1::uuid',
+      heavy.clusterId,
+    );
+    const setupSeconds = (performance.now() - started) / 1000;
+    const client = new Client(apiUrl);
+    const savingsPath = '/v1/savings?groupBy=service';
+    const servicesOf = (clusterId: string) => `/v1/clusters/${clusterId}/services`;
+    const zonesOf = (clusterId: string) => `/v1/clusters/${clusterId}/zones`;
+
+    await client.median(heavy.apiKey, savingsPath, 20);
+    const savings = await client.median(heavy.apiKey, savingsPath, SAMPLES);
+    const heavyServices = await client.median(heavy.apiKey, servicesOf(heavy.clusterId), SAMPLES);
+    const savingsRatio = savings / heavyServices;
+
+    await client.median(calm.apiKey, servicesOf(calm.clusterId), 20);
+    const calmServices = await client.median(calm.apiKey, servicesOf(calm.clusterId), SAMPLES);
+    const calmZones = await client.median(calm.apiKey, zonesOf(calm.clusterId), SAMPLES);
+    const underLoad = async (pushers: number) => {
+      const load = startLoad(client, heavy, apiUrl, savingsPath, pushers);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        return {
+          services: await client.median(calm.apiKey, servicesOf(calm.clusterId), SAMPLES),
+          zones: await client.median(calm.apiKey, zonesOf(calm.clusterId), SAMPLES),
+          counts: load.counts,
+        };
+      } finally {
+        await load.stop();
+      }
+    };
+    const savingsOnly = await underLoad(0);
+    const loaded = await underLoad(PUSHERS);
+    const load = loaded;
+    const servicesRatio = loaded.services / calmServices;
+    const zonesRatio = loaded.zones / calmZones;
+    const verdict = (ratio: number, target: number) => (ratio <= target ? 'ok' : 'OVER');
+    return [
+      `savings: data recorded through ingest and the worker in ${setupSeconds.toFixed(0)} s: a ${HEAVY.services}-Service cluster with ${DAYS} daily snapshots (${intervals[0]?.n ?? 0} intervals), another organization's ${CALM.services}-Service cluster; the API without its read-model cache`,
+      `savings: GET ${savingsPath} over 30 days: median ${savings.toFixed(1)} ms; the same cluster's Services list (first page): ${heavyServices.toFixed(1)} ms`,
+      `savings groupBy=service ratio: ${savingsRatio.toFixed(2)}x the Services list (target <= ${SAVINGS_TARGET}x): ${verdict(savingsRatio, SAVINGS_TARGET)}`,
+      `savings: isolation, savings load only (${savingsOnly.counts.savingsOk} answered, ${savingsOnly.counts.savingsRefused} refused 429): Services list ${savingsOnly.services.toFixed(1)} ms (${(savingsOnly.services / calmServices).toFixed(2)}x), zones ${savingsOnly.zones.toFixed(1)} ms (${(savingsOnly.zones / calmZones).toFixed(2)}x)`,
+      `savings: while one organization runs ${SAVINGS_CLIENTS} concurrent savings clients and ${PUSHERS} pushers (${load.counts.savingsOk} savings answered, ${load.counts.savingsRefused} refused 429, ${load.counts.pushes} snapshots pushed), another's reads:`,
+      `savings: isolation: Services list median ${calmServices.toFixed(1)} ms alone, ${loaded.services.toFixed(1)} ms under load: ${servicesRatio.toFixed(2)}x (target <= ${ISOLATION_TARGET}x): ${verdict(servicesRatio, ISOLATION_TARGET)}`,
+      `savings: isolation: zones median ${calmZones.toFixed(1)} ms alone, ${loaded.zones.toFixed(1)} ms under load: ${zonesRatio.toFixed(2)}x (target <= ${ISOLATION_TARGET}x): ${verdict(zonesRatio, ISOLATION_TARGET)}`,
+    ];
+  } finally {
+    await stop(worker);
+    await stop(api);
+    await prisma.$disconnect();
+    await dropDatabase(database);
+    await deleteKeys(prefix);
+  }
+}
+
+interface BenchTenant {
+  apiKey: string;
+  clusterId: string;
+  agentToken: string;
+}
+
+/** An organization with one cluster and `days` daily snapshots, the Services' states changing each day. */
+async function tenant(
+  prisma: PrismaClient,
+  slug: string,
+  shape: typeof HEAVY,
+  days: number,
+  apiUrl: string,
+): Promise<BenchTenant> {
+  const organization = await createOrganization(prisma, { slug });
+  const { key } = await createApiKey(prisma, { organizationId: organization.id, name: 'bench', scopes: ['read'] });
+  const { cluster, agentToken } = await registerCluster(prisma, { organizationSlug: slug, name: slug, cloud: 'aws' });
+  const now = Date.now();
+  await inParallel(
+    Array.from({ length: days }, (_, day) => day),
+    2,
+    async (day) => {
+      const list = generateFleetSnapshot({ ...shape, autoShare: 0.5, seed: 1 + (day % 3) });
+      await push(apiUrl, agentToken, withCapturedAt(list, new Date(now - (days - day) * DAY_MS + 60_000)));
+    },
+  );
+  return { apiKey: key, clusterId: cluster.id, agentToken };
+}
+
+/** The saturating organization: savings clients back to back, and pushers of new snapshots. */
+function startLoad(client: Client, heavy: BenchTenant, apiUrl: string, savingsPath: string, pushers: number) {
+  let running = true;
+  const counts = { savingsOk: 0, savingsRefused: 0, pushes: 0 };
+  let pushed = 0;
+  const loops = [
+    ...Array.from({ length: SAVINGS_CLIENTS }, async () => {
+      while (running) {
+        const status = await client.status(heavy.apiKey, savingsPath);
+        if (status === 200) counts.savingsOk++;
+        else if (status === 429) {
+          counts.savingsRefused++;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        } else throw new Error(`savings bench: savings answered ${status}`);
+      }
+    }),
+    ...Array.from({ length: pushers }, async () => {
+      while (running) {
+        const at = new Date(Date.now() - 3600_000 + pushed++ * 1000);
+        const list = generateFleetSnapshot({ ...HEAVY, autoShare: 0.5, seed: 10 + (pushed % 5) });
+        await push(apiUrl, heavy.agentToken, withCapturedAt(list, at));
+        counts.pushes++;
+      }
+    }),
+  ];
+  return {
+    counts,
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+    },
+  };
+}
+
+/** One keep-alive HTTP client (Node's own, native parser). */
+class Client {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+  constructor(private readonly base: string) {}
+
+  status(apiKey: string, path: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      get(this.base + path, { agent: this.agent, headers: { authorization: `Bearer ${apiKey}` } }, (response) => {
+        response.on('data', () => undefined).on('end', () => resolve(response.statusCode ?? 0));
+      }).on('error', reject);
+    });
+  }
+
+  /** Median latency (ms) of `count` requests one after another, each answered 200. */
+  async median(apiKey: string, path: string, count: number): Promise<number> {
+    const samples: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const started = performance.now();
+      const status = await this.status(apiKey, path);
+      if (status !== 200) throw new Error(`savings bench: ${path} answered ${status}`);
+      samples.push(performance.now() - started);
+    }
+    samples.sort((a, b) => a - b);
+    return samples[Math.floor(samples.length / 2)];
+  }
+}
