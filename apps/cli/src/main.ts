@@ -6,9 +6,10 @@ import {
   generateFleetSnapshot,
   isInputError,
   parseSnapshot,
+  parseSnapshotJson,
   type Snapshot,
 } from '@zw/core';
-import { displayName, InputError, readJsonInput } from './input.js';
+import { displayName, InputError, MAX_INPUT_BYTES, readJsonInput } from './input.js';
 import { writeJson } from './output.js';
 
 /**
@@ -106,9 +107,8 @@ interface GenerateOptions {
 }
 
 async function readSnapshot(file: string): Promise<Snapshot> {
-  const json = await readJsonInput(file);
   try {
-    return parseSnapshot(json);
+    return parseSnapshot(await readJsonInput(file, MAX_INPUT_BYTES, parseSnapshotJson));
   } catch (error) {
     if (isInputError(error)) throw new InputError(`${displayName(file)}: ${(error as Error).message}`);
     throw error;
