@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { analyzeSnapshot, parseSnapshot } from '@zw/core';
+import { analyzeSnapshot, parseSnapshot, parseSnapshotJson } from '@zw/core';
 
 /**
  * One benchmark process: reads a snapshot file (untimed), then alternates the floor (JSON.parse of the
- * input + JSON.stringify of the output) and the full `analyze` (JSON.parse, parseSnapshot,
+ * input + JSON.stringify of the output) and the full `analyze` (parseSnapshotJson, parseSnapshot,
  * analyzeSnapshot, JSON.stringify), and prints medians and peak memory as one JSON line.
  */
 
@@ -12,7 +12,7 @@ const rounds = Number(process.argv[3] ?? 5);
 const text = readFileSync(file, 'utf8');
 
 function analyzeText(input: string): string {
-  return JSON.stringify(analyzeSnapshot(parseSnapshot(JSON.parse(input))));
+  return JSON.stringify(analyzeSnapshot(parseSnapshot(parseSnapshotJson(input))));
 }
 
 const output = JSON.parse(analyzeText(text)) as unknown; // warm-up, and the floor's output object

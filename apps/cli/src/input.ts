@@ -8,11 +8,17 @@ export class InputError extends Error {
 /** Far above any real cluster (a 5,000-node, 150,000-endpoint snapshot is ~100 MiB) and below V8's string limit. */
 export const MAX_INPUT_BYTES = 480 * 1024 * 1024;
 
-export async function readJsonInput(source: string, maxBytes = MAX_INPUT_BYTES): Promise<unknown> {
+/** Reads and parses JSON input; `parse` may check more than the syntax (its own errors pass through). */
+export async function readJsonInput(
+  source: string,
+  maxBytes = MAX_INPUT_BYTES,
+  parse: (text: string) => unknown = JSON.parse,
+): Promise<unknown> {
   const text = source === '-' ? await readStdin(maxBytes) : await readInputFile(source, maxBytes);
   try {
-    return JSON.parse(text);
+    return parse(text);
   } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
     throw new InputError(`${displayName(source)}: not valid JSON (${(error as Error).message})`);
   }
 }

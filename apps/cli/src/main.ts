@@ -10,12 +10,13 @@ import {
   isInputError,
   isMajorMinor,
   parseSnapshot,
+  parseSnapshotJson,
   recommendFixes,
   type Snapshot,
   withRecommendations,
 } from '@zw/core';
 import { fixesAsText } from './fix-text.js';
-import { displayName, InputError, readJsonInput } from './input.js';
+import { displayName, InputError, MAX_INPUT_BYTES, readJsonInput } from './input.js';
 import { writeJson, writeText } from './output.js';
 
 /**
@@ -202,9 +203,8 @@ async function readHistory(file: string): Promise<Map<string, number[]>> {
 }
 
 async function readSnapshot(file: string): Promise<Snapshot> {
-  const json = await readJsonInput(file);
   try {
-    return parseSnapshot(json);
+    return parseSnapshot(await readJsonInput(file, MAX_INPUT_BYTES, parseSnapshotJson));
   } catch (error) {
     if (isInputError(error)) throw new InputError(`${displayName(file)}: ${(error as Error).message}`);
     throw error;

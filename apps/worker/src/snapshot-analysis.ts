@@ -12,6 +12,7 @@ import {
   NO_OVERRIDES,
   OVERLOAD_THRESHOLD,
   parseSnapshot,
+  parseSnapshotJson,
   recommendFixes,
   serviceKey as coreServiceKey,
   type ServiceAnalysis,
@@ -43,7 +44,7 @@ export interface AnalyzedSnapshot {
   aggregates: SnapshotAggregates;
 }
 
-/** Decompresses and parses a stored payload; failures are permanent. */
+/** Decompresses and parses a stored payload (within the snapshot limits of the core); failures are permanent. */
 export async function readPayload(gzipped: Uint8Array): Promise<unknown> {
   let json: Buffer;
   try {
@@ -52,8 +53,9 @@ export async function readPayload(gzipped: Uint8Array): Promise<unknown> {
     throw new UnprocessableSnapshotError(`stored payload is not valid gzip: ${(error as Error).message}`);
   }
   try {
-    return JSON.parse(json.toString('utf8'));
+    return parseSnapshotJson(json.toString('utf8'));
   } catch (error) {
+    if (error instanceof SnapshotError) throw new UnprocessableSnapshotError(`invalid snapshot: ${error.message}`);
     throw new UnprocessableSnapshotError(`stored payload is not valid JSON: ${(error as Error).message}`);
   }
 }

@@ -9,8 +9,10 @@
  *   (22021) and jsonb (22P05); JSON text can only carry them as `\u0000` / `\ud800` escapes, so no real
  *   Kubernetes object contains them.
  *
- * The walk is iterative (a nesting of any depth cannot overflow the stack) and builds no path while all
- * is well: only when it finds a problem does it walk again to name the JSON path.
+ * The walk recurses at most {@link MAX_JSON_DEPTH} levels (a deeper document stops it there, so no input
+ * can overflow the stack) and builds no path while all is well: only when it finds a problem does it walk
+ * again to name the JSON path. Checking every string costs most of the walk, so a document parsed from
+ * text ({@link jsonTextLimitProblem}) has its strings checked only when the text could hold such characters.
  */
 
 export const MAX_JSON_DEPTH = 100;
@@ -33,38 +35,63 @@ function stringProblem(text: string): string | null {
   return null;
 }
 
-/** The first limit `document` breaks, or null when it meets them all. */
-export function jsonLimitProblem(document: unknown, maxDepth = MAX_JSON_DEPTH): JsonLimitProblem | null {
-  return breaksLimits(document, maxDepth) ? locateProblem(document, maxDepth) : null;
+/**
+ * Documents {@link jsonTextLimitProblem} found within the limits: parseSnapshot does not walk them again.
+ * Callers hand them on as parsed (nothing in between writes strings into them).
+ */
+const checkedDocuments = new WeakSet<object>();
+
+/**
+ * The first limit a document just parsed from `text` breaks, or null. Only `\u` escapes or raw
+ * surrogates in the text can make NUL or lone surrogates: without them only the depth is walked.
+ */
+export function jsonTextLimitProblem(document: unknown, text: string): JsonLimitProblem | null {
+  const checkStrings = text.includes('\\u') || RAW_SURROGATE.test(text);
+  if (breaksLimits(document, 0, MAX_JSON_DEPTH, checkStrings)) return locateProblem(document, MAX_JSON_DEPTH);
+  if (typeof document === 'object' && document !== null) checkedDocuments.add(document);
+  return null;
 }
 
-/** The fast pass: a yes/no answer, no paths. */
-function breaksLimits(document: unknown, maxDepth: number): boolean {
-  const values: unknown[] = [document];
-  const depths: number[] = [0];
-  while (values.length > 0) {
-    const value = values.pop();
-    const depth = depths.pop()!;
-    if (typeof value === 'string') {
-      if (SUSPECT.test(value) && stringProblem(value) !== null) return true;
-      continue;
+const RAW_SURROGATE = /[\uD800-\uDFFF]/;
+
+/** The first limit `document` breaks, or null when it meets them all. */
+export function jsonLimitProblem(document: unknown, maxDepth = MAX_JSON_DEPTH): JsonLimitProblem | null {
+  if (typeof document === 'object' && document !== null && checkedDocuments.has(document)) return null;
+  return breaksLimits(document, 0, maxDepth, true) ? locateProblem(document, maxDepth) : null;
+}
+
+/**
+ * The fast pass: a yes/no answer, no paths. Recursion stops at `maxDepth`. Primitive children are
+ * looked at in place (a call per value would double the walk's cost on a large snapshot).
+ */
+function breaksLimits(value: unknown, depth: number, maxDepth: number, checkStrings: boolean): boolean {
+  if (typeof value === 'string') return checkStrings && badString(value);
+  if (typeof value !== 'object' || value === null) return false;
+  return breaksContainer(value, depth, maxDepth, checkStrings);
+}
+
+function breaksContainer(container: object, depth: number, maxDepth: number, checkStrings: boolean): boolean {
+  if (depth >= maxDepth) return true;
+  if (Array.isArray(container)) {
+    for (let i = 0; i < container.length; i++) {
+      if (breaksChild(container[i], depth, maxDepth, checkStrings)) return true;
     }
-    if (typeof value !== 'object' || value === null) continue;
-    if (depth >= maxDepth) return true;
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        values.push(value[i]);
-        depths.push(depth + 1);
-      }
-      continue;
-    }
-    for (const key in value) {
-      if (SUSPECT.test(key) && stringProblem(key) !== null) return true;
-      values.push((value as Record<string, unknown>)[key]);
-      depths.push(depth + 1);
-    }
+    return false;
+  }
+  for (const key in container) {
+    if (checkStrings && badString(key)) return true;
+    if (breaksChild((container as Record<string, unknown>)[key], depth, maxDepth, checkStrings)) return true;
   }
   return false;
+}
+
+function breaksChild(child: unknown, depth: number, maxDepth: number, checkStrings: boolean): boolean {
+  if (typeof child === 'object') return child !== null && breaksContainer(child, depth + 1, maxDepth, checkStrings);
+  return checkStrings && typeof child === 'string' && badString(child);
+}
+
+function badString(text: string): boolean {
+  return SUSPECT.test(text) && stringProblem(text) !== null;
 }
 
 interface Visit {

@@ -6,7 +6,7 @@ import {
 } from './cluster-settings.js';
 import { parseCidr } from './ip-addresses.js';
 import { parseKubernetesMinor } from './kubernetes-versions.js';
-import { jsonLimitProblem } from './json-limits.js';
+import { jsonLimitProblem, jsonTextLimitProblem } from './json-limits.js';
 import type { EndpointSlice, Node, Service, ServiceCIDR } from './k8s-objects.js';
 import { parseQuantity } from './quantity.js';
 import type { Snapshot } from './snapshot-model.js';
@@ -48,6 +48,18 @@ const EXPECTED_SNAPSHOT =
  * of the history's indexes, which cannot hold arbitrarily long values.
  */
 export const MAX_OBJECT_NAME_LENGTH = 253;
+
+/**
+ * Parses snapshot JSON text: a SyntaxError when it is not JSON, a SnapshotError naming the JSON path when
+ * it breaks a limit of json-limits.ts. Cheaper than JSON.parse then {@link parseSnapshot} alone, which
+ * cannot know which strings need checking; pass the result to parseSnapshot as it is.
+ */
+export function parseSnapshotJson(text: string): unknown {
+  const document = JSON.parse(text) as unknown;
+  const limit = jsonTextLimitProblem(document, text);
+  if (limit) throw new SnapshotError(limit.path, limit.problem);
+  return document;
+}
 
 /**
  * Checks and normalises a parsed snapshot. It normalises in place (a missing slice `endpoints` becomes

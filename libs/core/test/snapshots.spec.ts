@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSnapshot, SnapshotError } from '../src/snapshots.js';
+import { parseSnapshot, parseSnapshotJson, SnapshotError } from '../src/snapshots.js';
 import { node, service, slice } from './fixtures.js';
 
 function list(items: unknown[], annotations?: Record<string, string>) {
@@ -202,5 +202,40 @@ describe('parseSnapshot: what it accepts', () => {
     const nested = JSON.parse(`${'['.repeat(98)}${']'.repeat(98)}`) as unknown;
     const snapshot = parseSnapshot({ ...list([node({ name: 'n1', zone: 'zone-\ud83d\ude00' })]), extra: nested });
     expect(snapshot.nodes[0].metadata.labels?.['topology.kubernetes.io/zone']).toBe('zone-\ud83d\ude00');
+  });
+});
+
+describe('parseSnapshotJson: the limits, read from JSON text', () => {
+  const text = (extra: string) => `{"kind":"List","items":[],"metadata":{"annotations":{"a":${extra}}}}`;
+
+  it.each([
+    ['a NUL escape', text('"x\\u0000"'), 'metadata.annotations.a', 'NUL character'],
+    ['a lone surrogate escape', text('"\\udfff"'), 'metadata.annotations.a', 'lone UTF-16 surrogate'],
+    ['a raw lone surrogate', text('"x\ud800"'), 'metadata.annotations.a', 'lone UTF-16 surrogate'],
+    [
+      '4,150 levels',
+      text(`${'['.repeat(4150)}${']'.repeat(4150)}`),
+      `metadata.annotations.a${'[0]'.repeat(97)}`,
+      'nested deeper',
+    ],
+  ])('refuses %s, naming its path', (_name, json, path, problem) => {
+    let error: unknown;
+    try {
+      parseSnapshotJson(json);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(SnapshotError);
+    expect((error as SnapshotError).path).toBe(path);
+    expect((error as SnapshotError).message).toContain(problem);
+  });
+
+  it('takes an escaped backslash before a u, emoji, and what parseSnapshot then reads', () => {
+    const document = parseSnapshotJson(text('"C:\\\\u0000 \\ud83d\\ude00"'));
+    expect(parseSnapshot(document).services).toEqual([]);
+  });
+
+  it('leaves syntax errors to JSON.parse', () => {
+    expect(() => parseSnapshotJson('{')).toThrow(SyntaxError);
   });
 });

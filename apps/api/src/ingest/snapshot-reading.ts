@@ -1,4 +1,4 @@
-import { parseSnapshot, SnapshotError } from '@zw/core';
+import { parseSnapshot, parseSnapshotJson, SnapshotError } from '@zw/core';
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { inputHashOf, statedCapturedAt } from './captured-at.js';
@@ -71,18 +71,15 @@ export function readSnapshot({ wire, gzipped, maxBytes }: SnapshotReadTask): Sna
   }
   const contentHash = new Uint8Array(createHash('sha256').update(json).digest());
   let document: unknown;
-  try {
-    document = JSON.parse(json.toString('utf8'));
-  } catch (error) {
-    return {
-      refused: { status: 400, detail: `body is not valid JSON: ${(error as Error).message}`, extra: { path: '' } },
-    };
-  }
   let capturedAt: Date | null;
   try {
+    document = parseSnapshotJson(json.toString('utf8'));
     parseSnapshot(document);
     capturedAt = statedCapturedAt(document as Record<string, unknown>);
   } catch (error) {
+    if (error instanceof SyntaxError) {
+      return { refused: { status: 400, detail: `body is not valid JSON: ${error.message}`, extra: { path: '' } } };
+    }
     if (!(error instanceof SnapshotError)) throw error;
     return { refused: { status: 400, detail: `invalid snapshot: ${error.message}`, extra: { path: error.path } } };
   }
