@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
-import type { AnalysisTask, ThreadOutcome } from './analysis.thread.js';
+import type { ThreadOutcome } from './analysis.thread.js';
 import type { WorkerConfig } from './config.js';
 import { type AnalyzedSnapshot, UnprocessableSnapshotError } from './snapshot-analysis.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
@@ -29,7 +29,7 @@ export const COMPILED_ANALYSIS_THREAD_FILE = join(__dirname, 'analysis.thread.js
  */
 @Injectable()
 export class AnalysisPool implements OnApplicationShutdown {
-  private readonly pool: Piscina<AnalysisTask, ThreadOutcome>;
+  private readonly pool: Piscina<Uint8Array, ThreadOutcome>;
 
   constructor(@Inject(WORKER_CONFIG) config: WorkerConfig, @Inject(ANALYSIS_THREAD_FILE) threadFile: string) {
     const threads = config.WORKER_ANALYSIS_THREADS ?? defaultThreads(config.WORKER_CONCURRENCY);
@@ -42,12 +42,9 @@ export class AnalysisPool implements OnApplicationShutdown {
     });
   }
 
-  /**
-   * The analysis of a stored payload (with the endpoint counts its flapping Services were seen at); an
-   * UnprocessableSnapshotError when no retry can help.
-   */
-  async analyze(gzip: Uint8Array, countsSeen: Record<string, number[]> = {}): Promise<AnalyzedSnapshot> {
-    const outcome = await this.pool.run({ gzip, countsSeen });
+  /** The analysis of a stored payload; an UnprocessableSnapshotError when no retry can help. */
+  async analyze(gzip: Uint8Array): Promise<AnalyzedSnapshot> {
+    const outcome = await this.pool.run(gzip);
     if ('unprocessable' in outcome) throw new UnprocessableSnapshotError(outcome.unprocessable);
     return outcome.analyzed;
   }

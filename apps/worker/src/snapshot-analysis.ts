@@ -54,11 +54,8 @@ export async function readPayload(gzipped: Uint8Array): Promise<unknown> {
   }
 }
 
-/**
- * Runs the core on a snapshot document and keeps what history stores. `countsSeen`: the ready endpoint
- * counts each flapping Service was seen at recently (`namespace/name`), for its stability fix.
- */
-export function analyzeDocument(document: unknown, countsSeen: Record<string, number[]> = {}): AnalyzedSnapshot {
+/** Runs the core on a snapshot document and keeps what history stores. */
+export function analyzeDocument(document: unknown): AnalyzedSnapshot {
   let snapshot: Snapshot;
   let report: AnalysisReport;
   try {
@@ -71,10 +68,7 @@ export function analyzeDocument(document: unknown, countsSeen: Record<string, nu
   const savings = savingsInputs(snapshot, report);
   return {
     services: serviceStates(report, savings),
-    aggregates: {
-      ...aggregatesOf(report),
-      recommendations: recommendationsOf(snapshot, report, savings, countsSeen),
-    },
+    aggregates: { ...aggregatesOf(report), recommendations: recommendationsOf(snapshot, report, savings) },
   };
 }
 
@@ -87,9 +81,8 @@ function recommendationsOf(
   snapshot: Snapshot,
   report: AnalysisReport,
   savings: Map<string, ServiceSavingsState>,
-  countsSeen: Record<string, number[]>,
 ): RecommendationsDocument {
-  const fixes = recommendFixes(snapshot, report, { history: new Map(Object.entries(countsSeen)) });
+  const fixes = recommendFixes(snapshot, report);
   const services: RecommendationsDocument['services'] = [];
   fixes.services.forEach((entry, index) => {
     if (entry.recommendations.length === 0) return;

@@ -1,6 +1,6 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type Type } from '@nestjs/common';
-import { flappingEndpointCounts, type Prisma, PrismaService } from '@zw/db';
+import { type Prisma, PrismaService } from '@zw/db';
 import { type AnalyzeSnapshotJobData, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,12 +14,6 @@ import { claimSnapshot, isBeingRecorded, markSnapshotFailed, readSnapshotPayload
 import { JobMetricsRecorder } from './job-metrics.js';
 import { ReadModelPublisher } from './read-model-events.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
-
-/**
- * Decision: a Service's stability fix looks at the endpoint counts of the day before the snapshot (an
- * autoscaler's daily swing), over the Services whose hint state changed in it.
- */
-const STABILITY_WINDOW_MS = 24 * 3600_000;
 
 /** How long a repeat waits for its predecessor to be recorded before it is analysed itself. */
 const PREDECESSOR_WAIT_MS = 2000;
@@ -88,9 +82,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     }
     const gzip = claimed.repeats ? await readSnapshotPayload(this.prisma, snapshotId) : claimed.gzip;
     if (!gzip) throw new UnprocessableSnapshotError('raw payload is gone (pruned or never stored)');
-    const from = new Date(claimed.capturedAt.getTime() - STABILITY_WINDOW_MS);
-    const countsSeen = await flappingEndpointCounts(this.prisma, claimed.clusterId, from, claimed.capturedAt);
-    const analyzed = await this.analysis.analyze(gzip, countsSeen);
+    const analyzed = await this.analysis.analyze(gzip);
     const outcome = await this.write(claimed.clusterId, (tx) =>
       recordSnapshot(tx, {
         clusterId: claimed.clusterId,

@@ -43,26 +43,3 @@ export async function clusterStateAt(db: Db, clusterId: string, at: Date) {
     orderBy: { serviceId: 'asc' },
   });
 }
-
-/**
- * The ready endpoint counts each Service of the cluster was seen at over [from, to), for the Services
- * with the CPU heuristic whose hint state changed in that window and whose count moved: the input of the
- * core's stability fix. Keyed by `namespace/name`, counts ascending. One statement on the
- * (cluster_id, valid_to) index.
- */
-export async function flappingEndpointCounts(
-  db: Db,
-  clusterId: string,
-  from: Date,
-  to: Date,
-): Promise<Record<string, number[]>> {
-  const rows = await db.$queryRaw<{ namespace: string; name: string; counts: number[] }[]>`
-    SELECT s.namespace, s.name, array_agg(DISTINCT i.ready_endpoints ORDER BY i.ready_endpoints) AS counts
-      FROM service_intervals i
-      JOIN cluster_services s ON s.id = i.service_id
-     WHERE i.cluster_id = ${clusterId}::uuid AND i.valid_from < ${to}::timestamptz
-       AND (i.valid_to IS NULL OR i.valid_to > ${from}::timestamptz) AND i.routing = 'Auto'
-     GROUP BY s.namespace, s.name
-    HAVING count(DISTINCT i.hint_state) > 1 AND count(DISTINCT i.ready_endpoints) > 1`;
-  return Object.fromEntries(rows.map((row) => [`${row.namespace}/${row.name}`, row.counts.map(Number)]));
-}

@@ -13,7 +13,7 @@ export {
   type NewAgentToken,
 } from './agent-tokens.js';
 export { findCluster, registerCluster, type RegisterClusterInput, type RegisteredCluster } from './clusters.js';
-export { clusterStateAt, flappingEndpointCounts, serviceStateAt, serviceTimeline, type ServiceRef } from './history.js';
+export { clusterStateAt, serviceStateAt, serviceTimeline, type ServiceRef } from './history.js';
 export { dbEnvSchema } from './environment.js';
 export {
   API_KEY_PREFIX,
