@@ -378,7 +378,7 @@ function recommendForService(input: ServiceInput): Recommendation[] {
 
 const LOCAL_POLICY =
   'internalTrafficPolicy is Local, so in-cluster clients only reach endpoints on their own node and no request crosses zones, hints or not';
-const NO_CROSSING = 'no request crosses zones today, so hints would save nothing';
+const NO_CROSSING = 'no change zonewise knows of lowers the share of requests that cross zones (today, none or few do)';
 
 /**
  * A Service that asks for topology routing but gets no hints, and could gain nothing from them: one entry

@@ -198,7 +198,9 @@ describe('cluster-wide blockers', () => {
     });
     const [why] = fixesFor(snapshot);
     expect(why).toMatchObject({ resultingState: 'removed', whatIf: null, savings: { crossZoneGb: 0, cost: 0 } });
-    expect(why.summary).toBe('Nothing to fix: no request crosses zones today, so hints would save nothing.');
+    expect(why.summary).toBe(
+      'Nothing to fix: no change zonewise knows of lowers the share of requests that cross zones (today, none or few do).',
+    );
     expect(fixesFor(snapshot, 'plain')).toEqual([]);
   });
 });
