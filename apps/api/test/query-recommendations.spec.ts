@@ -203,6 +203,66 @@ describe('the Service detail', () => {
   });
 });
 
+describe('stability from the history', () => {
+  /** Three equal zones and one Service with topology-mode Auto and `endpoints` ready endpoints. */
+  function oneService(endpoints: number): KubernetesList {
+    const zones = ['zone-a', 'zone-b', 'zone-c'];
+    const nodes = zones.map((zone) => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: `${zone}-0`, labels: { 'topology.kubernetes.io/zone': zone } },
+      status: { allocatable: { cpu: '4' }, conditions: [{ type: 'Ready', status: 'True' }] },
+    }));
+    const service = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web', namespace: 'shop', annotations: { 'service.kubernetes.io/topology-mode': 'Auto' } },
+      spec: { clusterIP: '10.96.0.20', ipFamilies: ['IPv4'], ports: [{ port: 80, protocol: 'TCP' }] },
+    };
+    const slice = {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'web-1', namespace: 'shop', labels: { 'kubernetes.io/service-name': 'web' } },
+      addressType: 'IPv4',
+      endpoints: Array.from({ length: endpoints }, (_, i) => ({
+        addresses: [`10.1.0.${i + 1}`],
+        conditions: { ready: true },
+        nodeName: `${zones[i % 3]}-0`,
+        zone: zones[i % 3],
+      })),
+      ports: [{ port: 8080, protocol: 'TCP' }],
+    };
+    return {
+      apiVersion: 'v1',
+      kind: 'List',
+      metadata: { annotations: {} },
+      items: [...nodes, service, slice],
+    } as KubernetesList;
+  }
+
+  it('a Service whose hints came and went as its endpoints moved between 4, 5 and 6: its detail adds the replica floor that keeps them', async () => {
+    const carol = await createTenant(stack.prisma, 'fix-carol');
+    const flappy = await createCluster(stack.prisma, carol, 'flappy', { cloud: 'aws', region: 'us-east-1' });
+    const start = Date.now() - 3600_000;
+    const counts = [6, 4, 6, 5, 6];
+    for (const [index, count] of counts.entries()) {
+      const list = capturedAt(oneService(count), new Date(start + index * 60_000));
+      await waitProcessed(stack.prisma, [await pushSnapshot(stack.url, flappy.token, list)]);
+    }
+    const detail = ServiceDetailSchema.parse(
+      (await apiClient(stack.url, carol.readKey).get(`/v1/clusters/${flappy.id}/services/shop/web`)).body,
+    );
+    expect(detail.current?.hints.state).toBe('populated');
+    expect(detail.recommendations).toHaveLength(1);
+    const [stability] = detail.recommendations;
+    expect(stability.kind).toBe('replicas');
+    // 8 and 11 fail over three equal zones, so the first swing of 2 that always allocates starts at 12.
+    expect(stability.stability).toEqual({ countsSeen: [4, 5, 6], minReplicas: 12, covers: { from: 12, to: 14 } });
+    expect(stability.endpointsToAdd).toEqual({ 'zone-a': 2, 'zone-b': 2, 'zone-c': 2 });
+    expect(stability.patch).toContain('"minReplicas":12');
+  });
+});
+
 describe('GraphQL', () => {
   it('fleetRecommendations and Cluster.recommendations give the REST pages', async () => {
     const rest = (await apiClient(stack.url, alice.readKey).get('/v1/fleet/recommendations?limit=5')).body;

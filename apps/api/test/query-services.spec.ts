@@ -431,12 +431,17 @@ describe('zones and Service CIDRs', () => {
     expect(cidrs.serviceCIDRs[0].wellKnown.length).toBeGreaterThan(0);
   });
 
-  it('stores a zone and CIDR document once for snapshots that do not change them', async () => {
-    // Five snapshots of `main`, three distinct states (base/off alternate): the documents are shared.
+  it('stores a zone, CIDR and recommendations document once for snapshots that do not change them', async () => {
+    // Five snapshots of `main`, two distinct states (base/off alternate): the documents are shared.
     const documents = await stack.prisma.analysisDocument.count({ where: { clusterId: main.id } });
-    expect(documents).toBeLessThanOrEqual(4);
     const summaries = await stack.prisma.snapshotSummary.findMany({ where: { clusterId: main.id } });
     expect(summaries).toHaveLength(5);
-    expect(new Set(summaries.map((s) => Buffer.from(s.serviceCidrsHash!).toString('hex'))).size).toBe(1);
+    const hex = (hash: Uint8Array | null) => Buffer.from(hash!).toString('hex');
+    expect(new Set(summaries.map((s) => hex(s.serviceCidrsHash))).size).toBe(1);
+    const zoneAndCidr = new Set(summaries.flatMap((s) => [hex(s.zoneStatsHash), hex(s.serviceCidrsHash)]));
+    expect(zoneAndCidr.size).toBeLessThanOrEqual(4);
+    const recommendations = new Set(summaries.map((s) => hex(s.recommendationsHash)));
+    expect(recommendations.size).toBeLessThanOrEqual(2);
+    expect(documents).toBe(new Set([...zoneAndCidr, ...recommendations]).size);
   });
 });

@@ -24,8 +24,8 @@ export function fixesAsText(report: AnalysisReport, fixes: SnapshotRecommendatio
 
 function blockerLines(blockers: NodeBlockers): string[] {
   return [
-    `Cluster: ${blockers.nodes.length} node${blockers.nodes.length === 1 ? '' : 's'} disable hints for every Service: ${blockers.nodes.map((node) => `${node.name} (${node.problem})`).join(', ')}`,
-    `  ${blockers.services} Service${blockers.services === 1 ? '' : 's'} depend on them; fixing them saves ${money(blockers.savings.cost)} a month (${gb(blockers.savings.crossZoneGb)} cross-zone)`,
+    `Cluster: ${blockers.nodes.length === 1 ? '1 node disables' : `${blockers.nodes.length} nodes disable`} hints for every Service: ${blockers.nodes.map((node) => `${node.name} (${node.problem})`).join(', ')}`,
+    `  ${blockers.services === 1 ? '1 Service depends' : `${blockers.services} Services depend`} on them; fixing them saves ${money(blockers.savings.cost)} a month (${gb(blockers.savings.crossZoneGb)} cross-zone)`,
     ...indent(blockers.patch, '    '),
   ];
 }

@@ -246,6 +246,24 @@ describe('zonewise fix', () => {
     expect(stability.patch).toContain(`"minReplicas":${stability.stability.minReplicas}`);
   });
 
+  it('a ready node without a zone label: the cluster-wide blocker comes first, with the Services that depend on it', () => {
+    const snapshot = JSON.parse(readFileSync(eksSnapshot, 'utf8'));
+    const node = snapshot.items.find((item: { kind: string }) => item.kind === 'Node');
+    delete node.metadata.labels['topology.kubernetes.io/zone'];
+    const file = writeScratch('stray-node.json', JSON.stringify(snapshot));
+    const run = zonewise(['fix', file]);
+    expect(run.status).toBe(0);
+    expect(run.stdout.split('\n')[0]).toBe(
+      `Cluster: 1 node disables hints for every Service: ${node.metadata.name} (no zone label)`,
+    );
+    expect(run.stdout).toContain(`kubectl label node ${node.metadata.name} topology.kubernetes.io/zone=`);
+    const fixes = json(zonewise(['fix', file, '--json']));
+    expect(fixes.nodeBlockers.nodes).toEqual([
+      { name: node.metadata.name, problem: 'no zone label', missingZone: true, zeroCpu: false },
+    ]);
+    expect(fixes.nodeBlockers.services).toBeGreaterThan(0);
+  });
+
   it('bad input: an unknown Service, a malformed --service, a malformed history: exit 2 naming the problem', () => {
     expectBadInput(zonewise(['fix', eksSnapshot, '--service', 'shop/nope']), 'no Service shop/nope');
     expectBadInput(zonewise(['fix', eksSnapshot, '--service', 'cart']), 'expected namespace/name');

@@ -8,7 +8,7 @@ import { recordAt } from './support/record.js';
 
 /**
  * The query API's additions to the stored read model (savings inputs per interval, the monthly roll-up per
- * summary, zone statistics and Service CIDR analyses as shared documents) keep the history's key
+ * summary, zone statistics, Service CIDR analyses and recommended fixes as shared documents) keep the history's key
  * property: a snapshot in which nothing changed adds one summary row and one snapshot row, nothing else.
  */
 
@@ -68,7 +68,8 @@ describe('read model size', () => {
     expect(after.intervals).toBe(before.intervals);
     expect(after.services).toBe(before.services);
     expect(after.documents).toBe(before.documents);
-    expect(await prisma.analysisDocument.count({ where: { clusterId: cluster.id } })).toBe(2);
+    // Zone statistics, Service CIDRs and recommended fixes: one document each, shared by every snapshot.
+    expect(await prisma.analysisDocument.count({ where: { clusterId: cluster.id } })).toBe(3);
     const perSnapshot = Number(after.summaries - before.summaries + (after.snapshots - before.snapshots)) / count;
     expect(perSnapshot).toBeLessThan(2048);
 

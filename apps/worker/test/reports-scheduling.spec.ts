@@ -199,6 +199,21 @@ describe('a daily schedule over a recorded day', () => {
         .slice(0, 10)
         .map((o: { namespace: string; name: string }) => `${o.namespace}/${o.name}`),
     );
+    // The top fixes as the period ended (its newest snapshot, where a node without a zone blocks hints for
+    // every Service): the query API's ranking of the same snapshot's fixes, with the same money.
+    const fixes = await apiClient(stack.url, tenant.readKey).get(`/v1/clusters/${clusterId}/recommendations?limit=10`);
+    expect(fixes.status).toBe(200);
+    expect(fixes.body.nodeBlockers.nodes.length).toBeGreaterThan(0);
+    expect(document.topFixes.length).toBeGreaterThan(0);
+    expect(document.topFixes.map((fix) => `${fix.namespace}/${fix.name}`)).toEqual(
+      fixes.body.services.map((s: { namespace: string; name: string }) => `${s.namespace}/${s.name}`),
+    );
+    document.topFixes.forEach((fix, index) => {
+      expect(fix.rank).toBe(index + 1);
+      expect(fix.kind).toBe(fixes.body.services[index].recommendations[0].kind);
+      expect(roundCents(fix.monthlySavings.cost)).toBe(fixes.body.services[index].bestSavings.cost);
+    });
+    expect(document.topFixes.some((fix) => fix.kind === 'nodes')).toBe(true);
     // The risks of the cluster as the period ended: the static ClusterIP in the dynamic band, and zones
     // where Services would pass the overload threshold.
     expect(document.serviceCidrRisks).toHaveLength(1);

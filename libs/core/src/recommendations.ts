@@ -130,6 +130,8 @@ export interface RecommendOptions {
   trafficGb?: ReadonlyMap<string, number | MonthlyTraffic>;
   /** Ready endpoint counts seen per `namespace/name` over a window (history), for stability fixes. */
   history?: ReadonlyMap<string, readonly number[]>;
+  /** Only these Services (`namespace/name`) get fixes; the others get `[]`. Default: every Service. */
+  only?: ReadonlySet<string>;
   /**
    * Version and data-plane facts per Service; missing fields take the defaults. Default: what the
    * analysis itself says (`fixContextFromReport`).
@@ -180,7 +182,7 @@ export function recommendFixes(
     const service = servicesByKey.get(key);
     const slices = slicesByService.get(key) ?? [];
     const recommendations =
-      service === undefined
+      service === undefined || (options.only !== undefined && !options.only.has(key))
         ? []
         : recommendForService({
             analysis,
@@ -376,7 +378,7 @@ function recommendForService(input: ServiceInput): Recommendation[] {
 
 const LOCAL_POLICY =
   'internalTrafficPolicy is Local, so in-cluster clients only reach endpoints on their own node and no request crosses zones, hints or not';
-const NO_CROSSING = 'no request crosses zones today, so hints would save nothing';
+const NO_CROSSING = 'no change zonewise knows of lowers the share of requests that cross zones (today, none or few do)';
 
 /**
  * A Service that asks for topology routing but gets no hints, and could gain nothing from them: one entry

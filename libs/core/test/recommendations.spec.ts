@@ -8,6 +8,7 @@ import {
   type RecommendOptions,
   type SnapshotRecommendations,
 } from '../src/recommendations.js';
+import { fixContextFromReport, trafficDistributionOfferedBy } from '../src/fix-context.js';
 import { crossZonePrice, monthlyTrafficGb } from '../src/savings.js';
 import type { Snapshot } from '../src/snapshot-model.js';
 import { parseSnapshot } from '../src/snapshots.js';
@@ -198,7 +199,9 @@ describe('cluster-wide blockers', () => {
     });
     const [why] = fixesFor(snapshot);
     expect(why).toMatchObject({ resultingState: 'removed', whatIf: null, savings: { crossZoneGb: 0, cost: 0 } });
-    expect(why.summary).toBe('Nothing to fix: no request crosses zones today, so hints would save nothing.');
+    expect(why.summary).toBe(
+      'Nothing to fix: no change zonewise knows of lowers the share of requests that cross zones (today, none or few do).',
+    );
     expect(fixesFor(snapshot, 'plain')).toEqual([]);
   });
 });
@@ -273,6 +276,64 @@ describe('version and data plane', () => {
     expect(close.find((fix) => fix.kind === 'trafficDistribution')?.trafficDistribution).toBe('PreferClose');
     const none = fixesFor(snapshot, 'web', { contextOf: () => ({ trafficDistributionOffered: null }) });
     expect(none.map((fix) => fix.kind)).toEqual(['replicas']);
+  });
+});
+
+describe('version and data plane, as the analysis states them', () => {
+  const snapshot = snapshotOf({
+    nodes: threeEqualZones,
+    services: [autoService(), autoService({ name: 'api' })],
+    endpointSlices: [
+      slice('web-1', ['zone-a', 'zone-a', 'zone-b', 'zone-c']),
+      slice('api-1', ['zone-a', 'zone-a', 'zone-b', 'zone-c'], { service: 'api' }),
+    ],
+  });
+
+  it('the trafficDistribution value each version offers', () => {
+    expect(
+      ['1.29', '1.30', '1.31', '1.33', '1.34', '1.35', 'v1.36.2', 'unknown'].map(trafficDistributionOfferedBy),
+    ).toEqual([
+      null,
+      null,
+      'PreferClose',
+      'PreferClose',
+      'PreferSameZone',
+      'PreferSameZone',
+      'PreferSameZone',
+      'PreferSameZone',
+    ]);
+  });
+
+  it('reads kubernetesVersion, dataPlane, managedBy and dataPath from the analysis when it carries them', () => {
+    const report = analyzeSnapshot(snapshot);
+    const versioned = {
+      ...report,
+      kubernetesVersion: '1.31',
+      dataPlane: { name: 'cilium-no-topology', source: 'flag' },
+      services: report.services.map((service) =>
+        service.name === 'api'
+          ? {
+              ...service,
+              managedBy: 'endpointslice-controller',
+              dataPath: { honoursHints: false, reason: 'Cilium service topology is off' },
+            }
+          : { ...service, managedBy: 'endpointslice-controller', dataPath: { honoursHints: true, reason: null } },
+      ),
+    };
+    const fixes = recommendFixes(snapshot, versioned);
+    const byName = Object.fromEntries(fixes.services.map((entry) => [entry.name, entry.recommendations]));
+    expect(byName.web.map((fix) => fix.kind)).toEqual(['replicas', 'trafficDistribution']);
+    expect(byName.web[1].trafficDistribution).toBe('PreferClose');
+    expect(byName.api.map((fix) => fix.kind)).toEqual(['dataPlane']);
+    expect(byName.api[0].patch).toContain('loadBalancer.serviceTopology=true');
+    expect(byName.api[0].summary).toContain('Cilium service topology is off');
+    const meshed = { ...versioned.services[0], managedBy: 'my-mesh' };
+    expect(fixContextFromReport(versioned)(meshed)).toMatchObject({ managedByController: false });
+  });
+
+  it('without those fields, Kubernetes 1.35 with kube-proxy', () => {
+    const context = fixContextFromReport(analyzeSnapshot(snapshot));
+    expect(context(analyzeSnapshot(snapshot).services[0])).toEqual({});
   });
 });
 

@@ -13,7 +13,11 @@ import {
   type Node,
   type NodeInfo,
   nodeZone,
+  analyzeSnapshot,
+  type CrossZonePrice,
   parseSnapshot,
+  type Recommendation,
+  recommendFixes,
   reconcileSnapshotService,
   type Service,
   type ClusterModel,
@@ -154,6 +158,37 @@ export class LiveViewService {
    */
   async snapshot(snapshotId: string, overrides: ClusterOverrides): Promise<Snapshot | null> {
     return (await this.load(snapshotId, overrides))?.snapshot ?? null;
+  }
+
+  /**
+   * The stability fix of a Service whose hints came and went while its ready endpoints moved between
+   * `countsSeen` (its timeline): the replica floor from which every count of that swing keeps hints,
+   * checked by the core on the newest payload. Null when there is none (or no payload).
+   *
+   * Decision: computed when asked, not by the worker: it depends on the history before the snapshot,
+   * and the worker's stored analysis of a snapshot must not depend on the order snapshots are recorded in.
+   * The Service is analysed alone (with every node), which is what its fixes depend on.
+   */
+  async stabilityFix(
+    snapshotId: string | null,
+    namespace: string,
+    name: string,
+    countsSeen: readonly number[],
+    price: CrossZonePrice,
+    trafficGb: number,
+    overrides: ClusterOverrides,
+  ): Promise<Recommendation | null> {
+    const indexed = snapshotId ? await this.load(snapshotId, overrides) : null;
+    const key = `${namespace}/${name}`;
+    const service = indexed?.services.get(key);
+    if (!indexed || !service) return null;
+    const alone = { ...indexed.snapshot, services: [service], endpointSlices: indexed.slices.get(key) ?? [] };
+    const fixes = recommendFixes(alone, analyzeSnapshot(alone), {
+      price,
+      trafficGb: new Map([[key, trafficGb]]),
+      history: new Map([[key, countsSeen]]),
+    });
+    return fixes.services[0]?.recommendations.find((fix) => fix.stability !== undefined) ?? null;
   }
 
   private async load(snapshotId: string, overrides: ClusterOverrides): Promise<IndexedSnapshot | null> {

@@ -130,14 +130,26 @@ export class ServicesService {
       this.live.view(current ? head.latest_snapshot_id : null, overridesOf(head), namespace, name),
       current ? this.recommendations.service(clusterId, price, namespace, name) : Promise.resolve([]),
     ]);
+    const timeline = timelineOf(intervals, from, to);
+    const summary = current ? serviceSummaryView(current, price, measurementSourceOf(head), now) : null;
+    const stability =
+      current && summary && timeline.flapping && current.routing === 'Auto'
+        ? await this.live.stabilityFix(
+            head.latest_snapshot_id,
+            namespace,
+            name,
+            [...new Set(timeline.entries.map((entry) => entry.readyEndpoints))],
+            price,
+            summary.monthly.inputs.trafficGb,
+            overridesOf(head),
+          )
+        : null;
     return {
       cluster: { id: head.id, name: head.name },
       namespace,
       name,
       asOf: head.latest_captured_at?.toISOString() ?? null,
-      current: current
-        ? { ...serviceSummaryView(current, price, measurementSourceOf(head), now), zones: zoneAllocations(current) }
-        : null,
+      current: current && summary ? { ...summary, zones: zoneAllocations(current) } : null,
       lastSeen: current ? null : (latest.valid_to?.toISOString() ?? null),
       ...(current
         ? live
@@ -145,8 +157,9 @@ export class ServicesService {
             ...live,
             kubeProxy: { ...live.kubeProxy, reason: 'the Service is not in the newest snapshot' },
           }),
-      recommendations,
-      timeline: timelineOf(intervals, from, to),
+      // A flapping Service's replica floor comes after the fixes stored with the snapshot.
+      recommendations: stability === null ? recommendations : [...recommendations, stability],
+      timeline,
     };
   }
 
