@@ -194,7 +194,7 @@ describe.skipIf(skipReason !== '')(
       const key = (services: { namespace: string; name: string }[]) => services.map((s) => `${s.namespace}/${s.name}`);
       await eventually(() => rows.count()).toBe(50);
 
-      await page.getByLabel('Hint state').selectOption('removed');
+      await page.getByLabel('Hint state', { exact: true }).selectOption('removed');
       await page.waitForURL(/hintState=removed/);
       const first = (await api().get(`${base}?hintState=removed&limit=50`)).body;
       await eventually(names).toEqual(key(first.services));
