@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 
@@ -12,7 +12,16 @@ import { chromium } from 'playwright-core';
  *    from navigation to the table drawn, against the API answer that page waits for, fetched alone.
  */
 
-const DASHBOARD = join(__dirname, '..', 'dashboard');
+/** dist/dashboard, found upwards from here (dist/bench when built, bench/ when run from source). */
+function findDashboard(): string {
+  for (let directory = __dirname; dirname(directory) !== directory; directory = dirname(directory)) {
+    if (existsSync(join(directory, 'dist', 'dashboard', 'index.html'))) return join(directory, 'dist', 'dashboard');
+    if (existsSync(join(directory, 'dashboard', '.vite'))) return join(directory, 'dashboard');
+  }
+  return join(__dirname, '..', 'dashboard');
+}
+
+const DASHBOARD = findDashboard();
 const INITIAL_BUDGET_BYTES = 250 * 1024;
 const TARGET_RATIO = 2;
 const RUNS = 5;

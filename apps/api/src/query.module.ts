@@ -102,6 +102,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     FleetService,
     SavingsService,
     ServicesService,
+    TrendsService,
   ],
 })
 export class QueryModule {}
