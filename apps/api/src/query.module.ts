@@ -26,6 +26,7 @@ import { SavingsController } from './savings/savings.controller.js';
 import { SavingsService } from './savings/savings.service.js';
 import { TrendsController } from './trends/trends.controller.js';
 import { TrendsService } from './trends/trends.service.js';
+import { EventsController } from './events/events.controller.js';
 import { ClusterSimulateController } from './simulate/cluster-simulate.controller.js';
 import { SimulateController } from './simulate/simulate.controller.js';
 import { ServicesController } from './services/services.controller.js';
@@ -69,6 +70,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     SimulateController,
     ClusterSimulateController,
     TrendsController,
+    EventsController,
     TrafficSourcesController,
   ],
   providers: [
