@@ -26,6 +26,7 @@ import {
   freePort,
   waitForPort,
 } from './local-stack.js';
+import { dashboardPageLines } from './dashboard.js';
 
 /**
  * Query-API latency under load, measured with the real processes (compiled api and worker, the local
@@ -126,6 +127,13 @@ export async function runApiBench(): Promise<string[]> {
         fleet.apiKey,
         fleetSql,
       )),
+    );
+    lines.push(
+      ...(await dashboardPageLines({
+        apiUrl: uncachedUrl,
+        fleet: { apiKey: fleet.apiKey, clusters: FLEET_CLUSTERS },
+        large: { apiKey: large.apiKey, clusterId: large.clusterId, services: LARGE.services },
+      })),
     );
     return lines;
   } finally {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateFleetSnapshot } from '@zw/core';
 import { runApiBench } from './api.js';
+import { dashboardSizeLines } from './dashboard.js';
 import { runPipelineBench } from './pipeline.js';
 import { runSavingsBench } from './savings.js';
 import { runTrafficBench } from './traffic.js';
@@ -29,6 +30,7 @@ interface CoreRun {
 async function main(): Promise<void> {
   // The pipeline and the API first: the core's ratio is the last line.
   for (const line of await runPipelineBench()) console.log(line);
+  for (const line of dashboardSizeLines()) console.log(line);
   for (const line of await runApiBench()) console.log(line);
   for (const line of await runSavingsBench()) console.log(line);
   for (const line of await runTrafficBench()) console.log(line);

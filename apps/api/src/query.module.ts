@@ -30,6 +30,7 @@ import { SavingsController } from './savings/savings.controller.js';
 import { SavingsService } from './savings/savings.service.js';
 import { TrendsController } from './trends/trends.controller.js';
 import { TrendsService } from './trends/trends.service.js';
+import { EventsController } from './events/events.controller.js';
 import { ClusterSimulateController } from './simulate/cluster-simulate.controller.js';
 import { SimulateController } from './simulate/simulate.controller.js';
 import { FailedSnapshotsController } from './snapshots/failed-snapshots.controller.js';
@@ -76,6 +77,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     SimulateController,
     ClusterSimulateController,
     TrendsController,
+    EventsController,
     TrafficSourcesController,
     FailedSnapshotsController,
     RecommendationsController,
@@ -121,6 +123,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     SavingsService,
     ServicesService,
     RecommendationsService,
+    TrendsService,
   ],
 })
 export class QueryModule {}

@@ -4,6 +4,7 @@ import {
   createCluster,
   createTenant,
   inCents,
+  postGraphQL,
   pushSnapshot,
   type QueryStack,
   startQueryStack,
@@ -131,6 +132,34 @@ describe('trends', () => {
     expect(answer.body.points.map((p: { snapshots: number }) => p.snapshots)).toEqual([2, 1]);
     const foreign = await apiClient(stack.url, other.readKey).get(`/v1/clusters/${eu.id}/trends`);
     expect(foreign.status).toBe(404);
+  });
+
+  it('answers the same over GraphQL (fleetTrends, clusterTrends)', async () => {
+    const to = new Date(start.getTime() + 4 * HOUR).toISOString();
+    const from = start.toISOString();
+    const fields = `from to bucket points { start clusters snapshots services { populated removed none } servicesWithDrift
+      monthly { trafficGb withoutHints { crossZoneGb cost } withHints { crossZoneGb cost } ifEnabled { crossZoneGb cost }
+        realizedSavings { crossZoneGb cost } missedSavings { crossZoneGb cost } } }`;
+    const answer = await postGraphQL(stack.url, tenant.readKey, {
+      query: `query($from: String, $to: String, $id: ID!) {
+        fleetTrends(from: $from, to: $to, bucket: "hour") { ${fields} }
+        clusterTrends(id: $id, from: $from, to: $to, bucket: "hour") { ${fields} }
+      }`,
+      variables: { from, to, id: us.id },
+    });
+    expect(answer.body.errors).toBeUndefined();
+    const client = apiClient(stack.url, tenant.readKey);
+    const rest = (await client.get(`/v1/fleet/trends?from=${from}&to=${to}&bucket=hour`)).body;
+    expect(answer.body.data.fleetTrends).toEqual(rest);
+    const { cluster, ...clusterRest } = (
+      await client.get(`/v1/clusters/${us.id}/trends?from=${from}&to=${to}&bucket=hour`)
+    ).body;
+    expect(cluster.name).toBe('us');
+    expect(answer.body.data.clusterTrends).toEqual(clusterRest);
+    const foreign = await postGraphQL(stack.url, other.readKey, {
+      query: `{ clusterTrends(id: "${us.id}") { bucket } }`,
+    });
+    expect(foreign.body.errors?.[0].extensions.code).toBe('NOT_FOUND');
   });
 
   it('names a bad range: from after to, too many buckets, an unknown bucket', async () => {

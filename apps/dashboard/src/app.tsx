@@ -1,6 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useSyncExternalStore } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
+import { get } from './api';
+import { followLiveEvents } from './live-events';
 import { isAdmin, isSignedIn, onAuthChange, signOut } from './auth';
 import { Loading } from './components/states';
 import { useIdentity } from './identity';
@@ -33,6 +35,13 @@ export function App() {
 
 function Shell() {
   const identity = useIdentity();
+  const queryClient = useQueryClient();
+  const [location] = useLocation();
+  useEffect(() => followLiveEvents(queryClient), [queryClient]);
+  // The fleet answer is asked for while the page's chunk is still loading, not after it.
+  useEffect(() => {
+    if (location === '/') void queryClient.prefetchQuery({ queryKey: ['fleet'], queryFn: () => get('/v1/fleet') });
+  }, [location, queryClient]);
   const admin = isAdmin(identity.data);
   const links: [string, string][] = [
     ['/', 'Fleet'],

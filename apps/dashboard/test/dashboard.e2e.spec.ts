@@ -194,7 +194,7 @@ describe.skipIf(skipReason !== '')(
       const key = (services: { namespace: string; name: string }[]) => services.map((s) => `${s.namespace}/${s.name}`);
       await eventually(() => rows.count()).toBe(50);
 
-      await page.getByLabel('Hint state').selectOption('removed');
+      await page.locator('select[name=hintState]').selectOption('removed');
       await page.waitForURL(/hintState=removed/);
       const first = (await api().get(`${base}?hintState=removed&limit=50`)).body;
       await eventually(names).toEqual(key(first.services));
@@ -209,7 +209,7 @@ describe.skipIf(skipReason !== '')(
       await page.goBack();
       await eventually(names).toEqual(key(first.services));
 
-      await page.getByLabel('Sort by').selectOption('cost');
+      await page.locator('select[name=sort]').selectOption('cost');
       await page.waitForURL(/sort=cost/);
       expect(page.url()).not.toMatch(/cursor=/);
       const byCost = (await api().get(`${base}?hintState=removed&sort=cost&limit=50`)).body;

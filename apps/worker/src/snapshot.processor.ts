@@ -158,6 +158,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
 
   private recorded(clusterId: string, outcome: RecordOutcome): SnapshotJobResult {
     this.readModel.clusterChanged(clusterId);
+    this.readModel.liveEvent('snapshot.recorded', { clusterId });
     return { recorded: true, ...outcome };
   }
 }

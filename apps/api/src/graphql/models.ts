@@ -395,3 +395,38 @@ export class SavingsReport {
   @Field(() => [SavingsGroup]) groups: SavingsGroup[];
   @Field(() => [Opportunity]) opportunities: Opportunity[];
 }
+
+@ObjectType({ description: 'one bucket of a trend: the stored summaries recorded in it' })
+export class TrendMonthly {
+  @Field(() => Float) trafficGb: number;
+  @Field(() => CrossZoneCost) withoutHints: CrossZoneCost;
+  @Field(() => CrossZoneCost) withHints: CrossZoneCost;
+  @Field(() => CrossZoneCost) ifEnabled: CrossZoneCost;
+  @Field(() => CrossZoneCost) realizedSavings: CrossZoneCost;
+  @Field(() => CrossZoneCost) missedSavings: CrossZoneCost;
+}
+
+@ObjectType()
+export class TrendServices {
+  @Field(() => Float) populated: number;
+  @Field(() => Float) removed: number;
+  @Field(() => Float) none: number;
+}
+
+@ObjectType()
+export class TrendPoint {
+  @Field() start: string;
+  @Field(() => Int) clusters: number;
+  @Field(() => Int) snapshots: number;
+  @Field(() => TrendServices) services: TrendServices;
+  @Field(() => Float) servicesWithDrift: number;
+  @Field(() => TrendMonthly) monthly: TrendMonthly;
+}
+
+@ObjectType({ description: 'figures over time, as GET /v1/fleet/trends and /v1/clusters/{id}/trends answer them' })
+export class Trends {
+  @Field() from: string;
+  @Field() to: string;
+  @Field() bucket: string;
+  @Field(() => [TrendPoint]) points: TrendPoint[];
+}

@@ -9,6 +9,9 @@ import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { notFound, validationProblem } from '../problem.js';
 import { type ClusterPricing, clusterPricing } from '../savings/pricing.js';
 import { SavingsService } from '../savings/savings.service.js';
+import { TrendsQuery } from '../trends/trends.schemas.js';
+import { TrendsService } from '../trends/trends.service.js';
+import { clusterIdOf, parseInput } from '../http/validation.js';
 import {
   type MeasurementSource,
   measurementSourceOf,
@@ -33,6 +36,7 @@ import {
   ServiceSort,
   Timeline,
   Zone,
+  Trends,
 } from './models.js';
 
 const DAY_MS = 24 * 3600_000;
@@ -62,7 +66,33 @@ export class RootResolver {
     @Inject(ReadDb) private readonly db: ReadDb,
     @Inject(FleetService) private readonly fleetService: FleetService,
     @Inject(SavingsService) private readonly savingsService: SavingsService,
+    @Inject(TrendsService) private readonly trends: TrendsService,
   ) {}
+
+  @Query(() => Trends, { description: "the fleet's figures over time, bucketed (as GET /v1/fleet/trends)" })
+  fleetTrends(
+    @CurrentCaller() caller: Caller,
+    @Args('from', { nullable: true }) from?: string,
+    @Args('to', { nullable: true }) to?: string,
+    @Args('bucket', { nullable: true }) bucket?: string,
+  ): Promise<Trends> {
+    return this.trends.fleet(caller.organizationId, parseInput(TrendsQuery, { from, to, bucket }, 'query'));
+  }
+
+  @Query(() => Trends, { description: "one cluster's figures over time, bucketed (as GET /v1/clusters/{id}/trends)" })
+  clusterTrends(
+    @CurrentCaller() caller: Caller,
+    @Args('id', { type: () => ID }) id: string,
+    @Args('from', { nullable: true }) from?: string,
+    @Args('to', { nullable: true }) to?: string,
+    @Args('bucket', { nullable: true }) bucket?: string,
+  ): Promise<Trends> {
+    return this.trends.cluster(
+      caller.organizationId,
+      clusterIdOf(id),
+      parseInput(TrendsQuery, { from, to, bucket }, 'query'),
+    );
+  }
 
   @Query(() => Fleet, { description: "every cluster of the caller's organization" })
   async fleet(@CurrentCaller() caller: Caller): Promise<Fleet> {

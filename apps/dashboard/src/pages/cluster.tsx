@@ -3,6 +3,7 @@ import { Link, useParams } from 'wouter';
 import { get, query } from '../api';
 import { Chart } from '../components/chart';
 import { CidrBands } from '../components/cidr-bands';
+import { TrendCharts } from '../components/trends';
 import { Empty, ErrorBox, EstimateBadge, Loading } from '../components/states';
 import { money, number, percent, when } from '../format';
 import { inputsText } from '../cost-inputs';
@@ -38,6 +39,8 @@ export default function ClusterPage() {
       )}
       <h2>Services</h2>
       <ServicesTable clusterId={id} />
+      <h2>Trends</h2>
+      <TrendCharts path={`/v1/clusters/${id}/trends`} />
       <h2>Zones</h2>
       {zones.isPending ? (
         <Loading what="zones" />

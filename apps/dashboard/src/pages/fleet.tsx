@@ -3,6 +3,7 @@ import { type ReactNode, useMemo } from 'react';
 import { Link } from 'wouter';
 import { get } from '../api';
 import { HintBar } from '../components/hint-bar';
+import { TrendCharts } from '../components/trends';
 import { Empty, ErrorBox, EstimateBadge, Loading } from '../components/states';
 import { age, money, number, percent } from '../format';
 import type { Fleet as FleetAnswer, FleetCluster } from '../types';
@@ -131,6 +132,8 @@ export default function FleetPage() {
         </Tile>
       </section>
 
+      <h2>Trends</h2>
+      <TrendCharts path="/v1/fleet/trends" />
       <h2>Clusters</h2>
       {data.clusters.length === 0 ? (
         <Empty>

@@ -6,6 +6,7 @@ import { buildReportDocument, renderCsv, renderHtml } from '@zw/reports';
 import type { Queue } from 'bullmq';
 import { readReportInput } from './report-content.js';
 import { REPORTS_CONFIG, REPORTS_READ_DB } from './reports-worker.config.js';
+import { ReadModelPublisher } from '../read-model-events.js';
 
 export type GenerateOutcome =
   { made: true; reportId: string; deliveryId: string | null } | { made: false; reportId: string; reason: string };
@@ -25,6 +26,7 @@ export class ReportGenerator {
     @Inject(REPORTS_READ_DB) private readonly db: ReadDb,
     @InjectQueue(REPORT_DELIVERIES_QUEUE) private readonly deliveries: Queue,
     @Inject(REPORTS_CONFIG) private readonly config: ReportsConfig,
+    @Inject(ReadModelPublisher) private readonly events: ReadModelPublisher,
   ) {}
 
   async generate(reportId: string, now = new Date()): Promise<GenerateOutcome> {
@@ -81,6 +83,11 @@ export class ReportGenerator {
       return delivery.id;
     });
     if (deliveryId === undefined) return { made: false, reportId, reason: 'made meanwhile by another run' };
+    this.events.liveEvent('report.ready', {
+      organizationId: schedule.organizationId,
+      reportId,
+      scheduleId: schedule.id,
+    });
     if (deliveryId !== null) {
       try {
         await enqueueWebhookDelivery(this.deliveries, deliveryId, this.config);

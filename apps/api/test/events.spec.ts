@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  apiClient,
+  createCluster,
+  createTenant,
+  pushSnapshot,
+  type QueryStack,
+  startQueryStack,
+  type Tenant,
+  waitProcessed,
+} from '../../../test/support/query-api.js';
+import { capturedAt, evolve, fleet } from '../../../test/support/snapshots.js';
+
+interface LiveEvent {
+  id: string;
+  event: string;
+  data: Record<string, string>;
+}
+
+/** An open `GET /v1/events` connection, parsed as EventSource would. */
+async function openEvents(url: string, key: string, lastEventId?: string) {
+  const controller = new AbortController();
+  const response = await fetch(`${url}/v1/events`, {
+    headers: { authorization: `Bearer ${key}`, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+    signal: controller.signal,
+  });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toContain('text/event-stream');
+  const received: LiveEvent[] = [];
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const pump = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        buffer += decoder.decode(value, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const field = (name: string) => block.match(new RegExp(`^${name}: (.*)$`, 'm'))?.[1];
+          if (field('event'))
+            received.push({ id: field('id')!, event: field('event')!, data: JSON.parse(field('data')!) });
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  return {
+    received,
+    async waitFor(match: (event: LiveEvent) => boolean, timeoutMs = 60_000): Promise<LiveEvent> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = received.find(match);
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error(`no such event; received ${JSON.stringify(received)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    async close() {
+      controller.abort();
+      await pump;
+    },
+  };
+}
+
+describe('GET /v1/events', () => {
+  let stack: QueryStack;
+  let alice: Tenant;
+  let bob: Tenant;
+  let aliceCluster: { id: string; token: string };
+  let bobCluster: { id: string; token: string };
+  const base = fleet(6, 3, 21);
+  let minute = 0;
+  const next = () => capturedAt(evolve(base, ++minute), new Date(Date.now() - 3_600_000 + minute * 60_000));
+
+  beforeAll(async () => {
+    stack = await startQueryStack('events');
+    alice = await createTenant(stack.prisma, 'ev-alice');
+    bob = await createTenant(stack.prisma, 'ev-bob');
+    aliceCluster = await createCluster(stack.prisma, alice, 'alice-live');
+    bobCluster = await createCluster(stack.prisma, bob, 'bob-live');
+  });
+  afterAll(() => stack?.stop());
+
+  it("streams the organization's snapshots as they are recorded, never another tenant's", async () => {
+    const events = await openEvents(stack.url, alice.readKey);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the stream is read from its end: be on it
+    await waitProcessed(stack.prisma, [await pushSnapshot(stack.url, bobCluster.token, next())]);
+    await waitProcessed(stack.prisma, [await pushSnapshot(stack.url, aliceCluster.token, next())]);
+    const recorded = await events.waitFor((event) => event.event === 'snapshot.recorded');
+    expect(recorded.data).toEqual({ clusterId: aliceCluster.id });
+    expect(recorded.id).toMatch(/^\d+-\d+$/);
+    expect(events.received.every((event) => event.data.clusterId === aliceCluster.id)).toBe(true);
+    await events.close();
+  });
+
+  it('resumes after Last-Event-ID with what was missed while disconnected', async () => {
+    const first = await openEvents(stack.url, alice.readKey);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitProcessed(stack.prisma, [await pushSnapshot(stack.url, aliceCluster.token, next())]);
+    const seen = await first.waitFor((event) => event.event === 'snapshot.recorded');
+    await first.close();
+    // Disconnected: a snapshot is recorded meanwhile.
+    await waitProcessed(stack.prisma, [await pushSnapshot(stack.url, aliceCluster.token, next())]);
+    const resumed = await openEvents(stack.url, alice.readKey, seen.id);
+    const missed = await resumed.waitFor((event) => event.event === 'snapshot.recorded');
+    expect(missed.id > seen.id || missed.id.length > seen.id.length).toBe(true);
+    expect(missed.data.clusterId).toBe(aliceCluster.id);
+    await resumed.close();
+  });
+
+  it('tells the organization a report is ready', async () => {
+    const events = await openEvents(stack.url, alice.readKey);
+    const bobs = await openEvents(stack.url, bob.readKey);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const admin = apiClient(stack.url, alice.adminKey);
+    const schedule = (await admin.post('/v1/report-schedules', { name: 'live', cadence: 'daily' })).body.schedule;
+    const run = await admin.post(`/v1/report-schedules/${schedule.id}/run`, {});
+    const ready = await events.waitFor((event) => event.event === 'report.ready', 120_000);
+    expect(ready.data).toEqual({ reportId: run.body.report.id, scheduleId: schedule.id });
+    expect(bobs.received.filter((event) => event.event === 'report.ready')).toEqual([]);
+    await events.close();
+    await bobs.close();
+  });
+
+  it('refuses a request without a key, and a malformed Last-Event-ID', async () => {
+    expect((await fetch(`${stack.url}/v1/events`)).status).toBe(401);
+    const bad = await fetch(`${stack.url}/v1/events`, {
+      headers: { authorization: `Bearer ${alice.readKey}`, 'last-event-id': 'yesterday' },
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { detail: string }).detail).toContain('Last-Event-ID');
+  });
+});

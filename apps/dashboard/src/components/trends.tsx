@@ -1,0 +1,115 @@
+import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { get, query } from '../api';
+import { useUrlState } from '../url-state';
+import { Chart } from './chart';
+import { Empty, ErrorBox, Loading } from './states';
+
+interface Trends {
+  bucket: string;
+  points: {
+    start: string;
+    services: { populated: number; removed: number; none: number };
+    monthly: { withoutHints: { cost: number }; withHints: { cost: number }; ifEnabled: { cost: number } };
+  }[];
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Cost without hints, as routed and if enabled, and Services by hint state, over a chosen range: the
+ * fleet's (`/v1/fleet/trends`) or one cluster's (`/v1/clusters/{id}/trends`).
+ */
+export function TrendCharts({ path }: { path: string }) {
+  const [param, setParams] = useUrlState();
+  const days = Number(param('trendDays') || 7);
+  // Whole hours, so the query (and its cache entry) holds for a while.
+  const from = useMemo(
+    () => new Date(Math.floor(Date.now() / HOUR_MS) * HOUR_MS - days * 24 * HOUR_MS).toISOString(),
+    [days],
+  );
+  const url = `${path}${query({ from, bucket: days <= 2 ? 'hour' : 'day' })}`;
+  const trends = useQuery({ queryKey: ['trends', url], queryFn: () => get<Trends>(url) });
+  const picker = (
+    <label>
+      Trend range{' '}
+      <select value={String(days)} onChange={(event) => setParams({ trendDays: event.target.value })} name="trendDays">
+        <option value="1">1 day (hourly)</option>
+        <option value="7">7 days (daily)</option>
+        <option value="30">30 days (daily)</option>
+        <option value="90">90 days (daily)</option>
+      </select>
+    </label>
+  );
+  if (trends.isPending) return <Loading what="trends" />;
+  if (trends.isError) return <ErrorBox error={trends.error} title="Trends could not be loaded" />;
+  const points = trends.data.points;
+  const times = points.map((point) => point.start);
+  const line = (name: string, values: number[]) => ({
+    name,
+    type: 'line',
+    showSymbol: points.length < 40,
+    data: values.map((v, i) => [times[i], v]),
+  });
+  const area = (name: string, values: number[]) => ({ ...line(name, values), stack: 'services', areaStyle: {} });
+  return (
+    <>
+      <div className="controls">{picker}</div>
+      {points.length === 0 ? (
+        <Empty>No snapshot recorded in this range: choose a longer one, or wait for the agents.</Empty>
+      ) : (
+        <div className="grid2" data-testid="trends">
+          <Chart
+            label="monthly cross-zone cost over time: without hints, as routed, if enabled"
+            option={{
+              tooltip: { trigger: 'axis' },
+              legend: { bottom: 0 },
+              grid: { left: 60, right: 10, top: 20, bottom: 60 },
+              xAxis: { type: 'time' },
+              yAxis: { type: 'value', name: 'USD / month' },
+              series: [
+                line(
+                  'without hints',
+                  points.map((p) => p.monthly.withoutHints.cost),
+                ),
+                line(
+                  'as routed',
+                  points.map((p) => p.monthly.withHints.cost),
+                ),
+                line(
+                  'if enabled',
+                  points.map((p) => p.monthly.ifEnabled.cost),
+                ),
+              ],
+            }}
+          />
+          <Chart
+            label="Services by hint state over time"
+            option={{
+              tooltip: { trigger: 'axis' },
+              legend: { bottom: 0 },
+              grid: { left: 60, right: 10, top: 20, bottom: 60 },
+              xAxis: { type: 'time' },
+              yAxis: { type: 'value', name: 'Services' },
+              color: ['#1a7f37', '#cf222e', '#8c959f'],
+              series: [
+                area(
+                  'populated',
+                  points.map((p) => p.services.populated),
+                ),
+                area(
+                  'refused',
+                  points.map((p) => p.services.removed),
+                ),
+                area(
+                  'no routing',
+                  points.map((p) => p.services.none),
+                ),
+              ],
+            }}
+          />
+        </div>
+      )}
+    </>
+  );
+}
