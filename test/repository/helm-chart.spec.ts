@@ -86,11 +86,15 @@ describe.skipIf(skip !== null)('the zonewise-agent Helm chart', () => {
   });
 
   it.each([
-    ['the required values', REQUIRED, ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Secret', 'ServiceAccount']],
+    [
+      'the required values',
+      REQUIRED,
+      ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Role', 'RoleBinding', 'Secret', 'ServiceAccount'],
+    ],
     [
       'everything switched on',
       EVERYTHING,
-      ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Service', 'ServiceMonitor'],
+      ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Role', 'RoleBinding', 'Service', 'ServiceMonitor'],
     ],
   ])('with %s renders manifests valid against the Kubernetes schema of each kind', (_, values, kinds) => {
     const rendered = render(values);

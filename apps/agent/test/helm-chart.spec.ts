@@ -8,13 +8,11 @@ import {
   FELIX_CONFIGURATION,
   READ_CONFIG_MAPS,
 } from '../src/cluster-reader.js';
-import { buildAgentCommand, parseAgentConfig } from '../src/config.js';
 
 /**
- * The Helm chart against the agent it deploys (there is no helm binary here to render it): the RBAC is
- * exactly list+watch on the four resources, every flag the Deployment passes exists, and the chart's
- * default values make a configuration the agent accepts. The RBAC grants exactly what the agent reads:
- * list+watch on the four snapshot resources, and `get` by name on the objects that tell the data plane.
+ * The Helm chart's RBAC against what the agent reads: list+watch on the four snapshot resources, and
+ * `get` by name on the objects that tell the data plane. Rendering, schema validation and the agent
+ * parsing the rendered arguments are test/repository/helm-chart.spec.ts (with a real helm).
  */
 
 const CHART = join(__dirname, '..', '..', '..', 'deploy', 'helm', 'zonewise-agent');
@@ -29,31 +27,6 @@ function staticYaml(text: string): unknown {
       .filter((line) => !line.includes('{{'))
       .join('\n'),
   );
-}
-
-function valueAt(path: string): unknown {
-  return path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key], values);
-}
-
-/** The container args with `{{ .Values.x }}` filled in from values.yaml (plus `overrides`); conditional ones are left out. */
-function defaultArgs(overrides: Record<string, string> = {}): string[] {
-  const lines = template('deployment.yaml').split('\n');
-  const start = lines.findIndex((line) => line.trim() === 'args:');
-  const args: string[] = [];
-  let depth = 0;
-  for (const line of lines.slice(start + 1)) {
-    if (/{{-? (with|range|if) /.test(line)) depth++;
-    else if (/{{-? end /.test(line)) depth--;
-    else if (/^\s+- --/.test(line)) {
-      if (depth === 0) {
-        const arg = line.trim().slice(2);
-        args.push(
-          arg.replace(/{{ \.Values\.([\w.]+) }}/g, (_, path: string) => overrides[path] ?? String(valueAt(path))),
-        );
-      }
-    } else break;
-  }
-  return args;
 }
 
 describe('deploy/helm/zonewise-agent', () => {
@@ -89,27 +62,6 @@ describe('deploy/helm/zonewise-agent', () => {
     const binding = staticYaml(template('rolebinding.yaml')) as { kind: string; metadata: { namespace: string } };
     expect(binding).toMatchObject({ kind: 'RoleBinding', metadata: { namespace: CONFIG_MAP_NAMESPACE } });
     expect(template('rolebinding.yaml')).toContain('name: {{ include "zonewise-agent.serviceAccountName" . }}');
-  });
-
-  it('passes only flags the agent knows, and its defaults make a valid configuration', () => {
-    const known = new Set(buildAgentCommand().options.map((option) => option.long));
-    const args = defaultArgs({ 'api.url': 'https://zonewise.example.com' });
-    expect(args.length).toBeGreaterThan(15);
-    for (const arg of args) expect(known, arg).toContain(arg.split('=')[0]);
-    for (const conditional of ['--cluster', '--service-cidr']) {
-      expect(template('deployment.yaml')).toContain(`- ${conditional}={{ . }}`);
-      expect(known).toContain(conditional);
-    }
-    const config = parseAgentConfig(args, {})!;
-    expect(config).toMatchObject({
-      apiUrl: 'https://zonewise.example.com',
-      inCluster: true,
-      tokenFile: '/var/run/secrets/zonewise/token',
-      pushMinIntervalMs: 30_000,
-      pushMaxIntervalMs: 300_000,
-      spoolDir: '/var/lib/zonewise-agent/spool',
-      healthPort: 8080,
-    });
   });
 
   it('probes the endpoints the agent serves, mounts the token Secret and bounds resources', () => {

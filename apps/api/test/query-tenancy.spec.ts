@@ -170,6 +170,21 @@ const ROUTES: Route[] = [
   { method: 'GET', template: '/v1/api-keys', admin: true, path: () => '/v1/api-keys', organizationWide: true },
   { method: 'GET', template: '/v1/audit-log', admin: true, path: () => '/v1/audit-log', organizationWide: true },
   {
+    method: 'GET',
+    template: '/v1/snapshots/failed',
+    admin: true,
+    path: () => `/v1/snapshots/failed?clusterId=${aliceCluster.id}`,
+    organizationWide: true,
+  },
+  {
+    method: 'POST',
+    template: '/v1/snapshots/redrive',
+    admin: true,
+    path: () => '/v1/snapshots/redrive',
+    body: { all: true },
+    organizationWide: true,
+  },
+  {
     method: 'POST',
     template: '/v1/api-keys',
     admin: true,

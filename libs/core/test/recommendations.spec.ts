@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { analyzeSnapshot, type ServiceAnalysis } from '../src/analyze.js';
+import { type AnalysisReport, analyzeSnapshot, type ServiceAnalysis } from '../src/analyze.js';
 import type { EndpointSlice, Node, Service } from '../src/k8s-objects.js';
 import {
   type Recommendation,
@@ -319,7 +319,7 @@ describe('version and data plane, as the analysis states them', () => {
             }
           : { ...service, managedBy: 'endpointslice-controller', dataPath: { honoursHints: true, reason: null } },
       ),
-    };
+    } as unknown as AnalysisReport;
     const fixes = recommendFixes(snapshot, versioned);
     const byName = Object.fromEntries(fixes.services.map((entry) => [entry.name, entry.recommendations]));
     expect(byName.web.map((fix) => fix.kind)).toEqual(['replicas', 'trafficDistribution']);
@@ -331,9 +331,15 @@ describe('version and data plane, as the analysis states them', () => {
     expect(fixContextFromReport(versioned)(meshed)).toMatchObject({ managedByController: false });
   });
 
-  it('without those fields, Kubernetes 1.35 with kube-proxy', () => {
+  it('on the default analysis (Kubernetes 1.35, kube-proxy): PreferSameZone offered, hints honoured', () => {
     const context = fixContextFromReport(analyzeSnapshot(snapshot));
-    expect(context(analyzeSnapshot(snapshot).services[0])).toEqual({});
+    expect(context(analyzeSnapshot(snapshot).services[0])).toEqual({
+      dataPathHonoursHints: true,
+      dataPathReason: null,
+      dataPlaneFix: null,
+      managedByController: true,
+      trafficDistributionOffered: 'PreferSameZone',
+    });
   });
 });
 
