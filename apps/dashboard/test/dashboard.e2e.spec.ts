@@ -254,7 +254,7 @@ describe.skipIf(skipReason !== '')(
     it('shows savings over a range as the API computes them, grouped and exported as CSV', async () => {
       await page.getByRole('link', { name: 'Savings' }).click();
       await page.waitForURL('**/savings');
-      const to = new Date(Math.ceil(Date.now() / HOUR) * HOUR);
+      const to = new Date(Math.floor(Date.now() / HOUR) * HOUR);
       const from = new Date(to.getTime() - 30 * 24 * HOUR);
       const savings = (
         await api().get(`/v1/savings?from=${from.toISOString()}&to=${to.toISOString()}&groupBy=cluster&limit=500`)

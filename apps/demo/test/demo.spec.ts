@@ -69,6 +69,11 @@ describe('npm run demo', () => {
       const output = demo.output();
       expect(output, output).toContain('zonewise demo is running');
       expect(output).toContain(`http://127.0.0.1:${port}/v1`);
+      // The dashboard is the first URL printed, and the API serves it there.
+      expect(output.match(/https?:\/\/\S+/)?.[0]).toBe(`http://127.0.0.1:${port}/`);
+      const dashboard = await fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/html' } });
+      expect(dashboard.status).toBe(200);
+      expect(await dashboard.text()).toContain('<div id="root">');
       expect(output).toContain(`http://127.0.0.1:${port}/docs`);
       expect(output).toContain(`http://127.0.0.1:${port}/graphql`);
       expect(output).toContain(`API key    ${apiKey}`);

@@ -45,9 +45,10 @@ export default function SavingsPage() {
   const groupBy = param('groupBy') || 'cluster';
   const days = Number(param('days') || 30);
   const clusterId = param('clusterId');
-  // The range ends at the current hour, so the query key (and the cached answer) holds for a while.
+  // The range ends at the last whole hour: its figures stay put (a range reaching now grows every second),
+  // and the query key, with its cached answer, holds for the hour.
   const range = useMemo(() => {
-    const to = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000);
+    const to = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
     return { from: new Date(to.getTime() - days * DAY_MS).toISOString(), to: to.toISOString() };
   }, [days]);
   const path = `/v1/savings${query({ ...range, groupBy, clusterId, namespace: param('namespace'), limit: 500 })}`;
