@@ -285,24 +285,18 @@ describe.skipIf(skipReason !== '')(
       expect(await result.textContent()).toContain(`hints ${simulated.hints.state}`);
     });
 
-    it("shows a Service's recommended fixes with the API's figures and patches, who writes its slices and its data path", async () => {
-      // A Service whose hints the controller removed, with fixes: the fixes say what makes it route in-zone.
-      const ranked = (await api().get(`/v1/clusters/${clusters.prod.id}/recommendations?limit=500`)).body.services;
-      const service =
-        ranked.find((entry: { hints: { state: string } }) => entry.hints.state === 'removed') ?? ranked[0];
-      expect(service).toBeDefined();
-      const detail = (await api().get(`/v1/clusters/${clusters.prod.id}/services/${service.namespace}/${service.name}`))
-        .body;
+    /** Opens a Service's page and checks each fix, managedBy and dataPath against the API's detail. */
+    async function checkFixes(clusterId: string, service: { namespace: string; name: string }) {
+      const detail = (await api().get(`/v1/clusters/${clusterId}/services/${service.namespace}/${service.name}`)).body;
       const fixes = detail.recommendations;
       expect(fixes.length).toBeGreaterThan(0);
-      await page.goto(`${stack.url}/clusters/${clusters.prod.id}/services/${service.namespace}/${service.name}`);
+      await page.goto(`${stack.url}/clusters/${clusterId}/services/${service.namespace}/${service.name}`);
       const items = page.locator('[data-testid=fixes] > li');
       await eventually(() => items.count()).toBe(fixes.length);
       for (const [index, fix] of fixes.entries()) {
         const item = items.nth(index);
         expect(await item.getAttribute('data-fix')).toBe(fix.kind);
-        const text = await item.textContent();
-        expect(text).toContain(fix.summary);
+        expect(await item.textContent()).toContain(fix.summary);
         expect(await item.getByTestId('fix-state').textContent()).toContain(
           `hints ${fix.resultingState}${fix.reason ? ` (${fix.reason})` : ''}; ${percent(fix.crossZone.withHints)} across zones`,
         );
@@ -319,6 +313,19 @@ describe.skipIf(skipReason !== '')(
       expect(await page.getByTestId('data-path').textContent()).toContain(
         detail.current.dataPath.honoursHints ? 'honours the hints' : detail.current.dataPath.reason,
       );
+      return detail;
+    }
+
+    it("shows a Service's recommended fixes with the API's figures and patches, who writes its slices and its data path", async () => {
+      // A Service whose hints the controller removed (a node without a zone label): its fix names the nodes.
+      const blocked = (await api().get(`/v1/clusters/${clusters.broken.id}/recommendations?limit=1`)).body.services[0];
+      expect(blocked.hints.state).toBe('removed');
+      const blockedDetail = await checkFixes(clusters.broken.id, blocked);
+      expect(blockedDetail.recommendations.map((fix: { kind: string }) => fix.kind)).toContain('nodes');
+
+      // The best-ranked fix of a healthy cluster: the page the screenshot shows.
+      const best = (await api().get(`/v1/clusters/${clusters.prod.id}/recommendations?limit=1`)).body.services[0];
+      await checkFixes(clusters.prod.id, best);
       await page.locator('.chart svg').first().waitFor();
       await shot('service');
     });
