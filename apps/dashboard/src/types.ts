@@ -35,6 +35,7 @@ export interface FleetCluster {
   } | null;
   kubernetesVersion?: string | null;
   dataPlane?: unknown;
+  servicesWithIgnoredHints?: number | null;
 }
 
 export interface Fleet {
@@ -86,9 +87,42 @@ export interface ServiceSummary {
   ifAutoEnabled: { wouldPopulate: boolean; reason: string | null; crossZoneWithHints: number } | null;
   opportunity: boolean;
   measured?: { trafficGb: number; crossZone: number | null } | null;
-  managedBy?: unknown;
-  dataPath?: unknown;
-  recommendations?: unknown;
+  managedBy?: string | null;
+  dataPath?: DataPath | null;
+}
+
+/** Whether the hints change where requests go (`reason` says why not). */
+export interface DataPath {
+  honoursHints: boolean;
+  reason: string | null;
+}
+
+/** A recommended fix, with savings at the cluster's traffic and price. */
+export interface Recommendation {
+  kind: 'topologyMode' | 'replicas' | 'trafficDistribution' | 'nodes' | 'dataPlane';
+  summary: string;
+  resultingState: 'populated' | 'removed' | 'none';
+  reason: string | null;
+  crossZone: { withHints: number };
+  expectedOverload: Record<string, number>;
+  overloadAboveThreshold: boolean;
+  savings: { crossZoneFraction: number; crossZoneGb: number; cost: number };
+  endpointsToAdd?: Record<string, number>;
+  nodes?: string[];
+  patch: string;
+}
+
+/** Ready worker nodes whose missing zone label or CPU turns hints off for every Service. */
+export interface NodeBlockers {
+  nodes: { name: string; problem: string; missingZone: boolean; zeroCpu: boolean }[];
+  services: number;
+  savings: Figure;
+  patch: string;
+}
+
+export interface ClusterRecommendations {
+  asOf: string | null;
+  nodeBlockers: NodeBlockers | null;
 }
 
 export interface ServiceList {
@@ -122,6 +156,7 @@ export interface ServiceDetail {
   asOf: string | null;
   current: (ServiceSummary & { zones: ZoneAllocation[] }) | null;
   lastSeen: string | null;
+  recommendations?: Recommendation[];
   kubeProxy: {
     available: boolean;
     reason: string | null;
@@ -187,6 +222,18 @@ export interface ClusterDetail {
   cloud: string;
   region: string | null;
   kubernetesVersion?: string | null;
-  dataPlane?: unknown;
+  dataPlane?: string | null;
+  analysisSettings?: AnalysisSettings | null;
   [field: string]: unknown;
+}
+
+export type SettingSource = 'override' | 'snapshot' | 'default';
+
+/** The Kubernetes version and data plane the newest recorded analysis used, and where each came from. */
+export interface AnalysisSettings {
+  asOf: string;
+  kubernetesVersion: string | null;
+  kubernetesVersionSource: SettingSource;
+  dataPlane: string | null;
+  dataPlaneSource: SettingSource;
 }

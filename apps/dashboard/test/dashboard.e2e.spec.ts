@@ -18,7 +18,7 @@ import {
 } from '../../../test/support/query-api.js';
 import { withoutZoneOnFirstNode } from '../../../test/support/reports.js';
 import { capturedAt, evolve, fleet } from '../../../test/support/snapshots.js';
-import { money, number } from '../src/format.js';
+import { gb, money, number, percent } from '../src/format.js';
 
 /**
  * The dashboard in real Chromium against the real stack (API serving the built dashboard, worker,
@@ -176,6 +176,29 @@ describe.skipIf(skipReason !== '')(
       await eventually(() => page.locator('[data-testid=zones-table] tbody tr').count()).toBe(zones.zones.length);
       await page.getByTestId('cidr').first().waitFor();
       await page.locator('.chart svg').first().waitFor();
+
+      // The version and data plane the newest analysis used, and where each came from.
+      const settings = (await api().get(`/v1/clusters/${clusters.prod.id}`)).body.analysisSettings;
+      expect(settings).not.toBeNull();
+      const words = {
+        override: 'override set through the API',
+        snapshot: "the agent's report",
+        default: "the analysis' default",
+      };
+      const version = await page.getByTestId('analysis-version').textContent();
+      expect(version).toContain(settings.kubernetesVersion ?? 'default');
+      expect(version).toContain(`from ${words[settings.kubernetesVersionSource as keyof typeof words]}`);
+      const dataPlane = await page.getByTestId('analysis-data-plane').textContent();
+      expect(dataPlane).toContain(settings.dataPlane ?? 'default');
+      expect(dataPlane).toContain(`from ${words[settings.dataPlaneSource as keyof typeof words]}`);
+      // Hints written but ignored: the fleet's count for this cluster.
+      const ignored = (await api().get('/v1/fleet')).body.clusters.find(
+        (cluster: { id: string }) => cluster.id === clusters.prod.id,
+      ).servicesWithIgnoredHints;
+      expect(typeof ignored).toBe('number');
+      await eventually(() => page.getByTestId('ignored-hints').textContent()).toContain(
+        `${number(ignored)} Service${ignored === 1 ? '' : 's'} whose hints are written but ignored`,
+      );
       await shot('cluster');
 
       await page.goto(`${stack.url}/clusters/${clusters.broken.id}`);
@@ -183,6 +206,19 @@ describe.skipIf(skipReason !== '')(
       await banner.waitFor();
       const brokenZones = (await api().get(`/v1/clusters/${clusters.broken.id}/zones`)).body;
       expect(await banner.textContent()).toContain(brokenZones.nodeInfo.reason);
+      // The banner names the nodes to fix, what depends on them, and the commands that fix them.
+      const blockers = (await api().get(`/v1/clusters/${clusters.broken.id}/recommendations`)).body.nodeBlockers;
+      expect(blockers.nodes.length).toBeGreaterThan(0);
+      expect(blockers.nodes.some((node: { missingZone: boolean }) => node.missingZone)).toBe(true);
+      const named = page.getByTestId('blocking-nodes');
+      await named.waitFor();
+      for (const node of blockers.nodes) {
+        expect(await named.locator(`li[data-node="${node.name}"]`).textContent()).toContain(node.problem);
+      }
+      const blockerText = await named.textContent();
+      expect(blockerText).toContain(`${number(blockers.services)} Service${blockers.services === 1 ? '' : 's'} depend`);
+      expect(blockerText).toContain(`${money(blockers.savings.cost)} a month (${gb(blockers.savings.crossZoneGb)}`);
+      expect(await named.locator('code').textContent()).toBe(blockers.patch);
     });
 
     it(`filters and pages the ${BIG_SERVICES.toLocaleString('en-US')} Services of a cluster on the server, the URL holding the view`, async () => {
@@ -247,6 +283,49 @@ describe.skipIf(skipReason !== '')(
         })
       ).body.analysis.services[0];
       expect(await result.textContent()).toContain(`hints ${simulated.hints.state}`);
+    });
+
+    /** Opens a Service's page and checks each fix, managedBy and dataPath against the API's detail. */
+    async function checkFixes(clusterId: string, service: { namespace: string; name: string }) {
+      const detail = (await api().get(`/v1/clusters/${clusterId}/services/${service.namespace}/${service.name}`)).body;
+      const fixes = detail.recommendations;
+      expect(fixes.length).toBeGreaterThan(0);
+      await page.goto(`${stack.url}/clusters/${clusterId}/services/${service.namespace}/${service.name}`);
+      const items = page.locator('[data-testid=fixes] > li');
+      await eventually(() => items.count()).toBe(fixes.length);
+      for (const [index, fix] of fixes.entries()) {
+        const item = items.nth(index);
+        expect(await item.getAttribute('data-fix')).toBe(fix.kind);
+        expect(await item.textContent()).toContain(fix.summary);
+        expect(await item.getByTestId('fix-state').textContent()).toContain(
+          `hints ${fix.resultingState}${fix.reason ? ` (${fix.reason})` : ''}; ${percent(fix.crossZone.withHints)} across zones`,
+        );
+        expect(await item.getByTestId('fix-savings').textContent()).toBe(
+          `${money(fix.savings.cost)} (${gb(fix.savings.crossZoneGb)})`,
+        );
+        const overload = await item.getByTestId('fix-overload').textContent();
+        for (const [zone, value] of Object.entries(fix.expectedOverload as Record<string, number>)) {
+          expect(overload).toContain(`${zone} ${percent(value)}`);
+        }
+        expect(await item.locator('code').textContent()).toBe(fix.patch);
+      }
+      expect(await page.getByTestId('managed-by').textContent()).toContain(detail.current.managedBy);
+      expect(await page.getByTestId('data-path').textContent()).toContain(
+        detail.current.dataPath.honoursHints ? 'honours the hints' : detail.current.dataPath.reason,
+      );
+      return detail;
+    }
+
+    it("shows a Service's recommended fixes with the API's figures and patches, who writes its slices and its data path", async () => {
+      // A Service whose hints the controller removed (a node without a zone label): its fix names the nodes.
+      const blocked = (await api().get(`/v1/clusters/${clusters.broken.id}/recommendations?limit=1`)).body.services[0];
+      expect(blocked.hints.state).toBe('removed');
+      const blockedDetail = await checkFixes(clusters.broken.id, blocked);
+      expect(blockedDetail.recommendations.map((fix: { kind: string }) => fix.kind)).toContain('nodes');
+
+      // The best-ranked fix of a healthy cluster: the page the screenshot shows.
+      const best = (await api().get(`/v1/clusters/${clusters.prod.id}/recommendations?limit=1`)).body.services[0];
+      await checkFixes(clusters.prod.id, best);
       await page.locator('.chart svg').first().waitFor();
       await shot('service');
     });

@@ -5,9 +5,20 @@ import { Chart } from '../components/chart';
 import { CidrBands } from '../components/cidr-bands';
 import { TrendCharts } from '../components/trends';
 import { Empty, ErrorBox, EstimateBadge, Loading } from '../components/states';
-import { money, number, percent, when } from '../format';
+import { gb, money, number, percent, when } from '../format';
+import { CopyableCode } from '../components/copyable-code';
 import { inputsText } from '../cost-inputs';
-import type { ClusterDetail, ServiceCidrs, ServiceList, Zones } from '../types';
+import type {
+  AnalysisSettings,
+  ClusterDetail,
+  ClusterRecommendations,
+  Fleet,
+  NodeBlockers,
+  ServiceCidrs,
+  ServiceList,
+  SettingSource,
+  Zones,
+} from '../types';
 import { useUrlState } from '../url-state';
 
 const FILTERS = ['namespace', 'routing', 'hintState', 'reason', 'opportunity', 'sort', 'order', 'limit'] as const;
@@ -20,6 +31,14 @@ export default function ClusterPage() {
     queryKey: ['cidrs', id],
     queryFn: () => get<ServiceCidrs>(`/v1/clusters/${id}/service-cidrs`),
   });
+  // Only the node blockers are read here: one row of fixes is the smallest page the route serves.
+  const fixes = useQuery({
+    queryKey: ['recommendations', id],
+    queryFn: () => get<ClusterRecommendations>(`/v1/clusters/${id}/recommendations?limit=1`),
+  });
+  // The count of Services whose hints are ignored is a fleet figure per cluster (same query as the fleet page).
+  const fleet = useQuery({ queryKey: ['fleet'], queryFn: () => get<Fleet>('/v1/fleet') });
+  const ignoredHints = fleet.data?.clusters.find((entry) => entry.id === id)?.servicesWithIgnoredHints;
 
   if (cluster.isError) return <ErrorBox error={cluster.error} title="The cluster could not be loaded" />;
   return (
@@ -28,13 +47,14 @@ export default function ClusterPage() {
         <Link href="/">Fleet</Link> ›
       </p>
       <h1>{cluster.data?.name ?? 'Cluster'}</h1>
-      {cluster.data && <ClusterFacts cluster={cluster.data} />}
+      {cluster.data && <ClusterFacts cluster={cluster.data} ignoredHints={ignoredHints} />}
       {zones.data?.nodeInfo.sufficient === false && (
         <div className="error" role="alert" data-testid="blocker">
           <strong>Hints are off for every Service of this cluster.</strong> {zones.data.nodeInfo.reason}
           {typeof (zones.data.nodeInfo as { detail?: unknown }).detail === 'string' &&
             ` — ${(zones.data.nodeInfo as { detail?: string }).detail}`}
           . Give every node a zone label and allocatable CPU.
+          {fixes.data?.nodeBlockers && <BlockingNodes blockers={fixes.data.nodeBlockers} />}
         </div>
       )}
       <h2>Services</h2>
@@ -63,7 +83,53 @@ export default function ClusterPage() {
   );
 }
 
-function ClusterFacts({ cluster }: { cluster: ClusterDetail }) {
+function BlockingNodes({ blockers }: { blockers: NodeBlockers }) {
+  return (
+    <div data-testid="blocking-nodes">
+      <p>
+        {blockers.nodes.length} node{blockers.nodes.length === 1 ? '' : 's'} to fix; {number(blockers.services)} Service
+        {blockers.services === 1 ? '' : 's'} depend on them, {money(blockers.savings.cost)} a month (
+        {gb(blockers.savings.crossZoneGb)} across zones) saved once fixed:
+      </p>
+      <ul>
+        {blockers.nodes.map((node) => (
+          <li key={node.name} data-node={node.name}>
+            <strong>{node.name}</strong>: {node.problem}
+          </li>
+        ))}
+      </ul>
+      <CopyableCode text={blockers.patch} label="the commands that fix the nodes" />
+    </div>
+  );
+}
+
+const SOURCE_WORDS: Record<SettingSource, string> = {
+  override: 'override set through the API',
+  snapshot: "the agent's report",
+  default: "the analysis' default",
+};
+
+/** What the newest analysis modelled, and where each setting came from. */
+function AnalysisVerdict({ settings }: { settings: AnalysisSettings }) {
+  return (
+    <>
+      <dt>Kubernetes</dt>
+      <dd data-testid="analysis-version">
+        {settings.kubernetesVersion ?? 'default'}{' '}
+        <span className="muted small">
+          (from {SOURCE_WORDS[settings.kubernetesVersionSource]}, analysis of {when(settings.asOf)})
+        </span>
+      </dd>
+      <dt>Data plane</dt>
+      <dd data-testid="analysis-data-plane">
+        {settings.dataPlane ?? 'default'}{' '}
+        <span className="muted small">(from {SOURCE_WORDS[settings.dataPlaneSource]})</span>
+      </dd>
+    </>
+  );
+}
+
+function ClusterFacts({ cluster, ignoredHints }: { cluster: ClusterDetail; ignoredHints?: number | null }) {
   const pricing = cluster.pricing as { pricePerGb: number; source: string; note: string } | undefined;
   return (
     <dl className="facts">
@@ -72,16 +138,34 @@ function ClusterFacts({ cluster }: { cluster: ClusterDetail }) {
         {cluster.cloud}
         {cluster.region ? ` · ${cluster.region}` : ''}
       </dd>
-      {cluster.kubernetesVersion && (
+      {cluster.analysisSettings ? (
+        <AnalysisVerdict settings={cluster.analysisSettings} />
+      ) : (
         <>
-          <dt>Kubernetes</dt>
-          <dd>{cluster.kubernetesVersion}</dd>
+          <dt>Kubernetes and data plane</dt>
+          <dd className="muted">no analysis yet</dd>
         </>
       )}
-      {cluster.dataPlane !== undefined && cluster.dataPlane !== null && (
+      {(cluster.kubernetesVersion || cluster.dataPlane) && (
         <>
-          <dt>Data plane</dt>
-          <dd>{typeof cluster.dataPlane === 'string' ? cluster.dataPlane : JSON.stringify(cluster.dataPlane)}</dd>
+          <dt>Overrides</dt>
+          <dd>
+            {[
+              cluster.kubernetesVersion && `Kubernetes ${cluster.kubernetesVersion}`,
+              cluster.dataPlane && `data plane ${cluster.dataPlane}`,
+            ]
+              .filter(Boolean)
+              .join(', ')}
+          </dd>
+        </>
+      )}
+      {ignoredHints !== undefined && ignoredHints !== null && (
+        <>
+          <dt>Hints ignored</dt>
+          <dd data-testid="ignored-hints">
+            <span className={ignoredHints > 0 ? 'bad' : ''}>{number(ignoredHints)}</span> Service
+            {ignoredHints === 1 ? '' : 's'} whose hints are written but ignored by the data path
+          </dd>
         </>
       )}
       {pricing && (

@@ -5,8 +5,9 @@ import { ApiError, get, query, request } from '../api';
 import { Chart } from '../components/chart';
 import { Empty, ErrorBox, EstimateBadge, Loading } from '../components/states';
 import { explainState } from '../explain';
-import { money, number, percent, when } from '../format';
-import type { ServiceDetail, ZoneAllocation } from '../types';
+import { gb, money, number, percent, when } from '../format';
+import { CopyableCode } from '../components/copyable-code';
+import type { Recommendation, ServiceDetail, ZoneAllocation } from '../types';
 import { useUrlState } from '../url-state';
 import { inputsText } from '../cost-inputs';
 
@@ -77,11 +78,39 @@ export default function ServicePage() {
                   </dd>
                 </>
               )}
-              <Optional label="Managed by" value={current.managedBy} />
-              <Optional label="Data path" value={current.dataPath} />
-              <Optional label="Recommendations" value={current.recommendations} />
+              {current.managedBy && (
+                <>
+                  <dt>Slices written by</dt>
+                  <dd data-testid="managed-by">
+                    {current.managedBy}
+                    {current.managedBy !== 'endpointslice-controller' && (
+                      <span className="muted small">
+                        {' '}
+                        (not the EndpointSlice controller: zonewise computes no hints)
+                      </span>
+                    )}
+                  </dd>
+                </>
+              )}
+              {current.dataPath && (
+                <>
+                  <dt>Data path</dt>
+                  <dd data-testid="data-path">
+                    {current.dataPath.honoursHints ? (
+                      <span className="ok">honours the hints</span>
+                    ) : (
+                      <>
+                        <span className="bad">ignores the hints, so they change nothing</span>
+                        {current.dataPath.reason && `: ${current.dataPath.reason}`}
+                      </>
+                    )}
+                  </dd>
+                </>
+              )}
             </dl>
           </section>
+          <h2>Recommended fixes</h2>
+          <Fixes fixes={data.recommendations} />
           <h2>Per zone</h2>
           <ZonesChart zones={current.zones} />
         </>
@@ -141,13 +170,42 @@ export default function ServicePage() {
   );
 }
 
-function Optional({ label, value }: { label: string; value: unknown }) {
-  if (value === undefined || value === null) return null;
+function Fixes({ fixes }: { fixes: Recommendation[] | undefined }) {
+  if (!fixes || fixes.length === 0) return <Empty>None: the Service routes in-zone or cannot gain from it.</Empty>;
   return (
-    <>
-      <dt>{label}</dt>
-      <dd className="small">{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
-    </>
+    <ol className="fixes" data-testid="fixes">
+      {fixes.map((fix, index) => (
+        <li key={`${fix.kind}-${index}`} className="panel" data-fix={fix.kind}>
+          <p>
+            <span className="badge">{fix.kind}</span> {fix.summary}
+          </p>
+          <dl className="facts">
+            <dt>Then</dt>
+            <dd data-testid="fix-state">
+              hints{' '}
+              <span
+                className={fix.resultingState === 'populated' ? 'ok' : fix.resultingState === 'removed' ? 'bad' : ''}
+              >
+                {fix.resultingState}
+              </span>
+              {fix.reason ? ` (${fix.reason})` : ''}; {percent(fix.crossZone.withHints)} across zones
+            </dd>
+            <dt>Saves a month</dt>
+            <dd data-testid="fix-savings">
+              {money(fix.savings.cost)} ({gb(fix.savings.crossZoneGb)})
+            </dd>
+            <dt>Expected overload</dt>
+            <dd data-testid="fix-overload">
+              {Object.entries(fix.expectedOverload)
+                .map(([zone, overload]) => `${zone} ${percent(overload)}`)
+                .join(', ') || '—'}
+              {fix.overloadAboveThreshold && <strong className="bad"> — a zone above 20 %</strong>}
+            </dd>
+          </dl>
+          <CopyableCode text={fix.patch} label={`the change for the ${fix.kind} fix`} />
+        </li>
+      ))}
+    </ol>
   );
 }
 
