@@ -31,10 +31,12 @@ export default function ClusterPage() {
     queryKey: ['cidrs', id],
     queryFn: () => get<ServiceCidrs>(`/v1/clusters/${id}/service-cidrs`),
   });
-  // Only the node blockers are read here: one row of fixes is the smallest page the route serves.
+  // Only the node blockers are read here (one row of fixes is the smallest page the route serves), and
+  // only when the banner shows: ranking a large cluster's fixes is not free.
   const fixes = useQuery({
     queryKey: ['recommendations', id],
     queryFn: () => get<ClusterRecommendations>(`/v1/clusters/${id}/recommendations?limit=1`),
+    enabled: zones.data?.nodeInfo.sufficient === false,
   });
   // The count of Services whose hints are ignored is a fleet figure per cluster (same query as the fleet page).
   const fleet = useQuery({ queryKey: ['fleet'], queryFn: () => get<Fleet>('/v1/fleet') });
