@@ -100,7 +100,6 @@ export async function runSavingsBench(): Promise<string[]> {
     };
     const savingsOnly = await underLoad(0);
     const loaded = await underLoad(PUSHERS);
-    const load = loaded;
     const servicesRatio = loaded.services / calmServices;
     const zonesRatio = loaded.zones / calmZones;
     const verdict = (ratio: number, target: number) => (ratio <= target ? 'ok' : 'OVER');
@@ -109,7 +108,7 @@ export async function runSavingsBench(): Promise<string[]> {
       `savings: GET ${savingsPath} over 30 days: median ${savings.toFixed(1)} ms; the same cluster's Services list (first page): ${heavyServices.toFixed(1)} ms`,
       `savings groupBy=service ratio: ${savingsRatio.toFixed(2)}x the Services list (target <= ${SAVINGS_TARGET}x): ${verdict(savingsRatio, SAVINGS_TARGET)}`,
       `savings: isolation, savings load only (${savingsOnly.counts.savingsOk} answered, ${savingsOnly.counts.savingsRefused} refused 429): Services list ${savingsOnly.services.toFixed(1)} ms (${(savingsOnly.services / calmServices).toFixed(2)}x), zones ${savingsOnly.zones.toFixed(1)} ms (${(savingsOnly.zones / calmZones).toFixed(2)}x)`,
-      `savings: while one organization runs ${SAVINGS_CLIENTS} concurrent savings clients and ${PUSHERS} pushers (${load.counts.savingsOk} savings answered, ${load.counts.savingsRefused} refused 429, ${load.counts.pushes} snapshots pushed), another's reads:`,
+      `savings: while one organization runs ${SAVINGS_CLIENTS} concurrent savings clients and ${PUSHERS} pushers (${loaded.counts.savingsOk} savings answered, ${loaded.counts.savingsRefused} refused 429, ${loaded.counts.pushes} snapshots pushed), another's reads:`,
       `savings: isolation: Services list median ${calmServices.toFixed(1)} ms alone, ${loaded.services.toFixed(1)} ms under load: ${servicesRatio.toFixed(2)}x (target <= ${ISOLATION_TARGET}x): ${verdict(servicesRatio, ISOLATION_TARGET)}`,
       `savings: isolation: zones median ${calmZones.toFixed(1)} ms alone, ${loaded.zones.toFixed(1)} ms under load: ${zonesRatio.toFixed(2)}x (target <= ${ISOLATION_TARGET}x): ${verdict(zonesRatio, ISOLATION_TARGET)}`,
     ];
