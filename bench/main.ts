@@ -27,13 +27,36 @@ interface CoreRun {
   maxRssBytes: number;
 }
 
+/**
+ * `BENCH_ONLY=savings,core` runs just those parts (pipeline, dashboard, api, savings, traffic, fixes,
+ * core); unset, every part runs.
+ */
+const PARTS = ['pipeline', 'dashboard', 'api', 'savings', 'traffic', 'fixes', 'core'] as const;
+type Part = (typeof PARTS)[number];
+
+function selectedParts(): Set<Part> {
+  const asked = (process.env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  const unknown = asked.filter((part) => !(PARTS as readonly string[]).includes(part));
+  if (unknown.length) {
+    console.error(`BENCH_ONLY: unknown part(s) ${unknown.join(', ')}; the parts are ${PARTS.join(', ')}`);
+    process.exit(2);
+  }
+  return new Set(asked.length ? (asked as Part[]) : PARTS);
+}
+
 async function main(): Promise<void> {
+  const parts = selectedParts();
+  const print = (lines: string[]) => lines.forEach((line) => console.log(line));
   // The pipeline and the API first: the core's ratio is the last line.
-  for (const line of await runPipelineBench()) console.log(line);
-  for (const line of dashboardSizeLines()) console.log(line);
-  for (const line of await runApiBench()) console.log(line);
-  for (const line of await runSavingsBench()) console.log(line);
-  for (const line of await runTrafficBench()) console.log(line);
+  if (parts.has('pipeline')) print(await runPipelineBench());
+  if (parts.has('dashboard')) print(dashboardSizeLines());
+  if (parts.has('api')) print(await runApiBench());
+  if (parts.has('savings')) print(await runSavingsBench());
+  if (parts.has('traffic')) print(await runTrafficBench());
+  if (!parts.has('fixes') && !parts.has('core')) return;
   const dir = mkdtempSync(join(tmpdir(), 'zonewise-bench-'));
   try {
     const file = join(dir, 'snapshot.json');
@@ -41,14 +64,8 @@ async function main(): Promise<void> {
       file,
       JSON.stringify(generateFleetSnapshot({ ...KUBERNETES_SCALE, autoShare: 0.5, zoneCpuWeights: [1, 1, 1.5] })),
     );
-    const fixes = runChild<FixesRun>('recommendations-run.js', file);
-    const fixesRatio = fixes.withFixesMs / fixes.analyzeMs;
-    console.log(
-      `fixes: analysis ${fixes.analyzeMs.toFixed(0)} ms; analysis with ${fixes.fixes} recommended fixes ${fixes.withFixesMs.toFixed(0)} ms`,
-    );
-    console.log(
-      `fixes ratio: ${fixesRatio.toFixed(2)}x the analysis alone (target <= ${FIXES_TARGET_RATIO}x): ${fixesRatio <= FIXES_TARGET_RATIO ? 'ok' : 'OVER'}`,
-    );
+    if (parts.has('fixes')) printFixesRatio(file);
+    if (!parts.has('core')) return;
     const run = runChild<CoreRun>('core-run.js', file);
     const ratio = run.analyzeMs / run.floorMs;
     console.log(
@@ -66,6 +83,17 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function printFixesRatio(file: string): void {
+  const fixes = runChild<FixesRun>('recommendations-run.js', file);
+  const fixesRatio = fixes.withFixesMs / fixes.analyzeMs;
+  console.log(
+    `fixes: analysis ${fixes.analyzeMs.toFixed(0)} ms; analysis with ${fixes.fixes} recommended fixes ${fixes.withFixesMs.toFixed(0)} ms`,
+  );
+  console.log(
+    `fixes ratio: ${fixesRatio.toFixed(2)}x the analysis alone (target <= ${FIXES_TARGET_RATIO}x): ${fixesRatio <= FIXES_TARGET_RATIO ? 'ok' : 'OVER'}`,
+  );
 }
 
 interface FixesRun {
