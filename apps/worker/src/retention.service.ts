@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { PrismaService, pruneAnalysisDocuments, pruneAuditLog } from '@zw/db';
+import { type Db, PrismaService, pruneAnalysisDocuments, pruneAuditLog, refreshSavingsDays } from '@zw/db';
 import type { WorkerConfig } from './config.js';
 import { lockCluster } from './history/cluster-lock.js';
 import { ReadModelPublisher } from './read-model-events.js';
@@ -80,6 +80,7 @@ export class RetentionService {
         await lockCluster(tx, cluster.id, this.config.WORKER_LOCK_WAIT_MS);
         const intervals = await tx.$executeRaw`
           DELETE FROM service_intervals WHERE cluster_id = ${cluster.id}::uuid AND valid_to < ${cluster.cutoff}`;
+        if (intervals > 0) await refreshSavingsDays(tx, cluster.id, await savingsDaysBefore(tx, cluster));
         const services = await tx.$executeRaw`
           DELETE FROM cluster_services s WHERE s.cluster_id = ${cluster.id}::uuid
              AND NOT EXISTS (SELECT 1 FROM service_intervals i WHERE i.service_id = s.id)`;
@@ -102,4 +103,16 @@ export class RetentionService {
       if (deleted < BATCH) return total;
     }
   }
+}
+
+/**
+ * The savings roll-up's days up to the cutoff, per Service: the pruned intervals' pieces must leave it,
+ * those of intervals still held (ending after the cutoff) stay, so these days are summed again.
+ */
+async function savingsDaysBefore(db: Db, cluster: { id: string; cutoff: Date }) {
+  const rows = await db.$queryRaw<{ service_id: bigint; first_day: Date }[]>`
+    SELECT service_id, min(day)::timestamp AT TIME ZONE 'UTC' AS first_day FROM service_savings_days
+     WHERE cluster_id = ${cluster.id}::uuid AND day <= (${cluster.cutoff}::timestamptz AT TIME ZONE 'UTC')::date
+     GROUP BY service_id`;
+  return rows.map((row) => ({ serviceId: row.service_id, from: row.first_day, to: cluster.cutoff }));
 }

@@ -1,4 +1,11 @@
-import { analysisDocument, insertAnalysisDocumentSql, Prisma, summaryRollupSql } from '@zw/db';
+import {
+  analysisDocument,
+  insertAnalysisDocumentSql,
+  Prisma,
+  refreshSavingsDays,
+  type SavingsDaySpan,
+  summaryRollupSql,
+} from '@zw/db';
 import type { AnalysisSettings } from '../cluster-overrides.js';
 import { type IntervalRef, planIntervals } from './interval-plan.js';
 import { canonicalZones, type ServiceState, serviceKey } from './service-state.js';
@@ -82,16 +89,35 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
              preview_state, preview_reason, preview_cross_zone, managed_by, honours_hints, data_path_reason
       FROM service_intervals WHERE id = ANY(${copies}::bigint[])`;
   }
+  const changed: SavingsDaySpan[] = [];
   if (plan.endAtSnapshot.length > 0) {
-    await tx.$executeRaw`
-      UPDATE service_intervals SET valid_to = ${at}::timestamptz WHERE id = ANY(${plan.endAtSnapshot}::bigint[])`;
+    const oldEnds = new Map([...atPrevious.values()].map((ref) => [ref.id, ref.validTo]));
+    const ended = await tx.$queryRaw<{ id: bigint; service_id: bigint; valid_from: Date }[]>`
+      UPDATE service_intervals SET valid_to = ${at}::timestamptz WHERE id = ANY(${plan.endAtSnapshot}::bigint[])
+      RETURNING id, service_id, valid_from`;
+    // An open interval closed now: all its days join the savings roll-up; one that ended later (a snapshot
+    // inserted into the past) loses its days after `at`, which its copy from `next` on takes back.
+    for (const row of ended) {
+      const oldEnd = oldEnds.get(row.id) ?? null;
+      changed.push(
+        oldEnd
+          ? { serviceId: row.service_id, from: at, to: oldEnd }
+          : { serviceId: row.service_id, from: row.valid_from, to: at },
+      );
+    }
   }
   if (plan.startAtSnapshot.length > 0) {
-    await tx.$executeRaw`
-      UPDATE service_intervals SET valid_from = ${at}::timestamptz WHERE id = ANY(${plan.startAtSnapshot}::bigint[])`;
+    const extended = await tx.$queryRaw<{ service_id: bigint }[]>`
+      UPDATE service_intervals SET valid_from = ${at}::timestamptz WHERE id = ANY(${plan.startAtSnapshot}::bigint[])
+      RETURNING service_id`;
+    changed.push(...extended.map((row) => ({ serviceId: row.service_id, from: at, to: next! })));
   }
   const fresh = plan.inserts.filter((insert) => insert.state !== null).map((insert) => insert.state!);
-  if (fresh.length > 0) await insertIntervals(tx, clusterId, at, next, fresh);
+  if (fresh.length > 0) {
+    const inserted = await insertIntervals(tx, clusterId, at, next, fresh);
+    if (next) changed.push(...inserted.map((serviceId) => ({ serviceId, from: at, to: next })));
+  }
+  await refreshSavingsDays(tx, clusterId, changed);
   const nothingChanged = plan.endAtSnapshot.length === 0 && plan.inserts.length === 0;
   await finish(tx, record, nothingChanged && next === null ? previous : null);
   return {
@@ -185,7 +211,13 @@ async function intervalsCovering(
 }
 
 /** New intervals from `at` to `next` (open-ended when null), registering Services never seen before. */
-async function insertIntervals(tx: Tx, clusterId: string, at: Date, next: Date | null, states: ServiceState[]) {
+async function insertIntervals(
+  tx: Tx,
+  clusterId: string,
+  at: Date,
+  next: Date | null,
+  states: ServiceState[],
+): Promise<bigint[]> {
   const namespaces = states.map((s) => s.namespace);
   const names = states.map((s) => s.name);
   await tx.$executeRaw`
@@ -194,7 +226,7 @@ async function insertIntervals(tx: Tx, clusterId: string, at: Date, next: Date |
     ON CONFLICT (cluster_id, namespace, name) DO NOTHING`;
   const savings = states.map((s) => s.savings);
   const verdicts = states.map((s) => s.verdict);
-  await tx.$executeRaw`
+  const inserted = await tx.$queryRaw<{ service_id: bigint }[]>`
     INSERT INTO service_intervals (cluster_id, service_id, valid_from, valid_to, state_hash, routing, hint_state,
                                    hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints,
                                    ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
@@ -227,7 +259,9 @@ async function insertIntervals(tx: Tx, clusterId: string, at: Date, next: Date |
              ready_endpoints, traffic_annotation, traffic_gb, traffic_source, preview_state, preview_reason,
              preview_cross_zone, managed_by, honours_hints, data_path_reason)
       JOIN cluster_services s
-        ON s.cluster_id = ${clusterId}::uuid AND s.namespace = t.namespace AND s.name = t.name`;
+        ON s.cluster_id = ${clusterId}::uuid AND s.namespace = t.namespace AND s.name = t.name
+    RETURNING service_id`;
+  return inserted.map((row) => row.service_id);
 }
 
 /**

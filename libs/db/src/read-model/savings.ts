@@ -1,5 +1,11 @@
 import type { ReadDb } from '../read-db.js';
-import { EFFECTIVE_TRAFFIC_SQL, MISSED_FRACTION_SQL, OPPORTUNITY_SQL, TRAFFIC_SOURCE_SQL } from './rollup.js';
+import {
+  FIGURE_COLUMNS,
+  SECONDS_PER_MONTH,
+  SUMMED_FIGURES_SQL,
+  WEIGHTED_FIGURES_SQL,
+  weightsSql,
+} from './savings-days.js';
 
 /**
  * Decision: a month is 730 hours (8,760 / 12), the convention of cloud price lists. A Service's monthly
@@ -59,53 +65,76 @@ export interface OpportunityRow {
 /**
  * Every interval overlapping the range, summed per Service: its months in the range, its traffic and
  * cross-zone GB over them, what enabling topology routing would have saved, and where its traffic came
- * from. The range's intervals are read once and reduced to one row per Service before anything is
- * grouped or ranked.
+ * from. Whole UTC days of closed intervals come from the roll-up (service_savings_days, one row per
+ * Service and day); the raw intervals are read only for what it does not hold: the partial days at the
+ * range's edges ($6 = the first whole day's start, $7 = the end of the last; equal to `from` when the
+ * range holds no whole day) and the open intervals. The three raw sets are each found through an index:
+ * intervals ending in the left edge, those crossing its end (the interval before the first roll-up day of
+ * a Service holding one), and those ending after the right edge's start or still open.
  *
- * Decision: the per-Service sums run in float8 (a Service has a handful of intervals in a range, summed
- * in the index's order), the sums across Services in numeric (exact whatever the order of the Services),
- * so figures do not wobble between identical queries. Reading the intervals once and summing per Service
- * first made `groupBy=service` over 30 days of a 1,000-Service cluster several times faster than summing
- * every interval in numeric with distinct counts (see `npm run bench`).
+ * The snapshot's traffic and the plain months are summed apart, because an API or measured volume set
+ * since overrides the snapshot's for the whole range: gb × Σ months, else Σ months × traffic_gb.
+ *
+ * Decision: the per-Service sums run in float8 (a Service has a few dozen rows in a range), the sums
+ * across Services in numeric (exact whatever the order of the Services), so figures do not wobble between
+ * identical queries. Reading the roll-up rather than every interval made `groupBy=service` over 30 days
+ * of a 1,000-Service cluster several times faster (see `npm run bench`).
  */
 function perServiceSql(namespaceFilter: string): string {
+  const rawMonths = `CASE WHEN i.valid_to IS NULL
+                 THEN date_part('epoch', LEAST($5, $4) - GREATEST(i.valid_from, $3))
+                 ELSE GREATEST(date_part('epoch', LEAST(i.valid_to, $4, $6) - GREATEST(i.valid_from, $3)), 0)
+                    + GREATEST(date_part('epoch', LEAST(i.valid_to, $4) - GREATEST(i.valid_from, $3, $7)), 0)
+               END / ${SECONDS_PER_MONTH}`;
   return `
     WITH prices(cluster_id, price) AS (SELECT * FROM unnest($1::uuid[], $2::float8[])),
-    spans AS (
-      SELECT i.cluster_id, i.service_id, p.price,
-             ${EFFECTIVE_TRAFFIC_SQL} AS gb,
-             ${TRAFFIC_SOURCE_SQL} AS source,
-             COALESCE(i.cross_zone_without_hints, 0) AS without_fraction,
-             COALESCE(i.cross_zone_with_hints, 0) AS with_fraction,
-             CASE WHEN ${OPPORTUNITY_SQL} THEN ${MISSED_FRACTION_SQL} END AS missed_fraction,
-             date_part('epoch', LEAST(COALESCE(i.valid_to, $5), $4) - GREATEST(i.valid_from, $3))
-               / ${HOURS_PER_MONTH * 3600} AS months
-        FROM service_intervals i
-        JOIN cluster_services s ON s.id = i.service_id
-        JOIN prices p ON p.cluster_id = i.cluster_id
-       WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_from < LEAST($4, $5)
-         AND (i.valid_to IS NULL OR i.valid_to > $3)${namespaceFilter}
-    ), per_service AS (
-      SELECT cluster_id, service_id, min(price) AS price,
-             sum(months) AS months,
-             sum(gb * months) AS gb_m,
-             COALESCE(sum(gb * months) FILTER (WHERE source = 'measured'), 0) AS measured_gb_m,
-             sum(gb * months * without_fraction) AS without_gb,
-             sum(gb * months * with_fraction) AS with_gb,
-             COALESCE(sum(gb * months * missed_fraction), 0) AS missed_gb,
-             COALESCE(sum(gb * months) FILTER (WHERE missed_fraction IS NOT NULL), 0) AS opportunity_gb_m,
-             COALESCE(sum(months) FILTER (WHERE missed_fraction IS NOT NULL), 0) AS opportunity_months,
-             bool_or(source = 'api') AS source_api,
-             bool_or(source = 'measured') AS source_measured,
-             bool_or(source = 'annotation') AS source_annotation,
-             bool_or(source = 'default-per-endpoint') AS source_default,
-             bool_or(missed_fraction IS NOT NULL) AS opportunity,
-             COALESCE(bool_or(source = 'default-per-endpoint') FILTER (WHERE missed_fraction IS NOT NULL), false)
-               AS opportunity_estimated
-        FROM spans WHERE months > 0
+    edges AS (
+      SELECT i.id FROM service_intervals i
+       WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_from < LEAST($4::timestamptz, $5::timestamptz)
+         AND (i.valid_to IS NULL OR i.valid_to > $7::timestamptz)
+      UNION
+      SELECT i.id FROM service_intervals i
+       WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_to > $3::timestamptz AND i.valid_to <= $6::timestamptz
+      UNION
+      SELECT crossing.id FROM service_savings_days r
+       CROSS JOIN LATERAL (SELECT i.id, i.valid_to FROM service_intervals i
+                            WHERE i.service_id = r.service_id AND i.valid_from < $6
+                            ORDER BY i.valid_from DESC LIMIT 1) crossing
+       WHERE r.cluster_id = ANY($1::uuid[]) AND r.day = ($6 AT TIME ZONE 'UTC')::date AND $6 < $7
+         AND crossing.valid_to > $6
+    ), pieces AS (
+      SELECT i.cluster_id, i.service_id, ${WEIGHTED_FIGURES_SQL}
+        FROM edges JOIN service_intervals i ON i.id = edges.id ${weightsSql(rawMonths)}
+      UNION ALL
+      SELECT cluster_id, service_id, ${FIGURE_COLUMNS}
+        FROM service_savings_days
+       WHERE cluster_id = ANY($1::uuid[])
+         AND day >= ($6 AT TIME ZONE 'UTC')::date AND day < ($7 AT TIME ZONE 'UTC')::date
+    ), summed AS (
+      SELECT cluster_id, service_id, ${SUMMED_FIGURES_SQL}
+        FROM pieces WHERE months > 0
        GROUP BY cluster_id, service_id
     ), weighted AS (
-      SELECT w.*, s.namespace, s.name FROM per_service w JOIN cluster_services s ON s.id = w.service_id
+      SELECT w.cluster_id, w.service_id, s.namespace, s.name, p.price, w.months,
+             COALESCE(o.gb * w.months, w.traffic_months) AS gb_m,
+             CASE WHEN s.monthly_traffic_gb IS NULL THEN COALESCE(s.measured_traffic_gb * w.months, 0) ELSE 0 END
+               AS measured_gb_m,
+             COALESCE(o.gb * w.without_months, w.without_traffic) AS without_gb,
+             COALESCE(o.gb * w.with_months, w.with_traffic) AS with_gb,
+             COALESCE(o.gb * w.missed_months, w.missed_traffic) AS missed_gb,
+             COALESCE(o.gb * w.opportunity_months, w.opportunity_traffic) AS opportunity_gb_m,
+             w.opportunity_months,
+             s.monthly_traffic_gb IS NOT NULL AS source_api,
+             s.monthly_traffic_gb IS NULL AND s.measured_traffic_gb IS NOT NULL AS source_measured,
+             o.gb IS NULL AND w.annotation AS source_annotation,
+             o.gb IS NULL AND w.default_source AS source_default,
+             w.opportunity,
+             o.gb IS NULL AND w.opportunity_default AS opportunity_estimated
+        FROM summed w
+        JOIN cluster_services s ON s.id = w.service_id
+        JOIN prices p ON p.cluster_id = w.cluster_id
+       CROSS JOIN LATERAL (SELECT COALESCE(s.monthly_traffic_gb, s.measured_traffic_gb) AS gb) o
+       WHERE true${namespaceFilter}
     )`;
 }
 
@@ -204,16 +233,33 @@ export async function savingsWithOpportunities(
 }
 
 function parametersOf(query: SavingsQuery): { values: unknown[]; namespaceFilter: string } {
+  const { firstWholeDay, lastWholeDayEnd } = wholeDaysOf(query);
   const values: unknown[] = [
     query.clusters.map((c) => c.id),
     query.clusters.map((c) => c.pricePerGb),
     query.from,
     query.to,
     query.now,
+    firstWholeDay,
+    lastWholeDayEnd,
   ];
   const namespaceFilter = query.namespace === undefined ? '' : ` AND s.namespace = $${values.push(query.namespace)}`;
   return { values, namespaceFilter };
 }
+
+/**
+ * The whole UTC days of the range the roll-up answers for: from the first midnight at or after `from` to
+ * the last midnight at or before the range's end (`to`, or `now` when earlier, since open intervals count
+ * up to `now`). Both are `from` when the range holds no whole day.
+ */
+function wholeDaysOf(query: SavingsQuery): { firstWholeDay: Date; lastWholeDayEnd: Date } {
+  const first = Math.ceil(query.from.getTime() / DAY_MS) * DAY_MS;
+  const last = Math.floor(Math.min(query.to.getTime(), query.now.getTime()) / DAY_MS) * DAY_MS;
+  if (first >= last) return { firstWholeDay: query.from, lastWholeDayEnd: query.from };
+  return { firstWholeDay: new Date(first), lastWholeDayEnd: new Date(last) };
+}
+
+const DAY_MS = 24 * 3600_000;
 
 /** `grouped` (the groups and the totals, GROUPING SETS) and `ranked` (largest cost first) over `weighted`. */
 function groupedSql(columns: string[]): string {

@@ -1,0 +1,262 @@
+import { seededRandom } from '@zw/core';
+import {
+  createPrismaClient,
+  type PrismaClient,
+  PrismaService,
+  ReadDb,
+  registerCluster,
+  type SavingsGroupBy,
+  type SavingsQuery,
+  savingsWithOpportunities,
+} from '@zw/db';
+import { Redis } from 'ioredis';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
+import { TEST_REDIS_URL, uniquePrefix } from '../../../test/support/redis.js';
+import { referenceSavingsWithOpportunities } from '../../../test/support/savings-reference.js';
+import { loadWorkerConfig } from '../src/config.js';
+import type { SnapshotAggregates } from '../src/history/history-writer.js';
+import { type ServiceState, withStateHash } from '../src/history/service-state.js';
+import { ReadModelPublisher } from '../src/read-model-events.js';
+import { RetentionService } from '../src/retention.service.js';
+import { recordAt } from './support/record.js';
+
+/**
+ * The savings roll-up (service_savings_days) against the query it replaced: on a recorded history with
+ * snapshots at odd hours, some recorded out of order, Services that vanish and come back, open intervals,
+ * API and measured traffic values and two prices, every answer of the roll-up-backed query equals the old
+ * interval-by-interval one (test/support/savings-reference.ts), and the roll-up equals one rebuilt from
+ * scratch by the migration's backfill after the worker's writes and after retention.
+ */
+
+let db: TestDatabase;
+let prisma: PrismaClient;
+let readDb: ReadDb;
+
+const HOUR = 3600_000;
+const DAY = 24 * HOUR;
+/** 05:17 UTC: snapshots fall at odd minutes, so intervals start and end inside days. */
+const T0 = Date.UTC(2026, 5, 1, 5, 17);
+const SERVICES = 30;
+const SNAPSHOTS = 28;
+
+const AGGREGATES: SnapshotAggregates = {
+  services: 0,
+  servicesPopulated: 0,
+  servicesRemoved: 0,
+  servicesNone: 0,
+  servicesWithDrift: 0,
+  nodeInfoSufficient: true,
+  nodeInfoReason: null,
+  zones: [],
+  crossZoneWithoutHints: 0.5,
+  crossZoneWithHints: 0.1,
+};
+
+/** One of four states of Service `index`: opportunities, Services with hints, other writers of slices. */
+function stateOf(index: number, variant: number): ServiceState {
+  const routing = (['None', 'Auto', 'None', 'PreferClose'] as const)[variant];
+  const annotated = (index + variant) % 3 === 0;
+  const readyEndpoints = 2 + ((index * 7 + variant) % 9);
+  return withStateHash({
+    namespace: `team-${index % 4}`,
+    name: `svc-${index}`,
+    routing,
+    hintState: routing === 'None' ? 'none' : variant === 1 && index % 2 ? 'removed' : 'populated',
+    hintReason: null,
+    zones: {},
+    crossZoneWithoutHints: ((index + variant) % 7) / 9,
+    crossZoneWithHints: routing === 'None' ? ((index + variant) % 7) / 9 : ((index * variant) % 5) / 17,
+    verdict: {
+      managedBy: index % 5 === 0 ? 'custom-controller' : 'endpointslice-controller',
+      honoursHints: true,
+      dataPathReason: null,
+    },
+    savings: {
+      readyEndpoints,
+      trafficAnnotation: annotated ? String(37 + index * 3.5) : null,
+      trafficGb: annotated ? 37 + index * 3.5 : readyEndpoints * 50,
+      trafficSource: annotated ? 'annotation' : 'default-per-endpoint',
+      previewState: routing === 'None' ? (index % 4 === 3 ? 'removed' : 'populated') : null,
+      previewReason: null,
+      previewCrossZone: routing === 'None' && index % 6 !== 1 ? ((index + 2 * variant) % 5) / 13 : null,
+    },
+  });
+}
+
+/** The snapshots: captured every 3 to 21 hours at odd minutes; each Service keeps its state or changes it. */
+function history(): { at: Date; services: ServiceState[] }[] {
+  const random = seededRandom(15);
+  const variants = Array.from({ length: SERVICES }, () => Math.floor(random() * 4));
+  let t = T0;
+  return Array.from({ length: SNAPSHOTS }, (_, n) => {
+    if (n > 0) t += 3 * HOUR + Math.floor(random() * 18 * HOUR) + Math.floor(random() * 60) * 60_000 + 13_000;
+    const services: ServiceState[] = [];
+    for (let index = 0; index < SERVICES; index++) {
+      if (random() < 0.3) variants[index] = Math.floor(random() * 4);
+      const deletedAfter = index % 10 === 9 && n > SNAPSHOTS / 2; // gone for good
+      const away = index % 7 === 3 && n % 5 === 2; // vanishes for one snapshot, comes back
+      if (!deletedAfter && !away) services.push(stateOf(index, variants[index]));
+    }
+    return { at: new Date(t), services };
+  });
+}
+
+/** The migration's backfill, into a scratch table: the roll-up as it must be for the intervals stored now. */
+async function rebuiltFromScratch(clusterIds: string[]): Promise<string[]> {
+  const migration = readFileSync(
+    join(__dirname, '..', '..', '..', 'prisma', 'migrations', '20261127072706_savings_days', 'migration.sql'),
+    'utf8',
+  );
+  const backfill = migration.slice(migration.indexOf('INSERT INTO "service_savings_days"'));
+  await prisma.$executeRawUnsafe('DROP TABLE IF EXISTS savings_days_rebuilt');
+  await prisma.$executeRawUnsafe(
+    'CREATE TABLE savings_days_rebuilt (LIKE service_savings_days INCLUDING DEFAULTS INCLUDING CONSTRAINTS)',
+  );
+  await prisma.$executeRawUnsafe(
+    backfill.replace('INSERT INTO "service_savings_days"', 'INSERT INTO savings_days_rebuilt'),
+  );
+  return rollupRows('savings_days_rebuilt', clusterIds);
+}
+
+async function rollupRows(table: string, clusterIds: string[]): Promise<string[]> {
+  const rows = await readDb.query<Record<string, unknown>>(
+    `SELECT * FROM ${table} WHERE cluster_id = ANY($1::uuid[]) ORDER BY cluster_id, day, service_id`,
+    [clusterIds],
+  );
+  return rows.map((row) => JSON.stringify(row));
+}
+
+/**
+ * Both answers, field by field: keys, counts, flags, `truncated` (one row past the limit) and order
+ * exactly; money, GB and months to 1e-9 of their size (far below a cent: the roll-up sums the same
+ * figures in another order, so the last bits of a float may differ).
+ */
+function expectSameAnswer(actual: unknown, expected: unknown, where: string): void {
+  if (typeof expected === 'number' && typeof actual === 'number') {
+    expect(Math.abs(actual - expected), `${where}: ${actual} vs ${expected}`).toBeLessThanOrEqual(
+      1e-9 * Math.max(1, Math.abs(expected)),
+    );
+  } else if (expected !== null && typeof expected === 'object') {
+    expect(actual !== null && typeof actual === 'object', where).toBe(true);
+    const keys = Object.keys(expected);
+    expect(Object.keys(actual as object), where).toEqual(keys);
+    for (const key of keys) {
+      expectSameAnswer(
+        (actual as Record<string, unknown>)[key],
+        (expected as Record<string, unknown>)[key],
+        `${where}.${key}`,
+      );
+    }
+  } else {
+    expect(actual, where).toEqual(expected);
+  }
+}
+
+let clusters: { id: string; pricePerGb: number }[];
+let lastSnapshot: Date;
+
+beforeAll(async () => {
+  db = await createTestDatabase('savingsdays');
+  prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 2 });
+  readDb = new ReadDb({ databaseUrl: db.url, poolMax: 2 });
+  const snapshots = history();
+  lastSnapshot = snapshots.at(-1)!.at;
+  clusters = [];
+  for (const [n, pricePerGb] of [0.02, 0.0137].entries()) {
+    const { cluster } = await registerCluster(prisma, { organizationSlug: 'savings-days', name: `c${n}` });
+    clusters.push({ id: cluster.id, pricePerGb });
+    // The second cluster's snapshots arrive out of order: every third one late, after the rest.
+    const order =
+      n === 0 ? snapshots : [...snapshots.filter((_, i) => i % 3 !== 1), ...snapshots.filter((_, i) => i % 3 === 1)];
+    for (const snapshot of order) {
+      await recordAt(prisma, cluster.id, snapshot.at, {
+        services: snapshot.services,
+        aggregates: { ...AGGREGATES, services: snapshot.services.length },
+      });
+    }
+  }
+  // Traffic values set through the API and measured by a traffic source override the snapshots' for the whole range.
+  await prisma.$executeRaw`UPDATE cluster_services SET monthly_traffic_gb = 321.5 WHERE name IN ('svc-2', 'svc-11')`;
+  await prisma.$executeRaw`UPDATE cluster_services SET measured_traffic_gb = 77.25 WHERE name IN ('svc-4', 'svc-11', 'svc-13')`;
+});
+
+afterAll(async () => {
+  await readDb?.end();
+  await prisma?.$disconnect();
+  await db?.drop();
+});
+
+/** Ranges with edges inside days, without a whole day, beyond the history, and `now` inside the history. */
+function ranges(): { name: string; from: Date; to: Date; now: Date }[] {
+  const after = new Date(lastSnapshot.getTime() + 5 * HOUR + 7 * 60_000);
+  const at = (days: number, hours: number) => new Date(T0 + days * DAY + hours * HOUR + 11 * 60_000);
+  return [
+    { name: 'all of it, up to now', from: new Date(T0 - DAY), to: after, now: after },
+    { name: 'edges inside days', from: at(2, 3), to: at(9, 14), now: after },
+    { name: 'within one day', from: at(4, 1), to: at(4, 9), now: after },
+    { name: 'across one midnight', from: at(5, 15), to: at(6, 4), now: after },
+    { name: 'ending after now, now inside the history', from: at(1, 0), to: after, now: at(7, 8) },
+    { name: 'starting after now', from: at(8, 0), to: after, now: at(6, 2) },
+    { name: 'whole UTC days', from: new Date(Date.UTC(2026, 5, 3)), to: new Date(Date.UTC(2026, 5, 8)), now: after },
+    { name: 'from the open intervals on', from: new Date(lastSnapshot.getTime() - HOUR), to: after, now: after },
+  ];
+}
+
+describe('savings from the per-day roll-up', () => {
+  it('is the roll-up the migration would build from the intervals the worker wrote (in and out of order)', async () => {
+    const ids = clusters.map((c) => c.id);
+    const written = await rollupRows('service_savings_days', ids);
+    expect(written.length).toBeGreaterThan(SERVICES * 10);
+    expect(written).toEqual(await rebuiltFromScratch(ids));
+  });
+
+  it('answers what the interval-by-interval query answers, for every groupBy, range, filter and limit', async () => {
+    let compared = 0;
+    for (const range of ranges()) {
+      for (const groupBy of ['cluster', 'namespace', 'service'] as SavingsGroupBy[]) {
+        for (const [namespace, limit] of [
+          [undefined, 1000],
+          ['team-1', 1000],
+          [undefined, 3],
+        ] as const) {
+          const query: SavingsQuery = { clusters, ...range, groupBy, namespace, limit };
+          const expected = await referenceSavingsWithOpportunities(readDb, query, Math.min(limit, 5));
+          const actual = await savingsWithOpportunities(readDb, query, Math.min(limit, 5));
+          expectSameAnswer(actual, expected, `${range.name}, ${groupBy}, ${namespace ?? 'all'}, ${limit}`);
+          compared += expected.rows.length;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(500);
+  });
+
+  it('follows retention: pruned intervals leave the roll-up, held ones stay, answers stay equal', async () => {
+    const cutoffDays = (Date.now() - (T0 + 6 * DAY + 7 * HOUR)) / DAY;
+    const prefix = uniquePrefix('savingsdays');
+    const config = loadWorkerConfig({
+      DATABASE_URL: db.url,
+      QUEUE_PREFIX: prefix,
+      HISTORY_RETENTION_DAYS: String(cutoffDays),
+    });
+    const redis = new Redis(TEST_REDIS_URL);
+    const service = new PrismaService({ databaseUrl: db.url, poolMax: 2 });
+    try {
+      const retention = new RetentionService(service, config, new ReadModelPublisher(redis, config));
+      const pruned = await retention.prune();
+      expect(pruned.intervalsDeleted).toBeGreaterThan(0);
+    } finally {
+      await service.$disconnect();
+      redis.disconnect();
+    }
+    const ids = clusters.map((c) => c.id);
+    expect(await rollupRows('service_savings_days', ids)).toEqual(await rebuiltFromScratch(ids));
+    for (const range of ranges()) {
+      const query: SavingsQuery = { clusters, ...range, groupBy: 'service', limit: 1000 };
+      const expected = await referenceSavingsWithOpportunities(readDb, query, 50);
+      expectSameAnswer(await savingsWithOpportunities(readDb, query, 50), expected, range.name);
+    }
+  });
+});

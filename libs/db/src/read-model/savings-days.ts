@@ -1,0 +1,120 @@
+import type { Db } from '../db-client.js';
+import { MISSED_FRACTION_SQL, OPPORTUNITY_SQL } from './rollup.js';
+
+/** Seconds in the 730-hour month savings figures are counted in (see HOURS_PER_MONTH in savings.ts). */
+export const SECONDS_PER_MONTH = 730 * 3600;
+
+/**
+ * `w.m`, the months of interval `i` counted (`months`: an expression over `i`), and `w.missed`, its
+ * missed fraction when it is an opportunity (null otherwise, also when it has no preview to compare with):
+ * a lateral join, so each is computed once per row.
+ */
+export function weightsSql(months: string): string {
+  return `CROSS JOIN LATERAL (SELECT ${months} AS m,
+                                      CASE WHEN ${OPPORTUNITY_SQL} THEN ${MISSED_FRACTION_SQL} END AS missed) w`;
+}
+
+/** The savings figures of interval `i` weighted by its months (see {@link weightsSql}), as the roll-up's columns. */
+export const WEIGHTED_FIGURES_SQL = `w.m AS months,
+          w.m * i.traffic_gb AS traffic_months,
+          w.m * COALESCE(i.cross_zone_without_hints, 0) AS without_months,
+          w.m * i.traffic_gb * COALESCE(i.cross_zone_without_hints, 0) AS without_traffic,
+          w.m * COALESCE(i.cross_zone_with_hints, 0) AS with_months,
+          w.m * i.traffic_gb * COALESCE(i.cross_zone_with_hints, 0) AS with_traffic,
+          COALESCE(w.m * w.missed, 0) AS missed_months,
+          COALESCE(w.m * i.traffic_gb * w.missed, 0) AS missed_traffic,
+          CASE WHEN w.missed IS NOT NULL THEN w.m ELSE 0 END AS opportunity_months,
+          CASE WHEN w.missed IS NOT NULL THEN w.m * i.traffic_gb ELSE 0 END AS opportunity_traffic,
+          COALESCE(i.traffic_source = 'annotation', false) AS annotation,
+          COALESCE(i.traffic_source = 'default-per-endpoint', false) AS default_source,
+          w.missed IS NOT NULL AS opportunity,
+          w.missed IS NOT NULL AND COALESCE(i.traffic_source = 'default-per-endpoint', false) AS opportunity_default`;
+
+const SUMMED = [
+  'months',
+  'traffic_months',
+  'without_months',
+  'without_traffic',
+  'with_months',
+  'with_traffic',
+  'missed_months',
+  'missed_traffic',
+  'opportunity_months',
+  'opportunity_traffic',
+];
+const FLAGS = `bool_or(annotation) AS annotation, bool_or(default_source) AS default_source,
+          bool_or(opportunity) AS opportunity, bool_or(opportunity_default) AS opportunity_default`;
+
+/** The sums of those columns over one Service's pieces in a range (float8: a few dozen rows). */
+export const SUMMED_FIGURES_SQL = `${SUMMED.map((c) => `sum(${c}) AS ${c}`).join(', ')}, ${FLAGS}`;
+
+/**
+ * The same sums for one roll-up row. Decision: in numeric, so a day's row is the same bit for bit whatever
+ * order its intervals are read in (the worker's rewrite of some days, the migration's backfill of all).
+ */
+export const DAY_SUMS_SQL = `${SUMMED.map((c) => `sum(${c}::numeric)::float8 AS ${c}`).join(', ')}, ${FLAGS}`;
+
+/** The roll-up's columns after its keys, in the order SUMMED_FIGURES_SQL gives them. */
+export const FIGURE_COLUMNS = `months, traffic_months, without_months, without_traffic, with_months, with_traffic,
+  missed_months, missed_traffic, opportunity_months, opportunity_traffic, annotation, default_source,
+  opportunity, opportunity_default`;
+
+/**
+ * Rewrites the roll-up of these Services over these spans: every UTC day a span touches is deleted and
+ * summed again from the Services' closed intervals as they are now. Call it, in the transaction that
+ * changed the intervals, with spans covering every instant whose interval changed (a span may be wider).
+ *
+ * Decision: days are cut in UTC timestamps (not timestamptz), so the session's time zone and its DST
+ * changes cannot shift a day's boundaries.
+ */
+export async function refreshSavingsDays(db: Db, clusterId: string, spans: SavingsDaySpan[]): Promise<void> {
+  if (spans.length === 0) return;
+  const values = [clusterId, spans.map((s) => s.serviceId), spans.map((s) => s.from), spans.map((s) => s.to)];
+  const touched = `touched AS (
+      SELECT service_id, min(date_trunc('day', lo AT TIME ZONE 'UTC')) AS lo,
+             max(date_trunc('day', hi AT TIME ZONE 'UTC' - interval '1 microsecond') + interval '1 day') AS hi
+        FROM unnest($2::bigint[], $3::timestamptz[], $4::timestamptz[]) AS t(service_id, lo, hi)
+       WHERE hi > lo
+       GROUP BY service_id
+    )`;
+  await db.$executeRawUnsafe(
+    `WITH ${touched}
+     DELETE FROM service_savings_days r USING touched t
+      WHERE r.cluster_id = $1::uuid AND r.service_id = t.service_id AND r.day >= t.lo::date AND r.day < t.hi::date`,
+    ...values,
+  );
+  await db.$executeRawUnsafe(
+    `WITH ${touched}
+     INSERT INTO service_savings_days (cluster_id, day, service_id, ${FIGURE_COLUMNS})
+     SELECT cluster_id, day, service_id, ${DAY_SUMS_SQL}
+       FROM (${dayPiecesSql(`touched t JOIN service_intervals i ON i.service_id = t.service_id
+                   AND i.cluster_id = $1::uuid AND i.valid_to IS NOT NULL AND i.valid_to > t.lo AT TIME ZONE 'UTC'
+                   AND i.valid_from < t.hi AT TIME ZONE 'UTC'`)}) pieces
+      WHERE months > 0
+      GROUP BY cluster_id, day, service_id`,
+    ...values,
+  );
+}
+
+/** A Service whose roll-up must follow its intervals between two instants. */
+export interface SavingsDaySpan {
+  serviceId: bigint;
+  from: Date;
+  to: Date;
+}
+
+/**
+ * The pieces of the closed intervals `i` joined in `source` (which names `t.lo` and `t.hi`, UTC
+ * timestamps at midnight bounding the days wanted), one per interval and UTC day, with their figures.
+ * The migration that created the roll-up backfilled it with this same computation.
+ */
+export function dayPiecesSql(source: string): string {
+  return `SELECT i.cluster_id, i.service_id, d::date AS day, ${WEIGHTED_FIGURES_SQL}
+            FROM ${source}
+           CROSS JOIN LATERAL generate_series(
+                   GREATEST(date_trunc('day', i.valid_from AT TIME ZONE 'UTC'), t.lo),
+                   LEAST(i.valid_to AT TIME ZONE 'UTC', t.hi) - interval '1 microsecond',
+                   interval '1 day') AS d
+           ${weightsSql(`date_part('epoch', LEAST(i.valid_to AT TIME ZONE 'UTC', d + interval '1 day')
+                                  - GREATEST(i.valid_from AT TIME ZONE 'UTC', d)) / ${SECONDS_PER_MONTH}`)}`;
+}
