@@ -68,9 +68,10 @@ export interface OpportunityRow {
  * from. Whole UTC days of closed intervals come from the roll-up (service_savings_days, one row per
  * Service and day); the raw intervals are read only for what it does not hold: the partial days at the
  * range's edges ($6 = the first whole day's start, $7 = the end of the last; equal to `from` when the
- * range holds no whole day) and the open intervals. The three raw sets are each found through an index:
- * intervals ending in the left edge, those crossing its end (the interval before the first roll-up day of
- * a Service holding one), and those ending after the right edge's start or still open.
+ * range holds no whole day) and the open intervals. The three raw sets are disjoint and each found through
+ * an index: intervals still open or ending after the right edge's start, those ending in the left edge,
+ * and those crossing the left edge's end into the whole days (a Service's interval before its first
+ * roll-up day).
  *
  * The snapshot's traffic and the plain months are summed apart, because an API or measured volume set
  * since overrides the snapshot's for the whole range: gb × Σ months, else Σ months × traffic_gb.
@@ -82,29 +83,30 @@ export interface OpportunityRow {
  */
 function perServiceSql(namespaceFilter: string): string {
   const rawMonths = `CASE WHEN i.valid_to IS NULL
-                 THEN date_part('epoch', LEAST($5, $4) - GREATEST(i.valid_from, $3))
-                 ELSE GREATEST(date_part('epoch', LEAST(i.valid_to, $4, $6) - GREATEST(i.valid_from, $3)), 0)
-                    + GREATEST(date_part('epoch', LEAST(i.valid_to, $4) - GREATEST(i.valid_from, $3, $7)), 0)
+                 THEN date_part('epoch', LEAST($5::timestamptz, $4::timestamptz) - GREATEST(i.valid_from, $3::timestamptz))
+                 ELSE GREATEST(date_part('epoch', LEAST(i.valid_to, $4, $6::timestamptz) - GREATEST(i.valid_from, $3)), 0)
+                    + GREATEST(date_part('epoch', LEAST(i.valid_to, $4) - GREATEST(i.valid_from, $3, $7::timestamptz)), 0)
                END / ${SECONDS_PER_MONTH}`;
   return `
     WITH prices(cluster_id, price) AS (SELECT * FROM unnest($1::uuid[], $2::float8[])),
-    edges AS (
-      SELECT i.id FROM service_intervals i
+    pieces AS (
+      SELECT i.cluster_id, i.service_id, ${WEIGHTED_FIGURES_SQL}
+        FROM service_intervals i ${weightsSql(rawMonths)}
        WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_from < LEAST($4::timestamptz, $5::timestamptz)
          AND (i.valid_to IS NULL OR i.valid_to > $7::timestamptz)
-      UNION
-      SELECT i.id FROM service_intervals i
-       WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_to > $3::timestamptz AND i.valid_to <= $6::timestamptz
-      UNION
-      SELECT crossing.id FROM service_savings_days r
-       CROSS JOIN LATERAL (SELECT i.id, i.valid_to FROM service_intervals i
-                            WHERE i.service_id = r.service_id AND i.valid_from < $6
-                            ORDER BY i.valid_from DESC LIMIT 1) crossing
-       WHERE r.cluster_id = ANY($1::uuid[]) AND r.day = ($6 AT TIME ZONE 'UTC')::date AND $6 < $7
-         AND crossing.valid_to > $6
-    ), pieces AS (
+      UNION ALL
       SELECT i.cluster_id, i.service_id, ${WEIGHTED_FIGURES_SQL}
-        FROM edges JOIN service_intervals i ON i.id = edges.id ${weightsSql(rawMonths)}
+        FROM service_intervals i ${weightsSql(rawMonths)}
+       WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_to > $3::timestamptz AND i.valid_to <= $6::timestamptz
+      UNION ALL
+      SELECT i.cluster_id, i.service_id, ${WEIGHTED_FIGURES_SQL}
+        FROM service_savings_days r
+       CROSS JOIN LATERAL (SELECT * FROM service_intervals i
+                            WHERE i.service_id = r.service_id AND i.valid_from < $6
+                            ORDER BY i.valid_from DESC LIMIT 1) i
+       ${weightsSql(rawMonths)}
+       WHERE r.cluster_id = ANY($1::uuid[]) AND r.day = ($6 AT TIME ZONE 'UTC')::date AND $6 < $7
+         AND i.valid_to > $6 AND i.valid_to <= $7
       UNION ALL
       SELECT cluster_id, service_id, ${FIGURE_COLUMNS}
         FROM service_savings_days
@@ -115,15 +117,9 @@ function perServiceSql(namespaceFilter: string): string {
         FROM pieces WHERE months > 0
        GROUP BY cluster_id, service_id
     ), weighted AS (
-      SELECT w.cluster_id, w.service_id, s.namespace, s.name, p.price, w.months,
-             COALESCE(o.gb * w.months, w.traffic_months) AS gb_m,
-             CASE WHEN s.monthly_traffic_gb IS NULL THEN COALESCE(s.measured_traffic_gb * w.months, 0) ELSE 0 END
-               AS measured_gb_m,
-             COALESCE(o.gb * w.without_months, w.without_traffic) AS without_gb,
-             COALESCE(o.gb * w.with_months, w.with_traffic) AS with_gb,
-             COALESCE(o.gb * w.missed_months, w.missed_traffic) AS missed_gb,
-             COALESCE(o.gb * w.opportunity_months, w.opportunity_traffic) AS opportunity_gb_m,
-             w.opportunity_months,
+      SELECT w.cluster_id, w.service_id, s.namespace, s.name, n.*,
+             n.without_gb * n.price AS without_cost, n.with_gb * n.price AS with_cost,
+             n.missed_gb * n.price AS missed_cost,
              s.monthly_traffic_gb IS NOT NULL AS source_api,
              s.monthly_traffic_gb IS NULL AND s.measured_traffic_gb IS NOT NULL AS source_measured,
              o.gb IS NULL AND w.annotation AS source_annotation,
@@ -134,21 +130,34 @@ function perServiceSql(namespaceFilter: string): string {
         JOIN cluster_services s ON s.id = w.service_id
         JOIN prices p ON p.cluster_id = w.cluster_id
        CROSS JOIN LATERAL (SELECT COALESCE(s.monthly_traffic_gb, s.measured_traffic_gb) AS gb) o
+       CROSS JOIN LATERAL (
+             SELECT p.price::numeric AS price, w.months::numeric AS months,
+                    COALESCE(o.gb * w.months, w.traffic_months)::numeric AS gb_m,
+                    CASE WHEN s.monthly_traffic_gb IS NULL THEN COALESCE(s.measured_traffic_gb * w.months, 0)
+                         ELSE 0 END::numeric AS measured_gb_m,
+                    COALESCE(o.gb * w.without_months, w.without_traffic)::numeric AS without_gb,
+                    COALESCE(o.gb * w.with_months, w.with_traffic)::numeric AS with_gb,
+                    COALESCE(o.gb * w.missed_months, w.missed_traffic)::numeric AS missed_gb,
+                    COALESCE(o.gb * w.opportunity_months, w.opportunity_traffic)::numeric AS opportunity_gb_m,
+                    w.opportunity_months::numeric AS opportunity_months) n
        WHERE true${namespaceFilter}
     )`;
 }
 
-/** Sums across Services in numeric: exact whatever the row order, so figures do not wobble between identical queries. */
+/**
+ * Sums across Services in numeric: exact whatever the row order, so figures do not wobble between identical
+ * queries. Each Service's figures are converted to numeric once, in `weighted`.
+ */
 const SUMS = `
-      sum(months::numeric)::float8 AS months_total,
-      COALESCE(sum(gb_m::numeric), 0)::float8 AS traffic_gb,
-      COALESCE(sum(measured_gb_m::numeric), 0)::float8 AS measured_gb,
-      COALESCE(sum(without_gb::numeric), 0)::float8 AS without_gb,
-      COALESCE(sum(without_gb::numeric * price::numeric), 0)::float8 AS without_cost,
-      COALESCE(sum(with_gb::numeric), 0)::float8 AS with_gb,
-      COALESCE(sum(with_gb::numeric * price::numeric), 0)::float8 AS with_cost,
-      COALESCE(sum(missed_gb::numeric), 0)::float8 AS missed_gb,
-      COALESCE(sum(missed_gb::numeric * price::numeric), 0)::float8 AS missed_cost`;
+      sum(months)::float8 AS months_total,
+      COALESCE(sum(gb_m), 0)::float8 AS traffic_gb,
+      COALESCE(sum(measured_gb_m), 0)::float8 AS measured_gb,
+      COALESCE(sum(without_gb), 0)::float8 AS without_gb,
+      COALESCE(sum(without_cost), 0)::float8 AS without_cost,
+      COALESCE(sum(with_gb), 0)::float8 AS with_gb,
+      COALESCE(sum(with_cost), 0)::float8 AS with_cost,
+      COALESCE(sum(missed_gb), 0)::float8 AS missed_gb,
+      COALESCE(sum(missed_cost), 0)::float8 AS missed_cost`;
 
 const GROUP_COLUMNS: Record<SavingsGroupBy, string[]> = {
   cluster: ['cluster_id'],
@@ -291,19 +300,15 @@ function groupColumnsSql(columns: string[]): string {
            services_default, opportunities`;
 }
 
-/** `opportunity_rows`: the ranked opportunities (at most `limit`), with their `position`. */
+/** `opportunity_rows`: the ranked opportunities (at most `limit`), with their `position` (one row per Service). */
 function opportunitiesSql(limit: string): string {
   return `opportunity_rows AS (
-      SELECT cluster_id::text, namespace, name,
-             sum(opportunity_gb_m::numeric)::float8 AS traffic_gb,
-             sum(missed_gb::numeric)::float8 AS missed_gb,
-             sum(missed_gb::numeric * price::numeric)::float8 AS missed_cost,
-             bool_or(opportunity_estimated) AS estimated,
-             sum(opportunity_months::numeric)::float8 AS months,
-             row_number() OVER (ORDER BY sum(missed_gb::numeric * price::numeric) DESC, sum(missed_gb::numeric) DESC,
+      SELECT cluster_id::text, namespace, name, opportunity_gb_m::float8 AS traffic_gb, missed_gb::float8 AS missed_gb,
+             missed_cost::float8 AS missed_cost, opportunity_estimated AS estimated,
+             opportunity_months::float8 AS months,
+             row_number() OVER (ORDER BY missed_cost DESC, missed_gb DESC,
                                 namespace COLLATE "C", name COLLATE "C", cluster_id) AS position
         FROM weighted WHERE opportunity
-       GROUP BY cluster_id, namespace, name
        ORDER BY position
        LIMIT ${limit}
     )`;
