@@ -19,6 +19,12 @@ const faultSchema = z
 export const workerEnvSchema = dbEnvSchema
   .extend(queueEnvSchema.shape)
   .extend({
+    /**
+     * Nice value of every thread of the worker (0 to 19; a higher one yields the CPU sooner). Snapshots
+     * wait durably in the queue, readers of the API do not: where the worker shares cores with the API,
+     * its analyses take the CPU the API's requests leave. 0 runs it at the API's priority.
+     */
+    WORKER_CPU_NICE: z.coerce.number().int().min(0).max(19).default(10),
     /** Snapshot jobs one worker process runs at once (analysis is CPU-bound; more overlaps the I/O). */
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
     /**
