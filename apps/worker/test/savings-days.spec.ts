@@ -10,7 +10,7 @@ import {
   savingsWithOpportunities,
 } from '@zw/db';
 import { Redis } from 'ioredis';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
@@ -106,24 +106,23 @@ function history(): { at: Date; services: ServiceState[] }[] {
 
 /** The migration's backfill, into a scratch table: the roll-up as it must be for the intervals stored now. */
 async function rebuiltFromScratch(clusterIds: string[]): Promise<string[]> {
-  const migration = readFileSync(
-    join(__dirname, '..', '..', '..', 'prisma', 'migrations', '20261127072706_savings_days', 'migration.sql'),
-    'utf8',
-  );
-  const backfill = migration.slice(migration.indexOf('INSERT INTO "service_savings_days"'));
+  const migrations = join(__dirname, '..', '..', '..', 'prisma', 'migrations');
+  const folder = readdirSync(migrations).find((name) => name.endsWith('_savings_days'))!;
+  const migration = readFileSync(join(migrations, folder, 'migration.sql'), 'utf8');
+  const backfill = migration.slice(migration.indexOf('-- Backfill'));
   await prisma.$executeRawUnsafe('DROP TABLE IF EXISTS savings_days_rebuilt');
   await prisma.$executeRawUnsafe(
     'CREATE TABLE savings_days_rebuilt (LIKE service_savings_days INCLUDING DEFAULTS INCLUDING CONSTRAINTS)',
   );
-  await prisma.$executeRawUnsafe(
-    backfill.replace('INSERT INTO "service_savings_days"', 'INSERT INTO savings_days_rebuilt'),
-  );
+  for (const statement of backfill.replaceAll('"service_savings_days"', 'savings_days_rebuilt').split(';')) {
+    if (statement.includes('INSERT')) await prisma.$executeRawUnsafe(statement);
+  }
   return rollupRows('savings_days_rebuilt', clusterIds);
 }
 
 async function rollupRows(table: string, clusterIds: string[]): Promise<string[]> {
   const rows = await readDb.query<Record<string, unknown>>(
-    `SELECT * FROM ${table} WHERE cluster_id = ANY($1::uuid[]) ORDER BY cluster_id, day, service_id`,
+    `SELECT * FROM ${table} WHERE cluster_id = ANY($1::uuid[]) ORDER BY cluster_id, span_days, day, service_id`,
     [clusterIds],
   );
   return rows.map((row) => JSON.stringify(row));
@@ -189,13 +188,17 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** Ranges with edges inside days, without a whole day, beyond the history, and `now` inside the history. */
+/**
+ * Ranges with edges inside days, whole ISO weeks (2026-06-01 is a Monday), no whole day, beyond the
+ * history, and `now` inside the history.
+ */
 function ranges(): { name: string; from: Date; to: Date; now: Date }[] {
   const after = new Date(lastSnapshot.getTime() + 5 * HOUR + 7 * 60_000);
   const at = (days: number, hours: number) => new Date(T0 + days * DAY + hours * HOUR + 11 * 60_000);
   return [
     { name: 'all of it, up to now', from: new Date(T0 - DAY), to: after, now: after },
     { name: 'edges inside days', from: at(2, 3), to: at(9, 14), now: after },
+    { name: 'whole weeks and days, edges inside days', from: at(0, 19), to: at(15, 6), now: after },
     { name: 'within one day', from: at(4, 1), to: at(4, 9), now: after },
     { name: 'across one midnight', from: at(5, 15), to: at(6, 4), now: after },
     { name: 'ending after now, now inside the history', from: at(1, 0), to: after, now: at(7, 8) },
@@ -209,7 +212,8 @@ describe('savings from the per-day roll-up', () => {
   it('is the roll-up the migration would build from the intervals the worker wrote (in and out of order)', async () => {
     const ids = clusters.map((c) => c.id);
     const written = await rollupRows('service_savings_days', ids);
-    expect(written.length).toBeGreaterThan(SERVICES * 10);
+    expect(written.filter((row) => row.includes('"span_days":1')).length).toBeGreaterThan(SERVICES * 10);
+    expect(written.filter((row) => row.includes('"span_days":7')).length).toBeGreaterThan(SERVICES);
     expect(written).toEqual(await rebuiltFromScratch(ids));
   });
 

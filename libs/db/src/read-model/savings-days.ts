@@ -61,8 +61,9 @@ export const FIGURE_COLUMNS = `months, traffic_months, without_months, without_t
 
 /**
  * Rewrites the roll-up of these Services over these spans: every UTC day a span touches is deleted and
- * summed again from the Services' closed intervals as they are now. Call it, in the transaction that
- * changed the intervals, with spans covering every instant whose interval changed (a span may be wider).
+ * summed again from the Services' closed intervals as they are now, then every ISO week holding such a
+ * day from its day rows. Call it, in the transaction that changed the intervals, with spans covering
+ * every instant whose interval changed (a span may be wider).
  *
  * Decision: days are cut in UTC timestamps (not timestamptz), so the session's time zone and its DST
  * changes cannot shift a day's boundaries.
@@ -76,24 +77,31 @@ export async function refreshSavingsDays(db: Db, clusterId: string, spans: Savin
         FROM unnest($2::bigint[], $3::timestamptz[], $4::timestamptz[]) AS t(service_id, lo, hi)
        WHERE hi > lo
        GROUP BY service_id
+    ), weeks AS (
+      SELECT service_id, date_trunc('week', lo)::date AS first_week, hi::date AS end_day FROM touched
     )`;
-  await db.$executeRawUnsafe(
-    `WITH ${touched}
-     DELETE FROM service_savings_days r USING touched t
-      WHERE r.cluster_id = $1::uuid AND r.service_id = t.service_id AND r.day >= t.lo::date AND r.day < t.hi::date`,
-    ...values,
-  );
-  await db.$executeRawUnsafe(
-    `WITH ${touched}
-     INSERT INTO service_savings_days (cluster_id, day, service_id, ${FIGURE_COLUMNS})
-     SELECT cluster_id, day, service_id, ${DAY_SUMS_SQL}
+  const statements = [
+    `DELETE FROM service_savings_days r USING touched t
+      WHERE r.cluster_id = $1::uuid AND r.span_days = 1 AND r.service_id = t.service_id
+        AND r.day >= t.lo::date AND r.day < t.hi::date`,
+    `INSERT INTO service_savings_days (cluster_id, span_days, day, service_id, ${FIGURE_COLUMNS})
+     SELECT cluster_id, 1, day, service_id, ${DAY_SUMS_SQL}
        FROM (${dayPiecesSql(`touched t JOIN service_intervals i ON i.service_id = t.service_id
                    AND i.cluster_id = $1::uuid AND i.valid_to IS NOT NULL AND i.valid_to > t.lo AT TIME ZONE 'UTC'
                    AND i.valid_from < t.hi AT TIME ZONE 'UTC'`)}) pieces
       WHERE months > 0
       GROUP BY cluster_id, day, service_id`,
-    ...values,
-  );
+    `DELETE FROM service_savings_days r USING weeks w
+      WHERE r.cluster_id = $1::uuid AND r.span_days = 7 AND r.service_id = w.service_id
+        AND r.day >= w.first_week AND r.day < w.end_day`,
+    `INSERT INTO service_savings_days (cluster_id, span_days, day, service_id, ${FIGURE_COLUMNS})
+     SELECT r.cluster_id, 7, date_trunc('week', r.day::timestamp)::date, r.service_id, ${DAY_SUMS_SQL}
+       FROM weeks w JOIN service_savings_days r
+         ON r.cluster_id = $1::uuid AND r.span_days = 1 AND r.service_id = w.service_id
+        AND r.day >= w.first_week AND r.day < date_trunc('week', (w.end_day - 1)::timestamp) + interval '7 days'
+      GROUP BY r.cluster_id, date_trunc('week', r.day::timestamp)::date, r.service_id`,
+  ];
+  for (const statement of statements) await db.$executeRawUnsafe(`WITH ${touched} ${statement}`, ...values);
 }
 
 /** A Service whose roll-up must follow its intervals between two instants. */

@@ -65,8 +65,9 @@ export interface OpportunityRow {
 /**
  * Every interval overlapping the range, summed per Service: its months in the range, its traffic and
  * cross-zone GB over them, what enabling topology routing would have saved, and where its traffic came
- * from. Whole UTC days of closed intervals come from the roll-up (service_savings_days, one row per
- * Service and day); the raw intervals are read only for what it does not hold: the partial days at the
+ * from. Whole ISO weeks and the whole UTC days around them of closed intervals come from the roll-up
+ * (service_savings_days: a row per Service and week, $8 to $9, and per Service and day); the raw
+ * intervals are read only for what it does not hold: the partial days at the
  * range's edges ($6 = the first whole day's start, $7 = the end of the last; equal to `from` when the
  * range holds no whole day) and the open intervals. The three raw sets are disjoint and each found through
  * an index: intervals still open or ending after the right edge's start, those ending in the left edge,
@@ -105,13 +106,22 @@ function perServiceSql(namespaceFilter: string): string {
                             WHERE i.service_id = r.service_id AND i.valid_from < $6
                             ORDER BY i.valid_from DESC LIMIT 1) i
        ${weightsSql(rawMonths)}
-       WHERE r.cluster_id = ANY($1::uuid[]) AND r.day = ($6 AT TIME ZONE 'UTC')::date AND $6 < $7
-         AND i.valid_to > $6 AND i.valid_to <= $7
+       WHERE r.cluster_id = ANY($1::uuid[]) AND r.span_days = 1 AND r.day = ($6 AT TIME ZONE 'UTC')::date
+         AND $6 < $7 AND i.valid_to > $6 AND i.valid_to <= $7
       UNION ALL
       SELECT cluster_id, service_id, ${FIGURE_COLUMNS}
         FROM service_savings_days
-       WHERE cluster_id = ANY($1::uuid[])
-         AND day >= ($6 AT TIME ZONE 'UTC')::date AND day < ($7 AT TIME ZONE 'UTC')::date
+       WHERE cluster_id = ANY($1::uuid[]) AND span_days = 7 AND day >= $8::date AND day < $9::date
+      UNION ALL
+      SELECT cluster_id, service_id, ${FIGURE_COLUMNS}
+        FROM service_savings_days
+       WHERE cluster_id = ANY($1::uuid[]) AND span_days = 1
+         AND day >= ($6 AT TIME ZONE 'UTC')::date AND day < $8::date
+      UNION ALL
+      SELECT cluster_id, service_id, ${FIGURE_COLUMNS}
+        FROM service_savings_days
+       WHERE cluster_id = ANY($1::uuid[]) AND span_days = 1
+         AND day >= $9::date AND day < ($7 AT TIME ZONE 'UTC')::date
     ), summed AS (
       SELECT cluster_id, service_id, ${SUMMED_FIGURES_SQL}
         FROM pieces WHERE months > 0
@@ -243,6 +253,7 @@ export async function savingsWithOpportunities(
 
 function parametersOf(query: SavingsQuery): { values: unknown[]; namespaceFilter: string } {
   const { firstWholeDay, lastWholeDayEnd } = wholeDaysOf(query);
+  const { firstWholeWeek, lastWholeWeekEnd } = wholeWeeksOf(firstWholeDay, lastWholeDayEnd);
   const values: unknown[] = [
     query.clusters.map((c) => c.id),
     query.clusters.map((c) => c.pricePerGb),
@@ -251,6 +262,8 @@ function parametersOf(query: SavingsQuery): { values: unknown[]; namespaceFilter
     query.now,
     firstWholeDay,
     lastWholeDayEnd,
+    utcDate(firstWholeWeek),
+    utcDate(lastWholeWeekEnd),
   ];
   const namespaceFilter = query.namespace === undefined ? '' : ` AND s.namespace = $${values.push(query.namespace)}`;
   return { values, namespaceFilter };
@@ -266,6 +279,25 @@ function wholeDaysOf(query: SavingsQuery): { firstWholeDay: Date; lastWholeDayEn
   const last = Math.floor(Math.min(query.to.getTime(), query.now.getTime()) / DAY_MS) * DAY_MS;
   if (first >= last) return { firstWholeDay: query.from, lastWholeDayEnd: query.from };
   return { firstWholeDay: new Date(first), lastWholeDayEnd: new Date(last) };
+}
+
+/**
+ * The whole ISO weeks (Monday 00:00 UTC on) within the whole days, answered by the roll-up's week rows;
+ * the days before the first and after the last by its day rows. Both are the first whole day when the
+ * days hold no whole week.
+ */
+function wholeWeeksOf(firstDay: Date, lastDayEnd: Date): { firstWholeWeek: Date; lastWholeWeekEnd: Date } {
+  const mondayOffset = 4 * DAY_MS; // 1970-01-01 was a Thursday
+  const week = 7 * DAY_MS;
+  const first = Math.ceil((firstDay.getTime() - mondayOffset) / week) * week + mondayOffset;
+  const last = Math.floor((lastDayEnd.getTime() - mondayOffset) / week) * week + mondayOffset;
+  if (first >= last) return { firstWholeWeek: firstDay, lastWholeWeekEnd: firstDay };
+  return { firstWholeWeek: new Date(first), lastWholeWeekEnd: new Date(last) };
+}
+
+/** `YYYY-MM-DD` of a UTC instant, for a date parameter. */
+function utcDate(instant: Date): string {
+  return instant.toISOString().slice(0, 10);
 }
 
 const DAY_MS = 24 * 3600_000;

@@ -1,6 +1,7 @@
 -- CreateTable
 CREATE TABLE "service_savings_days" (
     "cluster_id" UUID NOT NULL,
+    "span_days" SMALLINT NOT NULL,
     "day" DATE NOT NULL,
     "service_id" BIGINT NOT NULL,
     "months" DOUBLE PRECISION NOT NULL,
@@ -18,7 +19,7 @@ CREATE TABLE "service_savings_days" (
     "opportunity" BOOLEAN NOT NULL,
     "opportunity_default" BOOLEAN NOT NULL,
 
-    CONSTRAINT "service_savings_days_pkey" PRIMARY KEY ("cluster_id","day","service_id")
+    CONSTRAINT "service_savings_days_pkey" PRIMARY KEY ("cluster_id","span_days","day","service_id")
 );
 
 -- CreateIndex
@@ -27,14 +28,14 @@ CREATE INDEX "service_savings_days_service_id_day_idx" ON "service_savings_days"
 -- AddForeignKey
 ALTER TABLE "service_savings_days" ADD CONSTRAINT "service_savings_days_service_id_fkey" FOREIGN KEY ("service_id") REFERENCES "cluster_services"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
--- Backfill: every closed interval's pieces per UTC day, summed per Service and day, exactly as the
--- worker writes them (libs/db/src/read-model/savings-days.ts, refreshSavingsDays). Open intervals are
--- never in the roll-up.
-INSERT INTO "service_savings_days" ("cluster_id", "day", "service_id", "months", "traffic_months", "without_months",
+-- Backfill: every closed interval's pieces per UTC day, summed per Service and day, then the days per
+-- ISO week, exactly as the worker writes them (libs/db/src/read-model/savings-days.ts,
+-- refreshSavingsDays). Open intervals are never in the roll-up.
+INSERT INTO "service_savings_days" ("cluster_id", "span_days", "day", "service_id", "months", "traffic_months", "without_months",
                                     "without_traffic", "with_months", "with_traffic", "missed_months",
                                     "missed_traffic", "opportunity_months", "opportunity_traffic", "annotation",
                                     "default_source", "opportunity", "opportunity_default")
-SELECT cluster_id, day, service_id,
+SELECT cluster_id, 1, day, service_id,
        sum(months::numeric)::float8, sum(traffic_months::numeric)::float8, sum(without_months::numeric)::float8,
        sum(without_traffic::numeric)::float8, sum(with_months::numeric)::float8, sum(with_traffic::numeric)::float8,
        sum(missed_months::numeric)::float8, sum(missed_traffic::numeric)::float8,
@@ -68,3 +69,17 @@ SELECT cluster_id, day, service_id,
   ) pieces
  WHERE months > 0
  GROUP BY cluster_id, day, service_id;
+
+INSERT INTO "service_savings_days" ("cluster_id", "span_days", "day", "service_id", "months", "traffic_months",
+                                    "without_months", "without_traffic", "with_months", "with_traffic",
+                                    "missed_months", "missed_traffic", "opportunity_months", "opportunity_traffic",
+                                    "annotation", "default_source", "opportunity", "opportunity_default")
+SELECT cluster_id, 7, date_trunc('week', day::timestamp)::date, service_id,
+       sum(months::numeric)::float8, sum(traffic_months::numeric)::float8, sum(without_months::numeric)::float8,
+       sum(without_traffic::numeric)::float8, sum(with_months::numeric)::float8, sum(with_traffic::numeric)::float8,
+       sum(missed_months::numeric)::float8, sum(missed_traffic::numeric)::float8,
+       sum(opportunity_months::numeric)::float8, sum(opportunity_traffic::numeric)::float8,
+       bool_or(annotation), bool_or(default_source), bool_or(opportunity), bool_or(opportunity_default)
+  FROM "service_savings_days"
+ WHERE span_days = 1
+ GROUP BY cluster_id, date_trunc('week', day::timestamp)::date, service_id;
