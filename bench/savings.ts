@@ -1,8 +1,7 @@
-import { Agent, get } from 'node:http';
-import { gzipSync } from 'node:zlib';
 import { generateFleetSnapshot } from '@zw/core';
 import { createApiKey, createOrganization, createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
 import { pending, push } from './api.js';
+import { Client, HEAVY, startLoadThread } from './savings-load.js';
 import {
   deleteKeys,
   dropDatabase,
@@ -30,7 +29,6 @@ import {
  * The API runs without its read-model cache, so every read is a query.
  */
 
-const HEAVY = { nodes: 30, zones: 3, services: 1000, endpointsPerService: 3 };
 const CALM = { nodes: 12, zones: 3, services: 200, endpointsPerService: 3 };
 const DAYS = 30;
 const SAMPLES = 60;
@@ -88,18 +86,25 @@ export async function runSavingsBench(): Promise<string[]> {
     await client.median(calm.apiKey, servicesOf(calm.clusterId), 20);
     const calmServices = await client.median(calm.apiKey, servicesOf(calm.clusterId), SAMPLES);
     const calmZones = await client.median(calm.apiKey, zonesOf(calm.clusterId), SAMPLES);
-    const pushes = preparedPushes(PREPARED_PUSHES);
     const underLoad = async (pushers: number) => {
-      const load = startLoad(client, heavy, apiUrl, savingsPath, pushers, pushes);
+      const load = await startLoadThread({
+        apiUrl,
+        apiKey: heavy.apiKey,
+        agentToken: heavy.agentToken,
+        savingsPath,
+        savingsClients: SAVINGS_CLIENTS,
+        pushers,
+        preparedPushes: pushers > 0 ? PREPARED_PUSHES : 0,
+      });
+      let stopped = false;
       try {
         await new Promise((resolve) => setTimeout(resolve, 1000));
-        return {
-          services: await client.median(calm.apiKey, servicesOf(calm.clusterId), SAMPLES),
-          zones: await client.median(calm.apiKey, zonesOf(calm.clusterId), SAMPLES),
-          counts: load.counts,
-        };
+        const services = await client.median(calm.apiKey, servicesOf(calm.clusterId), SAMPLES);
+        const zones = await client.median(calm.apiKey, zonesOf(calm.clusterId), SAMPLES);
+        stopped = true;
+        return { services, zones, counts: await load.stop() };
       } finally {
-        await load.stop();
+        if (!stopped) await load.stop();
       }
     };
     const savingsOnly = await underLoad(0);
@@ -152,124 +157,4 @@ async function tenant(
     },
   );
   return { apiKey: key, clusterId: cluster.id, agentToken };
-}
-
-/**
- * The pushers' bodies, made before the measurement as an agent makes them on its own cluster's machine:
- * gzip JSON, five changing states, each body its own captured-at (one second apart, an hour ago). The
- * API inflates, parses, hashes and stores each; the worker analyses each. Enough for the ingest rate limit
- * (120 per minute per cluster) over the whole loaded run; past them a pusher makes its bodies as it goes.
- */
-function preparedPushes(count: number): { body(n: number): Buffer } {
-  const placeholder = '1970-01-01T00:00:00.000Z';
-  const start = Date.now() - 3600_000;
-  const documents = Array.from({ length: 5 }, (_, n) =>
-    JSON.stringify(
-      withCapturedAt(generateFleetSnapshot({ ...HEAVY, autoShare: 0.5, seed: 10 + n }), new Date(placeholder)),
-    ),
-  );
-  const bodyOf = (n: number) =>
-    gzipSync(documents[n % 5].replace(placeholder, new Date(start + n * 1000).toISOString()));
-  const bodies = Array.from({ length: count }, (_, n) => bodyOf(n));
-  return { body: (n) => bodies[n] ?? bodyOf(n) };
-}
-
-/**
- * The saturating organization: savings clients back to back, and pushers of new snapshots, each waiting
- * as long as a 429's Retry-After says (the per-cluster ingest rate limit), as the agent does.
- */
-function startLoad(
-  client: Client,
-  heavy: BenchTenant,
-  apiUrl: string,
-  savingsPath: string,
-  pushers: number,
-  pushes: { body(n: number): Buffer },
-) {
-  let running = true;
-  const started = performance.now();
-  const counts = { savingsOk: 0, savingsRefused: 0, pushes: 0, pushesRefused: 0, seconds: 0 };
-  const loops = [
-    ...Array.from({ length: SAVINGS_CLIENTS }, async () => {
-      while (running) {
-        const status = await client.status(heavy.apiKey, savingsPath);
-        if (status === 200) counts.savingsOk++;
-        else if (status === 429) {
-          counts.savingsRefused++;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        } else throw new Error(`savings bench: savings answered ${status}`);
-      }
-    }),
-    ...Array.from({ length: pushers }, async () => {
-      while (running) {
-        const retryAfter = await pushGzip(apiUrl, heavy.agentToken, pushes.body(counts.pushes));
-        if (retryAfter === null) counts.pushes++;
-        else {
-          counts.pushesRefused++;
-          await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
-        }
-      }
-    }),
-  ];
-  return {
-    counts,
-    async stop() {
-      running = false;
-      counts.seconds = (performance.now() - started) / 1000;
-      await Promise.all(loops);
-    },
-  };
-}
-
-/** Pushes a gzip body as the agent does: null when accepted, the seconds to wait when refused 429. */
-async function pushGzip(apiUrl: string, token: string, body: Buffer): Promise<number | null> {
-  const response = await fetch(`${apiUrl}/v1/ingest/snapshots`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
-    body,
-  });
-  const text = await response.text();
-  if (response.status === 202) return null;
-  if (response.status === 429) return Number(response.headers.get('retry-after') ?? 1);
-  throw new Error(`savings bench: push answered ${response.status}: ${text}`);
-}
-
-/** One keep-alive HTTP client (Node's own, native parser). */
-class Client {
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
-
-  constructor(private readonly base: string) {}
-
-  /**
-   * A GET's status. A kept-alive socket the server closed just as it was reused is retried once on a new
-   * one, as Node's documentation recommends (the request never reached the server).
-   */
-  status(apiKey: string, path: string): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const request = get(
-        this.base + path,
-        { agent: this.agent, headers: { authorization: `Bearer ${apiKey}` } },
-        (response) => {
-          response.on('data', () => undefined).on('end', () => resolve(response.statusCode ?? 0));
-        },
-      );
-      request.on('error', (error: NodeJS.ErrnoException) => {
-        if (request.reusedSocket && error.code === 'ECONNRESET') this.status(apiKey, path).then(resolve, reject);
-        else reject(error);
-      });
-    });
-  }
-
-  /** Median latency (ms) of `count` requests one after another, each answered 200. */
-  async median(apiKey: string, path: string, count: number): Promise<number> {
-    const samples: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const started = performance.now();
-      const status = await this.status(apiKey, path);
-      if (status !== 200) throw new Error(`savings bench: ${path} answered ${status}`);
-      samples.push(performance.now() - started);
-    }
-    samples.sort((a, b) => a - b);
-    return samples[Math.floor(samples.length / 2)];
-  }
 }
