@@ -1,4 +1,10 @@
-import { analysisDocument, insertAnalysisDocumentSql, Prisma, summaryRollupSql } from '@zw/db';
+import {
+  analysisDocument,
+  insertAnalysisDocumentSql,
+  Prisma,
+  storeRecommendationsCtes,
+  summaryRollupSql,
+} from '@zw/db';
 import type { AnalysisSettings } from '../cluster-overrides.js';
 import { type IntervalRef, planIntervals } from './interval-plan.js';
 import { canonicalZones, type ServiceState, serviceKey } from './service-state.js';
@@ -244,9 +250,10 @@ async function finish(tx: Tx, record: SnapshotRecord, sameRollupAs: Date | null)
   const documents = new Map(
     [zoneStats, serviceCidrs, recommendations].flatMap((d) => (d ? [[Buffer.from(d.hash).toString('hex'), d]] : [])),
   );
-  const storeDocuments = [...documents.values()].map(
-    (document, n) =>
-      Prisma.sql`, ${Prisma.raw(`document_${n}`)} AS (${insertAnalysisDocumentSql(clusterId, document)})`,
+  const storeDocuments = [...documents.values()].map((document, n) =>
+    document === recommendations
+      ? storeRecommendationsCtes(clusterId, document, `document_${n}`)
+      : Prisma.sql`, ${Prisma.raw(`document_${n}`)} AS (${insertAnalysisDocumentSql(clusterId, document)})`,
   );
   const rollup = sameRollupAs
     ? Prisma.sql`SELECT ${Prisma.raw(ROLLUP_COLUMNS)} FROM snapshot_summaries

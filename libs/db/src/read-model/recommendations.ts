@@ -1,9 +1,9 @@
 import type { ReadDb } from '../read-db.js';
 
 /**
- * The recommended fixes of a cluster's newest processed snapshot, as the worker stores them: one analysis
+ * The recommended fixes of a cluster's newest processed snapshot, as the worker computes them: one
  * document per distinct content (snapshot_summaries.recommendations_hash), listing only the Services that
- * have fixes. Money is applied when read: each fix keeps the drop of its cross-zone fraction, and the GB
+ * have fixes. Stored split: the node blockers in analysis_documents, each Service in service_fixes. Money is applied when read: each fix keeps the drop of its cross-zone fraction, and the GB
  * and cost follow from the Service's effective traffic (API value, else measured, else the snapshot's)
  * and the cluster's price.
  */
@@ -57,22 +57,24 @@ export interface FixRankingQuery {
 /**
  * Services with fixes in the newest processed snapshot of each cluster, largest saving first (cost, then
  * GB, then cluster id, namespace and name, so the order is total and keyset pages never overlap). One
- * statement: one index probe per cluster for its newest summary, its document expanded in place.
+ * statement: one index probe per cluster for its newest summary, then its document's rows
+ * (service_fixes) with each Service's effective traffic.
  */
 export async function fixRankingRows(db: ReadDb, query: FixRankingQuery): Promise<FixRankingRow[]> {
   const values: unknown[] = [query.clusters.map((c) => c.id), query.clusters.map((c) => c.pricePerGb)];
   const conditions: string[] = [];
   if (query.service) {
-    conditions.push(`f.namespace = $${values.push(query.service.namespace)}`);
-    conditions.push(`f.name = $${values.push(query.service.name)}`);
+    conditions.push(`r.namespace = $${values.push(query.service.namespace)}`);
+    conditions.push(`r.name = $${values.push(query.service.name)}`);
   }
+  const ranked: string[] = [];
   if (query.after) {
     const cost = `$${values.push(query.after.cost)}::float8`;
     const gb = `$${values.push(query.after.gb)}::float8`;
     const id = `$${values.push(query.after.clusterId)}::uuid`;
     const ns = `$${values.push(query.after.namespace)}`;
     const name = `$${values.push(query.after.name)}`;
-    conditions.push(`(f.saved_cost < ${cost} OR (f.saved_cost = ${cost} AND (f.saved_gb < ${gb} OR (f.saved_gb = ${gb}
+    ranked.push(`(f.saved_cost < ${cost} OR (f.saved_cost = ${cost} AND (f.saved_gb < ${gb} OR (f.saved_gb = ${gb}
       AND (f.cluster_id, f.namespace COLLATE "C", f.name COLLATE "C") > (${id}, ${ns} COLLATE "C", ${name} COLLATE "C")))))`);
   }
   const limit = `$${values.push(query.limit)}`;
@@ -80,28 +82,26 @@ export async function fixRankingRows(db: ReadDb, query: FixRankingQuery): Promis
   return db.query<FixRankingRow>(
     `WITH prices(cluster_id, price) AS (SELECT * FROM unnest($1::uuid[], $2::float8[])),
      fixes AS (
-       SELECT c.id AS cluster_id, c.name AS cluster_name, m.captured_at, e.value->>'namespace' AS namespace,
-              e.value->>'name' AS name, e.value AS fixes, p.price,
-              COALESCE(s.monthly_traffic_gb, s.measured_traffic_gb, (e.value->>'trafficGb')::float8) AS traffic_gb,
+       SELECT c.id AS cluster_id, c.name AS cluster_name, m.captured_at, r.namespace, r.name, r.fixes, p.price,
+              COALESCE(s.monthly_traffic_gb, s.measured_traffic_gb, r.traffic_gb) AS traffic_gb,
               CASE WHEN s.monthly_traffic_gb IS NOT NULL THEN 'api'
                    WHEN s.measured_traffic_gb IS NOT NULL THEN 'measured'
-                   ELSE e.value->>'trafficSource' END AS traffic_source,
-              COALESCE((e.value->'recommendations'->0->'savings'->>'crossZoneFraction')::float8, 0) AS fraction
+                   ELSE r.traffic_source END AS traffic_source,
+              r.fraction
          FROM prices p
          JOIN clusters c ON c.id = p.cluster_id
-         JOIN LATERAL (SELECT x.* FROM snapshot_summaries x WHERE x.cluster_id = c.id${before}
-                        ORDER BY x.captured_at DESC LIMIT 1) m ON true
-         JOIN analysis_documents d ON d.cluster_id = m.cluster_id AND d.hash = m.recommendations_hash
-        CROSS JOIN LATERAL jsonb_array_elements(d.body->'services') e
-         LEFT JOIN cluster_services s
-           ON s.cluster_id = c.id AND s.namespace = e.value->>'namespace' AND s.name = e.value->>'name'
+         JOIN LATERAL (SELECT x.captured_at, x.recommendations_hash FROM snapshot_summaries x
+                        WHERE x.cluster_id = c.id${before} ORDER BY x.captured_at DESC LIMIT 1) m ON true
+         JOIN service_fixes r ON r.cluster_id = c.id AND r.hash = m.recommendations_hash
+         LEFT JOIN cluster_services s ON s.cluster_id = c.id AND s.namespace = r.namespace AND s.name = r.name
+        ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
      ), f AS (
        SELECT *, traffic_gb * fraction AS saved_gb, traffic_gb * fraction * price AS saved_cost FROM fixes
      )
      SELECT cluster_id::text, cluster_name, captured_at, namespace, name, fixes, traffic_gb, traffic_source, price,
             saved_gb, saved_cost
        FROM f
-      ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
+      ${ranked.length > 0 ? `WHERE ${ranked.join(' AND ')}` : ''}
       ORDER BY saved_cost DESC, saved_gb DESC, cluster_id, namespace COLLATE "C", name COLLATE "C"
       LIMIT ${limit}`,
     values,
