@@ -86,7 +86,7 @@ export function analyzeDocument(
     aggregates: {
       ...aggregatesOf(report),
       settings: analysisSettings(report, listAnnotationsOf(document), applied),
-      recommendations: recommendationsOf(snapshot, report, savings, fixReuse),
+      recommendations: JSON.stringify(recommendationsOf(snapshot, report, savings, fixReuse)),
     },
   };
 }

@@ -39,6 +39,7 @@ export {
 } from './read-model/business-metrics.js';
 export {
   analysisDocument,
+  analysisDocumentOfJson,
   insertAnalysisDocumentSql,
   pruneAnalysisDocuments,
   type AnalysisDocument,

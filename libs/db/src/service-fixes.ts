@@ -6,13 +6,17 @@ import { Prisma } from './generated/prisma/client.js';
  * its Services go to service_fixes, one row each with the figures the ranking orders by, and the document
  * itself keeps only its node blockers. Data-modifying CTEs for the statement that records a snapshot
  * (`name` must be unique in it): the rows are written only when the document is new, so a document and
- * its rows are stored, and deleted (the rows cascade), together.
+ * its rows are stored, and deleted (the rows cascade), together; a document stored already costs nothing.
  */
 export function storeRecommendationsCtes(clusterId: string, document: AnalysisDocument, name: string): Prisma.Sql {
   const input = Prisma.raw(`${name}_input`);
   const stored = Prisma.raw(name);
   const rows = Prisma.raw(`${name}_rows`);
-  return Prisma.sql`, ${input} AS (SELECT ${document.json}::jsonb AS body),
+  // The cast from a sub-select is not folded at plan time: a document stored already is not parsed at all.
+  return Prisma.sql`, ${input} AS (
+      SELECT (SELECT ${document.json}::text)::jsonb AS body
+       WHERE NOT EXISTS (SELECT 1 FROM analysis_documents WHERE cluster_id = ${clusterId}::uuid AND hash = ${document.hash}::bytea)
+    ),
     ${stored} AS (
       INSERT INTO analysis_documents (cluster_id, hash, body)
       SELECT ${clusterId}::uuid, ${document.hash}::bytea, jsonb_build_object('nodeBlockers', body->'nodeBlockers')
