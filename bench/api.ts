@@ -47,6 +47,8 @@ const TARGET_P99_MS = 50;
 const LARGE = { nodes: 300, zones: 3, services: 10_000, endpointsPerService: 3 };
 const FLEET_CLUSTERS = 1000;
 const READ_POOL_MAX = 10;
+const RECOMMENDATIONS_TARGET_RATIO = 3;
+const RATIO_REQUESTS = 200;
 
 interface Latency {
   p50: number;
@@ -128,6 +130,7 @@ export async function runApiBench(): Promise<string[]> {
         fleetSql,
       )),
     );
+    lines.push(await recommendationsRatio(uncachedUrl, large, servicesPath));
     lines.push(
       ...(await dashboardPageLines({
         apiUrl: uncachedUrl,
@@ -170,15 +173,35 @@ async function measure(
 }
 
 /**
- * `callers` keep-alive HTTP clients (Node's own client, whose parser is native) sending requests back to
+ * The cluster's recommended fixes (first page, best first) next to its Services list (first page), one
+ * client, without the read-model cache: ranking every Service's fixes against listing 50 Services.
+ */
+async function recommendationsRatio(
+  apiUrl: string,
+  large: { clusterId: string; apiKey: string },
+  servicesPath: string,
+): Promise<string> {
+  const fixesPath = `/v1/clusters/${large.clusterId}/recommendations`;
+  const one = (path: string) => httpLatency(apiUrl + path, large.apiKey, RATIO_REQUESTS, 1);
+  await one(fixesPath); // warm-up
+  await one(servicesPath);
+  const fixes = await one(fixesPath);
+  const services = await one(servicesPath);
+  const ratio = fixes.p50 / services.p50;
+  const verdict = ratio <= RECOMMENDATIONS_TARGET_RATIO ? 'ok' : 'OVER';
+  return `api recommendations ratio: cluster recommendations of a ${LARGE.services}-Service cluster, one client, no read-model cache: p50 ${fixes.p50.toFixed(1)} ms (p99 ${fixes.p99.toFixed(1)} ms) vs its Services list p50 ${services.p50.toFixed(1)} ms: ${ratio.toFixed(2)}x (target <= ${RECOMMENDATIONS_TARGET_RATIO}x): ${verdict}`;
+}
+
+/**
+ * `callers` (default 50) keep-alive HTTP clients (Node's own client, whose parser is native) sending requests back to
  * back until `amount` are done, like a dashboard's browsers they accept gzip.
  *
  * Decision: not autocannon. It was tried first: its JavaScript HTTP parser costs ~0.8 ms of CPU per 64 KB
  * answer here (the gzipped 1,000-cluster fleet), more than the API spends serving it, so on a 2-core
  * machine it measured its own saturation. Node's client costs ~0.1 ms for the same answer.
  */
-async function httpLatency(url: string, apiKey: string, amount: number): Promise<Latency> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+async function httpLatency(url: string, apiKey: string, amount: number, callers = CONNECTIONS): Promise<Latency> {
+  const agent = new Agent({ keepAlive: true, maxSockets: callers });
   const headers = { authorization: `Bearer ${apiKey}`, 'accept-encoding': 'gzip' };
   const request = () =>
     new Promise<void>((resolve, reject) => {
@@ -188,7 +211,7 @@ async function httpLatency(url: string, apiKey: string, amount: number): Promise
       }).on('error', reject);
     });
   try {
-    return await callLatency(request, CONNECTIONS, amount);
+    return await callLatency(request, callers, amount);
   } finally {
     agent.destroy();
   }

@@ -67,7 +67,11 @@ describe('fuzzing ingest', () => {
         if (duplicate) return;
         accepted.push(snapshotId);
         const stored = await stack.prisma.snapshotPayload.findUniqueOrThrow({ where: { snapshotId } });
-        const outcome = await analyzeStoredPayload({ gzip: stored.gzip, overrides: NO_OVERRIDES });
+        const outcome = await analyzeStoredPayload({
+          clusterId: cluster.id,
+          gzip: stored.gzip,
+          overrides: NO_OVERRIDES,
+        });
         expect(outcome, text.slice(0, 2000)).toHaveProperty('analyzed');
       }),
       { numRuns: INGEST_CASES, endOnFailure: true },

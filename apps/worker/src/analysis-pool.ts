@@ -44,8 +44,8 @@ export class AnalysisPool implements OnApplicationShutdown {
   }
 
   /** The analysis of a stored payload with its cluster's overrides; an UnprocessableSnapshotError when no retry can help. */
-  async analyze(gzip: Uint8Array, overrides: ClusterOverrides): Promise<AnalyzedSnapshot> {
-    const outcome = await this.pool.run({ gzip, overrides });
+  async analyze(clusterId: string, gzip: Uint8Array, overrides: ClusterOverrides): Promise<AnalyzedSnapshot> {
+    const outcome = await this.pool.run({ clusterId, gzip, overrides });
     if ('unprocessable' in outcome) throw new UnprocessableSnapshotError(outcome.unprocessable);
     return outcome.analyzed;
   }

@@ -6,12 +6,16 @@ import {
 } from './snapshot-analysis.js';
 
 import type { ClusterOverrides } from '@zw/core';
+import { ClusterFixReuse } from './analysis-fix-reuse.js';
 
-/** What a pool thread is given: a stored payload and its cluster's overrides. */
+/** What a pool thread is given: a stored payload, its cluster and the cluster's overrides. */
 export interface AnalysisTask {
+  clusterId: string;
   gzip: Uint8Array;
   overrides: ClusterOverrides;
 }
+
+const fixReuse = new ClusterFixReuse();
 
 /** What a pool thread answers: the analysis, or why the snapshot can never be analysed. */
 export type ThreadOutcome = { analyzed: AnalyzedSnapshot } | { unprocessable: string };
@@ -20,9 +24,17 @@ export type ThreadOutcome = { analyzed: AnalyzedSnapshot } | { unprocessable: st
  * The body of a pool thread (see analysis-pool.ts): inflate, parse, analyse and hash one stored payload.
  * A permanent failure comes back as a value, since an error crossing threads loses its class.
  */
-export default async function analyzeStoredPayload({ gzip, overrides }: AnalysisTask): Promise<ThreadOutcome> {
+export default async function analyzeStoredPayload({
+  clusterId,
+  gzip,
+  overrides,
+}: AnalysisTask): Promise<ThreadOutcome> {
   try {
-    return { analyzed: analyzeDocument(await readPayload(gzip), overrides) };
+    const document = await readPayload(gzip);
+    const fixes = fixReuse.session(clusterId);
+    const analyzed = analyzeDocument(document, overrides, fixes);
+    fixes.keep();
+    return { analyzed };
   } catch (error) {
     if (error instanceof UnprocessableSnapshotError) return { unprocessable: error.message };
     throw error;

@@ -6,6 +6,7 @@ import {
   type AutoRoutingPreview,
   type ClusterOverrides,
   type EndpointSlice,
+  type FixReuse,
   isEndpointReady,
   MONTHLY_TRAFFIC_ANNOTATION,
   monthlyTrafficGb,
@@ -62,9 +63,13 @@ export async function readPayload(gzipped: Uint8Array): Promise<unknown> {
 
 /**
  * Runs the core on a snapshot document, with the cluster's overrides applied to its List annotations
- * first, and keeps what history stores.
+ * first, and keeps what history stores. `fixReuse` holds fixes of the cluster's earlier snapshots.
  */
-export function analyzeDocument(document: unknown, overrides: ClusterOverrides = NO_OVERRIDES): AnalyzedSnapshot {
+export function analyzeDocument(
+  document: unknown,
+  overrides: ClusterOverrides = NO_OVERRIDES,
+  fixReuse?: FixReuse,
+): AnalyzedSnapshot {
   let snapshot: Snapshot;
   let report: AnalysisReport;
   const applied = applyClusterOverrides(document, overrides);
@@ -81,7 +86,7 @@ export function analyzeDocument(document: unknown, overrides: ClusterOverrides =
     aggregates: {
       ...aggregatesOf(report),
       settings: analysisSettings(report, listAnnotationsOf(document), applied),
-      recommendations: recommendationsOf(snapshot, report, savings),
+      recommendations: JSON.stringify(recommendationsOf(snapshot, report, savings, fixReuse)),
     },
   };
 }
@@ -95,8 +100,9 @@ function recommendationsOf(
   snapshot: Snapshot,
   report: AnalysisReport,
   savings: Map<string, ServiceSavingsState>,
+  reuse: FixReuse | undefined,
 ): RecommendationsDocument {
-  const fixes = recommendFixes(snapshot, report);
+  const fixes = recommendFixes(snapshot, report, { reuse });
   const services: RecommendationsDocument['services'] = [];
   fixes.services.forEach((entry, index) => {
     if (entry.recommendations.length === 0) return;

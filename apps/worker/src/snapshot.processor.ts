@@ -111,7 +111,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     }
     const gzip = claimed.repeats ? await readSnapshotPayload(this.prisma, snapshotId) : claimed.gzip;
     if (!gzip) throw new UnprocessableSnapshotError('raw payload is gone (pruned or never stored)');
-    const analyzed = await this.analysis.analyze(gzip, claimed.overrides);
+    const analyzed = await this.analysis.analyze(claimed.clusterId, gzip, claimed.overrides);
     const outcome = await this.write(claimed.clusterId, (tx) =>
       recordSnapshot(tx, {
         clusterId: claimed.clusterId,

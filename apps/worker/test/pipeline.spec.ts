@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { type KubernetesList, seededRandom } from '@zw/core';
-import { createPrismaClient, type PrismaClient, recordAudit, registerCluster } from '@zw/db';
+import { analysisDocumentOfJson, createPrismaClient, type PrismaClient, recordAudit, registerCluster } from '@zw/db';
 import { enqueueSnapshot, MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE, SWEEP_JOB } from '@zw/queue';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -15,6 +15,7 @@ import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from '../../../test/su
 import { capturedAt, fleet, timeline } from '../../../test/support/snapshots.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { createApiApp } from '../../api/src/http-app.js';
+import { analyzeDocument } from '../src/snapshot-analysis.js';
 
 /**
  * The pipeline end to end with real processes: the API (in this process) stores and queues, compiled
@@ -149,6 +150,11 @@ describe('snapshot pipeline', () => {
     expect(expected.summaries).toHaveLength(16);
     expect(expected.intervals.length).toBeGreaterThan(40); // the sequence really changes over time
     expect(actual).toEqual(expected);
+    // The fixes each worker thread reused from earlier snapshots are those computed fresh per snapshot.
+    const freshFixes = sequence.map((list) =>
+      Buffer.from(analysisDocumentOfJson(analyzeDocument(structuredClone(list)).aggregates.recommendations!).hash),
+    );
+    expect(actual.summaries.map((summary) => Buffer.from(summary.recommendationsHash!))).toEqual(freshFixes);
 
     // And it really was out of order: some snapshot got recorded after a later-captured one.
     const recorded = await prisma.snapshot.findMany({

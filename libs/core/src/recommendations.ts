@@ -137,6 +137,26 @@ export interface RecommendOptions {
    * analysis itself says (`fixContextFromReport`).
    */
   contextOf?: (service: ServiceAnalysis) => Partial<ServiceFixContext>;
+  /** Fixes kept from an earlier call, reused for Services whose fix inputs are the same (see {@link FixReuse}). */
+  reuse?: FixReuse;
+}
+
+/**
+ * A store of fixes computed before, for a caller that recommends fixes for snapshot after snapshot of
+ * one cluster (most Services change nothing between two). `recommendFixes` hands it, as JSON text, every
+ * input a Service's fixes are computed from: once the facts all Services share (nodes, traffic origin,
+ * price), then per Service its own (its object, its slices, what the analysis says of it, its context).
+ * Fixes are reused only when both are equal, so reuse never changes a result. Populated Services (no
+ * fix but a stability floor, cheap to compute) are not looked up.
+ */
+export interface FixReuse {
+  /** Starts one `recommendFixes` call; `clusterInputs` holds what every Service's fixes share. */
+  begin(clusterInputs: string): FixReuseScope;
+}
+
+export interface FixReuseScope {
+  recall(key: string, serviceInputs: string): Recommendation[] | undefined;
+  remember(key: string, serviceInputs: string, fixes: Recommendation[]): void;
 }
 
 export interface ServiceRecommendations {
@@ -175,6 +195,9 @@ export function recommendFixes(
   const clusters = clustersOf(snapshot.nodes, report);
   const slicesByService = groupSlicesByService(snapshot.endpointSlices);
   const servicesByKey = new Map(snapshot.services.map((service) => [serviceKey(service), service]));
+  const reuse = options.reuse?.begin(
+    JSON.stringify([snapshot.nodes, report.trafficOrigin, report.nodeInfo.detail, price]),
+  );
   let dependent = 0;
   const dependentSavings = { crossZoneGb: 0, cost: 0 };
   const services = report.services.map((analysis) => {
@@ -184,7 +207,7 @@ export function recommendFixes(
     const recommendations =
       service === undefined || (options.only !== undefined && !options.only.has(key))
         ? []
-        : recommendForService({
+        : reusedOrComputed(reuse, key, {
             analysis,
             service,
             slices,
@@ -212,6 +235,32 @@ export function recommendFixes(
           patch: nodesPatch(clusters.blockers),
         };
   return { services, nodeBlockers };
+}
+
+/**
+ * The Service's fixes, reused when the same inputs were seen before. The inputs listed are all that
+ * `recommendForService` reads: the analysis fields below, the Service, its slices, its context, its
+ * traffic and counts seen (the cluster's share was given to `begin`).
+ */
+function reusedOrComputed(reuse: FixReuseScope | undefined, key: string, input: ServiceInput): Recommendation[] {
+  if (reuse === undefined || input.analysis.hints.state === 'populated') return recommendForService(input);
+  const { analysis } = input;
+  const inputs = JSON.stringify([
+    analysis.routing,
+    analysis.hints.state,
+    analysis.readyEndpoints,
+    analysis.crossZone,
+    input.context,
+    input.traffic ?? null,
+    input.countsSeen ?? null,
+    input.service,
+    input.slices,
+  ]);
+  const kept = reuse.recall(key, inputs);
+  if (kept !== undefined) return kept;
+  const fixes = recommendForService(input);
+  reuse.remember(key, inputs, fixes);
+  return fixes;
 }
 
 function contextFor(

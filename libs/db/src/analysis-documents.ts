@@ -15,7 +15,11 @@ export interface AnalysisDocument {
 
 /** A document as stored: its JSON and its key. */
 export function analysisDocument(body: unknown): AnalysisDocument {
-  const json = JSON.stringify(body);
+  return analysisDocumentOfJson(JSON.stringify(body));
+}
+
+/** The same from the document's JSON text (made where the document was, e.g. in an analysis thread). */
+export function analysisDocumentOfJson(json: string): AnalysisDocument {
   return { json, hash: new Uint8Array(createHash('sha256').update(json).digest().subarray(0, 16)) };
 }
 

@@ -39,10 +39,12 @@ export {
 } from './read-model/business-metrics.js';
 export {
   analysisDocument,
+  analysisDocumentOfJson,
   insertAnalysisDocumentSql,
   pruneAnalysisDocuments,
   type AnalysisDocument,
 } from './analysis-documents.js';
+export { storeRecommendationsCtes } from './service-fixes.js';
 export {
   EFFECTIVE_TRAFFIC_SQL,
   ESTIMATED_TRAFFIC_SQL,

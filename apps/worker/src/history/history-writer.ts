@@ -1,9 +1,11 @@
 import {
   analysisDocument,
+  analysisDocumentOfJson,
   insertAnalysisDocumentSql,
   Prisma,
   refreshSavingsDays,
   type SavingsDaySpan,
+  storeRecommendationsCtes,
   summaryRollupSql,
 } from '@zw/db';
 import type { AnalysisSettings } from '../cluster-overrides.js';
@@ -32,8 +34,11 @@ export interface SnapshotAggregates {
   serviceCidrs?: unknown;
   /** The Kubernetes version and data plane the analysis used, and where each came from. */
   settings?: AnalysisSettings;
-  /** The recommended fixes (stored once per distinct content in analysis_documents). */
-  recommendations?: unknown;
+  /**
+   * The recommended fixes as JSON text (made in the analysis thread: a text crosses to the main thread
+   * for a fraction of the objects' cost), stored once per distinct content (analysis_documents, service_fixes).
+   */
+  recommendations?: string;
 }
 
 export interface SnapshotRecord {
@@ -274,13 +279,14 @@ async function finish(tx: Tx, record: SnapshotRecord, sameRollupAs: Date | null)
   const { clusterId, capturedAt: at, aggregates: a } = record;
   const zoneStats = a.zoneStats === undefined ? null : analysisDocument(a.zoneStats);
   const serviceCidrs = a.serviceCidrs === undefined ? null : analysisDocument(a.serviceCidrs);
-  const recommendations = a.recommendations === undefined ? null : analysisDocument(a.recommendations);
+  const recommendations = a.recommendations === undefined ? null : analysisDocumentOfJson(a.recommendations);
   const documents = new Map(
     [zoneStats, serviceCidrs, recommendations].flatMap((d) => (d ? [[Buffer.from(d.hash).toString('hex'), d]] : [])),
   );
-  const storeDocuments = [...documents.values()].map(
-    (document, n) =>
-      Prisma.sql`, ${Prisma.raw(`document_${n}`)} AS (${insertAnalysisDocumentSql(clusterId, document)})`,
+  const storeDocuments = [...documents.values()].map((document, n) =>
+    document === recommendations
+      ? storeRecommendationsCtes(clusterId, document, `document_${n}`)
+      : Prisma.sql`, ${Prisma.raw(`document_${n}`)} AS (${insertAnalysisDocumentSql(clusterId, document)})`,
   );
   const rollup = sameRollupAs
     ? Prisma.sql`SELECT ${Prisma.raw(ROLLUP_COLUMNS)} FROM snapshot_summaries

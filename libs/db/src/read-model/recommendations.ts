@@ -1,9 +1,9 @@
 import type { ReadDb } from '../read-db.js';
 
 /**
- * The recommended fixes of a cluster's newest processed snapshot, as the worker stores them: one analysis
+ * The recommended fixes of a cluster's newest processed snapshot, as the worker computes them: one
  * document per distinct content (snapshot_summaries.recommendations_hash), listing only the Services that
- * have fixes. Money is applied when read: each fix keeps the drop of its cross-zone fraction, and the GB
+ * have fixes. Stored split: the node blockers in analysis_documents, each Service in service_fixes. Money is applied when read: each fix keeps the drop of its cross-zone fraction, and the GB
  * and cost follow from the Service's effective traffic (API value, else measured, else the snapshot's)
  * and the cluster's price.
  */
@@ -57,55 +57,83 @@ export interface FixRankingQuery {
 /**
  * Services with fixes in the newest processed snapshot of each cluster, largest saving first (cost, then
  * GB, then cluster id, namespace and name, so the order is total and keyset pages never overlap). One
- * statement: one index probe per cluster for its newest summary, its document expanded in place.
+ * statement: one index probe per cluster for its newest summary, then its document's rows
+ * (service_fixes). A Service without a traffic value of its own saves what its row says, so those rows
+ * are read in the ranking index's order and only a page of them per cluster; the Services with an API or
+ * measured value (cluster_services) are re-priced with it and ranked among them. Within one cluster the
+ * price is one positive factor, so ranking by GB there is ranking by cost.
  */
 export async function fixRankingRows(db: ReadDb, query: FixRankingQuery): Promise<FixRankingRow[]> {
   const values: unknown[] = [query.clusters.map((c) => c.id), query.clusters.map((c) => c.pricePerGb)];
-  const conditions: string[] = [];
-  if (query.service) {
-    conditions.push(`f.namespace = $${values.push(query.service.namespace)}`);
-    conditions.push(`f.name = $${values.push(query.service.name)}`);
-  }
-  if (query.after) {
-    const cost = `$${values.push(query.after.cost)}::float8`;
-    const gb = `$${values.push(query.after.gb)}::float8`;
-    const id = `$${values.push(query.after.clusterId)}::uuid`;
-    const ns = `$${values.push(query.after.namespace)}`;
-    const name = `$${values.push(query.after.name)}`;
-    conditions.push(`(f.saved_cost < ${cost} OR (f.saved_cost = ${cost} AND (f.saved_gb < ${gb} OR (f.saved_gb = ${gb}
-      AND (f.cluster_id, f.namespace COLLATE "C", f.name COLLATE "C") > (${id}, ${ns} COLLATE "C", ${name} COLLATE "C")))))`);
-  }
+  const named = query.service
+    ? { namespace: `$${values.push(query.service.namespace)}`, name: `$${values.push(query.service.name)}` }
+    : null;
+  const service = (alias: string) =>
+    named ? ` AND ${alias}.namespace = ${named.namespace} AND ${alias}.name = ${named.name}` : '';
+  const after = query.after ? afterCursor(values, query.after) : null;
   const limit = `$${values.push(query.limit)}`;
   const before = query.before === undefined ? '' : ` AND x.captured_at < $${values.push(query.before)}`;
+  const rowsOf = (alias: string) =>
+    `${alias}.cluster_id = h.cluster_id AND ${alias}.hash = h.hash${service(alias)}
+     AND NOT EXISTS (SELECT 1 FROM own o
+                      WHERE o.cluster_id = ${alias}.cluster_id AND o.namespace = ${alias}.namespace AND o.name = ${alias}.name)
+     ${after ? `AND ${after(`${alias}.saved_gb * h.price`, `${alias}.saved_gb`, 'h.cluster_id', `${alias}.namespace`, `${alias}.name`)}` : ''}`;
   return db.query<FixRankingRow>(
     `WITH prices(cluster_id, price) AS (SELECT * FROM unnest($1::uuid[], $2::float8[])),
-     fixes AS (
-       SELECT c.id AS cluster_id, c.name AS cluster_name, m.captured_at, e.value->>'namespace' AS namespace,
-              e.value->>'name' AS name, e.value AS fixes, p.price,
-              COALESCE(s.monthly_traffic_gb, s.measured_traffic_gb, (e.value->>'trafficGb')::float8) AS traffic_gb,
-              CASE WHEN s.monthly_traffic_gb IS NOT NULL THEN 'api'
-                   WHEN s.measured_traffic_gb IS NOT NULL THEN 'measured'
-                   ELSE e.value->>'trafficSource' END AS traffic_source,
-              COALESCE((e.value->'recommendations'->0->'savings'->>'crossZoneFraction')::float8, 0) AS fraction
+     heads AS (
+       SELECT c.id AS cluster_id, c.name AS cluster_name, m.captured_at, m.recommendations_hash AS hash, p.price
          FROM prices p
          JOIN clusters c ON c.id = p.cluster_id
-         JOIN LATERAL (SELECT x.* FROM snapshot_summaries x WHERE x.cluster_id = c.id${before}
-                        ORDER BY x.captured_at DESC LIMIT 1) m ON true
-         JOIN analysis_documents d ON d.cluster_id = m.cluster_id AND d.hash = m.recommendations_hash
-        CROSS JOIN LATERAL jsonb_array_elements(d.body->'services') e
-         LEFT JOIN cluster_services s
-           ON s.cluster_id = c.id AND s.namespace = e.value->>'namespace' AND s.name = e.value->>'name'
+         JOIN LATERAL (SELECT x.captured_at, x.recommendations_hash FROM snapshot_summaries x
+                        WHERE x.cluster_id = c.id${before} ORDER BY x.captured_at DESC LIMIT 1) m ON true
+     ), own AS MATERIALIZED (
+       SELECT s.cluster_id, s.namespace, s.name, s.monthly_traffic_gb, s.measured_traffic_gb
+         FROM heads h JOIN cluster_services s ON s.cluster_id = h.cluster_id
+        WHERE s.monthly_traffic_gb IS NOT NULL OR s.measured_traffic_gb IS NOT NULL
+     ), fixes AS (
+       SELECT h.cluster_id, h.cluster_name, h.captured_at, h.price, r.namespace, r.name, r.fixes, r.traffic_gb,
+              r.traffic_source, r.fraction
+         FROM heads h
+        CROSS JOIN LATERAL (
+          -- Only the rows saving at least the page's last one: found in the ranking index's order (the
+          -- planner sorts all of a cluster's wide rows otherwise), ties at that saving included.
+          SELECT r.* FROM service_fixes r
+           WHERE ${rowsOf('r')}
+             AND r.saved_gb >= COALESCE((SELECT t.saved_gb FROM service_fixes t WHERE ${rowsOf('t')}
+                                          ORDER BY t.saved_gb DESC OFFSET ${limit} - 1 LIMIT 1), '-Infinity')
+           ORDER BY r.saved_gb DESC, r.namespace COLLATE "C", r.name COLLATE "C"
+           LIMIT ${limit}) r
+       UNION ALL
+       SELECT h.cluster_id, h.cluster_name, h.captured_at, h.price, r.namespace, r.name, r.fixes,
+              COALESCE(o.monthly_traffic_gb, o.measured_traffic_gb),
+              CASE WHEN o.monthly_traffic_gb IS NOT NULL THEN 'api' ELSE 'measured' END, r.fraction
+         FROM heads h
+         JOIN own o ON o.cluster_id = h.cluster_id
+         JOIN service_fixes r ON r.cluster_id = h.cluster_id AND r.hash = h.hash AND r.namespace = o.namespace
+                             AND r.name = o.name${service('r')}
      ), f AS (
        SELECT *, traffic_gb * fraction AS saved_gb, traffic_gb * fraction * price AS saved_cost FROM fixes
      )
      SELECT cluster_id::text, cluster_name, captured_at, namespace, name, fixes, traffic_gb, traffic_source, price,
             saved_gb, saved_cost
        FROM f
-      ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
+      ${after ? `WHERE ${after('f.saved_cost', 'f.saved_gb', 'f.cluster_id', 'f.namespace', 'f.name')}` : ''}
       ORDER BY saved_cost DESC, saved_gb DESC, cluster_id, namespace COLLATE "C", name COLLATE "C"
       LIMIT ${limit}`,
     values,
   );
+}
+
+/** The keyset condition "ranked after the cursor's row", over the given columns. */
+function afterCursor(values: unknown[], cursor: NonNullable<FixRankingQuery['after']>) {
+  const cost = `$${values.push(cursor.cost)}::float8`;
+  const gb = `$${values.push(cursor.gb)}::float8`;
+  const id = `$${values.push(cursor.clusterId)}::uuid`;
+  const ns = `$${values.push(cursor.namespace)}`;
+  const name = `$${values.push(cursor.name)}`;
+  return (savedCost: string, savedGb: string, clusterId: string, namespace: string, serviceName: string) =>
+    `(${savedCost} < ${cost} OR (${savedCost} = ${cost} AND (${savedGb} < ${gb} OR (${savedGb} = ${gb}
+      AND (${clusterId}, ${namespace} COLLATE "C", ${serviceName} COLLATE "C") > (${id}, ${ns} COLLATE "C", ${name} COLLATE "C")))))`;
 }
 
 export interface ClusterFixesHeadRow {
