@@ -1,4 +1,5 @@
 import type { ReadDb } from '../read-db.js';
+import { AT_STAKE_FRACTION_SQL, EFFECTIVE_TRAFFIC_SQL, ESTIMATED_TRAFFIC_SQL, REFUSED_HINTS_SQL } from './rollup.js';
 
 /** One cluster of the fleet summary: the cluster, its newest snapshot, and its newest recorded analysis. */
 export interface FleetRow {
@@ -32,6 +33,15 @@ export interface FleetRow {
   missed_gb: number | null;
   opportunities: number | null;
   services_estimated_traffic: number | null;
+  /**
+   * Services that ask for topology routing whose hints the controller refused (REFUSED_HINTS_SQL), in the
+   * newest state (open intervals): how many, their monthly traffic and cross-zone GB (what is at stake),
+   * and how many of them have the per-endpoint default volume.
+   */
+  services_at_stake: number;
+  at_stake_traffic_gb: number;
+  at_stake_gb: number;
+  services_at_stake_estimated: number;
   /** Current Services whose volume is measured (no API value), and their measured GB per month. */
   services_measured_traffic: number;
   measured_traffic_gb: number;
@@ -73,6 +83,7 @@ export async function fleetRows(
             sm.traffic_gb, sm.cross_zone_gb_without_hints, sm.cross_zone_gb_with_hints, sm.missed_gb,
             sm.opportunities, sm.services_estimated_traffic,
             mt.services_measured_traffic, mt.measured_traffic_gb,
+            st.services_at_stake, st.at_stake_traffic_gb, st.at_stake_gb, st.services_at_stake_estimated,
             t.preset AS traffic_preset, t.status AS traffic_status, t.last_error AS traffic_last_error,
             t.last_success_at AS traffic_last_success_at, t.window_seconds AS traffic_window_seconds,
             t.last_query AS traffic_query,
@@ -93,6 +104,14 @@ export async function fleetRows(
                              AND s.monthly_traffic_gb IS NULL
                              AND EXISTS (SELECT 1 FROM service_intervals i
                                           WHERE i.service_id = s.id AND i.valid_to IS NULL)) mt ON true
+       LEFT JOIN LATERAL (SELECT count(*)::int AS services_at_stake,
+                                 COALESCE(sum(t.gb::numeric), 0)::float8 AS at_stake_traffic_gb,
+                                 COALESCE(sum((t.gb * ${AT_STAKE_FRACTION_SQL})::numeric), 0)::float8 AS at_stake_gb,
+                                 (count(*) FILTER (WHERE ${ESTIMATED_TRAFFIC_SQL}))::int AS services_at_stake_estimated
+                            FROM service_intervals i
+                            JOIN cluster_services s ON s.id = i.service_id
+                           CROSS JOIN LATERAL (SELECT ${EFFECTIVE_TRAFFIC_SQL} AS gb) t
+                           WHERE i.cluster_id = c.id AND i.valid_to IS NULL AND ${REFUSED_HINTS_SQL}) st ON true
       WHERE c.organization_id = $1 AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))
       ORDER BY c.name`,
     [organizationId, clusterIds ?? null],

@@ -27,6 +27,16 @@ export const OPPORTUNITY_SQL =
 export const MISSED_FRACTION_SQL = '(COALESCE(i.cross_zone_with_hints, 0) - i.preview_cross_zone)';
 
 /**
+ * A Service that asks for topology routing whose hints the controller refused (`hintState: removed`):
+ * what it has at stake is every crossing it still makes (its cross-zone fraction as routed today), the
+ * most that removing the cause could save. History holds no "hints as they would be had the cause been
+ * fixed", so this is an upper bound, not an exact counterfactual like the opportunities'. A Service whose
+ * data path ignores hints (`honours_hints` false) has nothing at stake: hints that held would change nothing.
+ */
+export const REFUSED_HINTS_SQL = "i.routing <> 'None' AND i.hint_state = 'removed' AND COALESCE(i.honours_hints, true)";
+export const AT_STAKE_FRACTION_SQL = 'COALESCE(i.cross_zone_with_hints, 0)';
+
+/**
  * The monthly roll-up of a cluster at one instant, as one row named like the summary's columns: sums over
  * the Services' intervals covering that instant, with today's API traffic values. Written into the summary
  * when its snapshot is recorded, in the same statement (see the worker's history writer).
