@@ -74,7 +74,9 @@ function expectedAtStake(list: KubernetesList, explicitTrafficGb: Record<string,
   };
 }
 
-function expectAtStake(actual: FleetAtStake, expected: ReturnType<typeof expectedAtStake>) {
+function expectAtStake(atStake: FleetAtStake | null, expected: ReturnType<typeof expectedAtStake>) {
+  expect(atStake).not.toBeNull();
+  const actual = atStake!;
   expect(actual.services).toBe(expected.services);
   expect(actual.servicesWithEstimatedTraffic).toBe(expected.servicesWithEstimatedTraffic);
   expect(actual.trafficGb).toBeCloseTo(expected.trafficGb, 6);
@@ -84,7 +86,9 @@ function expectAtStake(actual: FleetAtStake, expected: ReturnType<typeof expecte
   expect(actual.estimate).toBe(expected.servicesWithEstimatedTraffic > 0);
 }
 
-type FleetAtStake = NonNullable<ReturnType<typeof FleetSchema.parse>['clusters'][number]['monthly']>['atStake'];
+type FleetAtStake = NonNullable<
+  NonNullable<ReturnType<typeof FleetSchema.parse>['clusters'][number]['monthly']>['atStake']
+>;
 
 beforeAll(async () => {
   stack = await startQueryStack('fleet_stake');
@@ -144,7 +148,7 @@ describe('GET /v1/fleet: at stake (hints refused)', () => {
     expectAtStake(cluster.monthly!.atStake, expected);
     const totals = fleet.totals.monthly.atStake;
     expect(totals.services).toBe(expected.services);
-    expect(totals.cost).toBeCloseTo(cluster.monthly!.atStake.cost, 2);
+    expect(totals.cost).toBeCloseTo(cluster.monthly!.atStake!.cost, 2);
 
     const graphql = await postGraphQL(stack.url, tenant.readKey, {
       query: '{ fleet { clusters { id monthly { atStake { crossZoneGb cost services trafficGb estimate } } } } }',
@@ -153,7 +157,7 @@ describe('GET /v1/fleet: at stake (hints refused)', () => {
     const viaGraphQL = (graphql.body.data.fleet.clusters as { id: string; monthly: { atStake: unknown } }[]).find(
       (c) => c.id === clusters.kubeProxy.id,
     )!;
-    const { servicesWithEstimatedTraffic: _, ...rest } = cluster.monthly!.atStake;
+    const { servicesWithEstimatedTraffic: _, ...rest } = cluster.monthly!.atStake!;
     expect(viaGraphQL.monthly.atStake).toEqual(rest);
   });
 });

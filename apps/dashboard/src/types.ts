@@ -35,7 +35,7 @@ export interface FleetCluster {
     withHints: Figure;
     realizedSavings: Figure;
     missedSavings: Figure;
-    atStake: AtStake;
+    atStake: AtStake | null;
     opportunities: number;
     servicesWithEstimatedTraffic: number;
     measuredShare: number | null;

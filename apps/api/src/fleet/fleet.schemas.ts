@@ -60,7 +60,9 @@ export const FleetClusterSchema = z.object({
       withHints: z.object({ crossZoneGb: z.number(), cost: z.number() }),
       realizedSavings: z.object({ crossZoneGb: z.number(), cost: z.number() }),
       missedSavings: z.object({ crossZoneGb: z.number(), cost: z.number() }),
-      atStake: AtStakeSchema,
+      atStake: AtStakeSchema.nullable().describe(
+        'as in the totals; null while the newest summary predates the at-stake roll-up (its next snapshot has it)',
+      ),
       opportunities: z.number().int().describe('Services without routing whose hints would be populated if enabled'),
       servicesWithEstimatedTraffic: z.number().int(),
       servicesWithMeasuredTraffic: z

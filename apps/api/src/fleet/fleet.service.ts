@@ -49,7 +49,7 @@ export class FleetService {
         monthly[key].crossZoneGb += cluster.monthly?.[key].crossZoneGb ?? 0;
         monthly[key].cost += cluster.monthly?.[key].cost ?? 0;
       }
-      if (cluster.monthly) addAtStake(atStake, cluster.monthly.atStake);
+      if (cluster.monthly?.atStake) addAtStake(atStake, cluster.monthly.atStake);
     }
     return {
       generatedAt: now.toISOString(),
@@ -139,13 +139,7 @@ function monthlyOf(row: FleetRow): FleetClusterView['monthly'] {
     withHints: figure(row.cross_zone_gb_with_hints),
     realizedSavings: figure(row.cross_zone_gb_without_hints - row.cross_zone_gb_with_hints),
     missedSavings: figure(row.missed_gb ?? 0),
-    atStake: {
-      ...figure(row.at_stake_gb),
-      services: row.services_at_stake,
-      trafficGb: row.at_stake_traffic_gb,
-      servicesWithEstimatedTraffic: row.services_at_stake_estimated,
-      estimate: row.services_at_stake_estimated > 0 || unknownPrice,
-    },
+    atStake: atStakeOf(row, figure, unknownPrice),
     opportunities: row.opportunities ?? 0,
     servicesWithEstimatedTraffic: estimated,
     servicesWithMeasuredTraffic: row.services_measured_traffic,
@@ -156,7 +150,24 @@ function monthlyOf(row: FleetRow): FleetClusterView['monthly'] {
   };
 }
 
-type AtStake = NonNullable<FleetClusterView['monthly']>['atStake'];
+type AtStake = NonNullable<NonNullable<FleetClusterView['monthly']>['atStake']>;
+
+/** Null for a summary recorded before the at-stake roll-up existed (its next snapshot has it). */
+function atStakeOf(
+  row: FleetRow,
+  figure: (gb: number) => { crossZoneGb: number; cost: number },
+  unknownPrice: boolean,
+): AtStake | null {
+  if (row.at_stake_gb === null || row.services_at_stake === null) return null;
+  const estimated = row.services_at_stake_estimated ?? 0;
+  return {
+    ...figure(row.at_stake_gb),
+    services: row.services_at_stake,
+    trafficGb: row.at_stake_traffic_gb ?? 0,
+    servicesWithEstimatedTraffic: estimated,
+    estimate: estimated > 0 || unknownPrice,
+  };
+}
 
 function addAtStake(total: AtStake, cluster: AtStake): void {
   total.crossZoneGb += cluster.crossZoneGb;

@@ -294,7 +294,8 @@ export class MonthlyFigures {
   @Field(() => CrossZoneCost) withHints: CrossZoneCost;
   @Field(() => CrossZoneCost) realizedSavings: CrossZoneCost;
   @Field(() => CrossZoneCost) missedSavings: CrossZoneCost;
-  @Field(() => AtStakeFigures) atStake: AtStakeFigures;
+  @Field(() => AtStakeFigures, { nullable: true, description: 'null while the newest summary predates it' })
+  atStake: AtStakeFigures | null;
   @Field(() => Int) opportunities: number;
   @Field(() => Int) servicesWithEstimatedTraffic: number;
   @Field(() => Int) servicesWithMeasuredTraffic: number;

@@ -1,5 +1,4 @@
 import type { ReadDb } from '../read-db.js';
-import { AT_STAKE_FRACTION_SQL, EFFECTIVE_TRAFFIC_SQL, ESTIMATED_TRAFFIC_SQL, REFUSED_HINTS_SQL } from './rollup.js';
 
 /** One cluster of the fleet summary: the cluster, its newest snapshot, and its newest recorded analysis. */
 export interface FleetRow {
@@ -34,14 +33,14 @@ export interface FleetRow {
   opportunities: number | null;
   services_estimated_traffic: number | null;
   /**
-   * Services that ask for topology routing whose hints the controller refused (REFUSED_HINTS_SQL), in the
-   * newest state (open intervals): how many, their monthly traffic and cross-zone GB (what is at stake),
-   * and how many of them have the per-endpoint default volume.
+   * The newest summary's refused Services (REFUSED_HINTS_SQL): how many, their monthly traffic and the
+   * cross-zone GB they still make (what is at stake), and how many have the per-endpoint default volume;
+   * null for a summary recorded before these were.
    */
-  services_at_stake: number;
-  at_stake_traffic_gb: number;
-  at_stake_gb: number;
-  services_at_stake_estimated: number;
+  services_at_stake: number | null;
+  at_stake_traffic_gb: number | null;
+  at_stake_gb: number | null;
+  services_at_stake_estimated: number | null;
   /** Current Services whose volume is measured (no API value), and their measured GB per month. */
   services_measured_traffic: number;
   measured_traffic_gb: number;
@@ -83,7 +82,7 @@ export async function fleetRows(
             sm.traffic_gb, sm.cross_zone_gb_without_hints, sm.cross_zone_gb_with_hints, sm.missed_gb,
             sm.opportunities, sm.services_estimated_traffic,
             mt.services_measured_traffic, mt.measured_traffic_gb,
-            st.services_at_stake, st.at_stake_traffic_gb, st.at_stake_gb, st.services_at_stake_estimated,
+            sm.services_at_stake, sm.at_stake_traffic_gb, sm.at_stake_gb, sm.services_at_stake_estimated,
             t.preset AS traffic_preset, t.status AS traffic_status, t.last_error AS traffic_last_error,
             t.last_success_at AS traffic_last_success_at, t.window_seconds AS traffic_window_seconds,
             t.last_query AS traffic_query,
@@ -104,14 +103,6 @@ export async function fleetRows(
                              AND s.monthly_traffic_gb IS NULL
                              AND EXISTS (SELECT 1 FROM service_intervals i
                                           WHERE i.service_id = s.id AND i.valid_to IS NULL)) mt ON true
-       LEFT JOIN LATERAL (SELECT count(*)::int AS services_at_stake,
-                                 COALESCE(sum(t.gb::numeric), 0)::float8 AS at_stake_traffic_gb,
-                                 COALESCE(sum((t.gb * ${AT_STAKE_FRACTION_SQL})::numeric), 0)::float8 AS at_stake_gb,
-                                 (count(*) FILTER (WHERE ${ESTIMATED_TRAFFIC_SQL}))::int AS services_at_stake_estimated
-                            FROM service_intervals i
-                            JOIN cluster_services s ON s.id = i.service_id
-                           CROSS JOIN LATERAL (SELECT ${EFFECTIVE_TRAFFIC_SQL} AS gb) t
-                           WHERE i.cluster_id = c.id AND i.valid_to IS NULL AND ${REFUSED_HINTS_SQL}) st ON true
       WHERE c.organization_id = $1 AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))
       ORDER BY c.name`,
     [organizationId, clusterIds ?? null],

@@ -54,7 +54,13 @@ export function summaryRollupSql(clusterId: string, capturedAt: Date): Prisma.Sq
            COALESCE(sum((t.gb * ${Prisma.raw(MISSED_FRACTION_SQL)})::numeric)
                     FILTER (WHERE ${Prisma.raw(OPPORTUNITY_SQL)}), 0)::float8 AS missed_gb,
            count(*) FILTER (WHERE ${Prisma.raw(OPPORTUNITY_SQL)})::int AS opportunities,
-           count(*) FILTER (WHERE ${Prisma.raw(ESTIMATED_TRAFFIC_SQL)})::int AS services_estimated_traffic
+           count(*) FILTER (WHERE ${Prisma.raw(ESTIMATED_TRAFFIC_SQL)})::int AS services_estimated_traffic,
+           count(*) FILTER (WHERE ${Prisma.raw(REFUSED_HINTS_SQL)})::int AS services_at_stake,
+           COALESCE(sum(t.gb::numeric) FILTER (WHERE ${Prisma.raw(REFUSED_HINTS_SQL)}), 0)::float8 AS at_stake_traffic_gb,
+           COALESCE(sum((t.gb * ${Prisma.raw(AT_STAKE_FRACTION_SQL)})::numeric)
+                    FILTER (WHERE ${Prisma.raw(REFUSED_HINTS_SQL)}), 0)::float8 AS at_stake_gb,
+           count(*) FILTER (WHERE ${Prisma.raw(REFUSED_HINTS_SQL)} AND ${Prisma.raw(ESTIMATED_TRAFFIC_SQL)})::int
+             AS services_at_stake_estimated
       FROM service_intervals i
       JOIN cluster_services s ON s.id = i.service_id
      CROSS JOIN LATERAL (SELECT ${Prisma.raw(EFFECTIVE_TRAFFIC_SQL)} AS gb) t
@@ -68,7 +74,9 @@ export async function refreshSummaryRollup(db: Db, clusterId: string, capturedAt
     UPDATE snapshot_summaries m
        SET traffic_gb = r.traffic_gb, cross_zone_gb_without_hints = r.cross_zone_gb_without_hints,
            cross_zone_gb_with_hints = r.cross_zone_gb_with_hints, missed_gb = r.missed_gb,
-           opportunities = r.opportunities, services_estimated_traffic = r.services_estimated_traffic
+           opportunities = r.opportunities, services_estimated_traffic = r.services_estimated_traffic,
+           services_at_stake = r.services_at_stake, at_stake_traffic_gb = r.at_stake_traffic_gb,
+           at_stake_gb = r.at_stake_gb, services_at_stake_estimated = r.services_at_stake_estimated
       FROM (${summaryRollupSql(clusterId, capturedAt)}) r
      WHERE m.cluster_id = ${clusterId}::uuid AND m.captured_at = ${capturedAt}::timestamptz`;
 }
