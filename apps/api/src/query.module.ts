@@ -32,6 +32,7 @@ import { TrendsController } from './trends/trends.controller.js';
 import { TrendsService } from './trends/trends.service.js';
 import { EventsController } from './events/events.controller.js';
 import { ClusterSimulateController } from './simulate/cluster-simulate.controller.js';
+import { ClusterSimulateService } from './simulate/cluster-simulate.service.js';
 import { SimulateController } from './simulate/simulate.controller.js';
 import { FailedSnapshotsController } from './snapshots/failed-snapshots.controller.js';
 import { FailedSnapshotsService } from './snapshots/failed-snapshots.service.js';
@@ -107,6 +108,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     TrafficSourcesService,
     FailedSnapshotsService,
     RecommendationsService,
+    ClusterSimulateService,
   ],
   exports: [
     RateStorageModule,
@@ -124,6 +126,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     ServicesService,
     RecommendationsService,
     TrendsService,
+    ClusterSimulateService,
   ],
 })
 export class QueryModule {}

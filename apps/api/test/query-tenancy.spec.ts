@@ -299,6 +299,7 @@ describe('tenancy isolation', () => {
       `{ cluster(id: "${aliceCluster.id}") { id name zones { name } services { nodes { name } } } }`,
       `{ savings(clusterId: "${aliceCluster.id}") { totals { services } } }`,
       `{ cluster(id: "${aliceCluster.id}") { recommendations { nodes { name } } } }`,
+      `{ clusterSimulation(id: "${aliceCluster.id}") { clusterId services { name } } }`,
     ]) {
       const answer = await graphql(query);
       expect(answer.errors?.[0].extensions, query).toMatchObject({ code: 'NOT_FOUND', status: 404 });

@@ -28,6 +28,9 @@ export function followLiveEvents(queryClient: QueryClient): () => void {
     if (id) lastEventId = id;
     const event = field('event');
     if (event === 'snapshot.recorded') snapshotRecorded();
+    if (event === 'cluster.stale' || event === 'cluster.fresh') {
+      for (const key of ['fleet', 'cluster']) void queryClient.invalidateQueries({ queryKey: [key] });
+    }
     if (event === 'report.ready') void queryClient.invalidateQueries({ queryKey: ['reports'] });
   };
 

@@ -11,6 +11,14 @@ export interface Figure {
   cost: number;
 }
 
+/** Services asking for routing whose hints were refused: what they still send across zones. */
+export interface AtStake extends Figure {
+  services: number;
+  trafficGb: number;
+  servicesWithEstimatedTraffic: number;
+  estimate: boolean;
+}
+
 export interface FleetCluster {
   id: string;
   name: string;
@@ -27,6 +35,7 @@ export interface FleetCluster {
     withHints: Figure;
     realizedSavings: Figure;
     missedSavings: Figure;
+    atStake: AtStake | null;
     opportunities: number;
     servicesWithEstimatedTraffic: number;
     measuredShare: number | null;
@@ -51,6 +60,7 @@ export interface Fleet {
       withHints: Figure;
       realizedSavings: Figure;
       missedSavings: Figure;
+      atStake: AtStake;
       trafficGb: number;
       measuredTrafficGb: number;
       measuredShare: number | null;

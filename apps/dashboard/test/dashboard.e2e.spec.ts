@@ -125,8 +125,14 @@ describe.skipIf(skipReason !== '')(
       await eventually(() => page.getByTestId('tile-cost').textContent()).toContain(money(totals.withHints.cost));
       expect(await page.getByTestId('tile-saved').textContent()).toContain(money(totals.realizedSavings.cost));
       expect(await page.getByTestId('tile-missed').textContent()).toContain(money(totals.missedSavings.cost));
-      expect(await page.getByTestId('tile-at-stake').textContent()).toContain(
-        number(fleetAnswer.totals.services.removed),
+      // At stake: dollars as the API answers them, the count beside them, and the estimate badge with its inputs.
+      expect(totals.atStake.cost).toBeGreaterThan(0);
+      const atStake = page.getByTestId('tile-at-stake');
+      expect(await atStake.locator('.tile-value').textContent()).toBe(money(totals.atStake.cost));
+      expect(await page.getByTestId('at-stake-services').textContent()).toBe(number(totals.atStake.services));
+      expect(totals.atStake.estimate).toBe(true); // the fixture's Services have the per-endpoint default volume
+      expect(await atStake.locator('.badge').getAttribute('title')).toContain(
+        `${totals.atStake.services} Services ask for topology routing`,
       );
       const rows = page.locator('[data-testid=clusters-table] tbody tr');
       expect(await rows.count()).toBe(4);

@@ -61,6 +61,11 @@ export const workerEnvSchema = dbEnvSchema
     SWEEP_EVERY_MS: z.coerce.number().int().min(100).default(30_000),
     SWEEP_GRACE_MS: z.coerce.number().int().min(0).default(120_000),
     RETENTION_EVERY_MS: z.coerce.number().int().min(1000).default(3600_000),
+    /**
+     * A cluster whose newest snapshot is older than this is stale (its agent stopped pushing): the API's
+     * fleet view reads the same variable, and the sweeper announces each crossing as a live event.
+     */
+    STALE_AFTER_SECONDS: z.coerce.number().int().min(1).default(900),
     /** Deployment defaults; an organization may override them (organizations.*_retention_days). */
     PAYLOAD_RETENTION_DAYS: z.coerce.number().min(0).default(7),
     HISTORY_RETENTION_DAYS: z.coerce.number().min(0).default(90),

@@ -3,18 +3,20 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { MAINTENANCE_QUEUE, RETENTION_JOB, SWEEP_JOB } from '@zw/queue';
 import type { Job, Queue } from 'bullmq';
 import { writeFile } from 'node:fs/promises';
+import { AgentStalenessService } from './agent-staleness.service.js';
 import type { WorkerConfig } from './config.js';
 import { JobMetricsRecorder } from './job-metrics.js';
 import { RetentionService } from './retention.service.js';
 import { SweeperService } from './sweeper.service.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
 
-/** Runs the repeatable housekeeping jobs: the sweeper and retention. */
+/** Runs the repeatable housekeeping jobs: the sweeper (with the agents' staleness) and retention. */
 @Processor(MAINTENANCE_QUEUE)
 export class MaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap {
   constructor(
     @Inject(SweeperService) private readonly sweeper: SweeperService,
     @Inject(RetentionService) private readonly retention: RetentionService,
+    @Inject(AgentStalenessService) private readonly staleness: AgentStalenessService,
     @Inject(JobMetricsRecorder) private readonly metrics: JobMetricsRecorder,
   ) {
     super();
@@ -25,7 +27,10 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
   }
 
   async process(job: Job): Promise<unknown> {
-    if (job.name === SWEEP_JOB) return this.sweeper.sweep();
+    if (job.name === SWEEP_JOB) {
+      const staleness = await this.staleness.announce(); // never throws: a failed sweep does not hold it up
+      return { ...(await this.sweeper.sweep()), ...staleness };
+    }
     if (job.name === RETENTION_JOB) return this.retention.prune();
     throw new Error(`unknown maintenance job "${job.name}"`);
   }

@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@zw/db';
 import { MAINTENANCE_QUEUE, redisConnectionFromUrl, SNAPSHOTS_QUEUE } from '@zw/queue';
+import { AgentStalenessService } from './agent-staleness.service.js';
 import { ANALYSIS_THREAD_FILE, AnalysisPool, COMPILED_ANALYSIS_THREAD_FILE } from './analysis-pool.js';
 import type { WorkerConfig } from './config.js';
 import { DependencyOutages } from './dependency-outages.js';
@@ -42,6 +43,7 @@ export class WorkerModule {
         MaintenanceProcessor,
         MaintenanceSchedules,
         SweeperService,
+        AgentStalenessService,
         RetentionService,
         JobMetricsRecorder,
         ReadModelPublisher,

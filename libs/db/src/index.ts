@@ -51,6 +51,8 @@ export {
   TRAFFIC_SOURCE_SQL,
   MISSED_FRACTION_SQL,
   OPPORTUNITY_SQL,
+  AT_STAKE_FRACTION_SQL,
+  REFUSED_HINTS_SQL,
   refreshLatestRollup,
   summaryRollupSql,
 } from './read-model/rollup.js';

@@ -10,9 +10,11 @@ import type {
   TrendRow,
 } from '@zw/reports';
 import {
+  AT_STAKE_FRACTION_SQL,
   EFFECTIVE_TRAFFIC_SQL,
   MISSED_FRACTION_SQL,
   OPPORTUNITY_SQL,
+  REFUSED_HINTS_SQL,
   TRAFFIC_SOURCE_SQL,
 } from './read-model/rollup.js';
 import { HOURS_PER_MONTH } from './read-model/savings.js';
@@ -127,13 +129,13 @@ const SPANS_SQL = `
            COALESCE(i.cross_zone_with_hints, 0)::numeric AS with_fraction,
            CASE WHEN ${OPPORTUNITY_SQL} THEN 'preview'
                 WHEN i.routing = 'None' AND i.preview_state = 'removed' THEN 'blocked'
-                WHEN i.routing <> 'None' AND i.hint_state = 'removed' THEN 'blocked' END AS missed_basis,
+                WHEN ${REFUSED_HINTS_SQL} THEN 'blocked' END AS missed_basis,
            CASE WHEN ${OPPORTUNITY_SQL} THEN NULL
                 WHEN i.routing = 'None' AND i.preview_state = 'removed' THEN i.preview_reason
-                WHEN i.routing <> 'None' AND i.hint_state = 'removed' THEN i.hint_reason END AS missed_reason,
+                WHEN ${REFUSED_HINTS_SQL} THEN i.hint_reason END AS missed_reason,
            (CASE WHEN ${OPPORTUNITY_SQL} THEN ${MISSED_FRACTION_SQL}
                  WHEN (i.routing = 'None' AND i.preview_state = 'removed')
-                   OR (i.routing <> 'None' AND i.hint_state = 'removed') THEN COALESCE(i.cross_zone_with_hints, 0)
+                   OR (${REFUSED_HINTS_SQL}) THEN ${AT_STAKE_FRACTION_SQL}
                  ELSE 0 END)::numeric AS missed_fraction,
            EXTRACT(EPOCH FROM LEAST(COALESCE(i.valid_to, $5), $4) - GREATEST(i.valid_from, $3))::numeric
              / ${SECONDS_PER_MONTH} AS months

@@ -16,7 +16,8 @@ const EVENT_ID = /^\d{1,20}-\d{1,20}$/;
 
 /**
  * Server-Sent Events of the caller's organization: `snapshot.recorded` (a cluster's snapshot was recorded:
- * its figures changed) and `report.ready`. They come from the workers through a Redis stream
+ * its figures changed), `cluster.stale` / `cluster.fresh` (its agent stopped pushing past
+ * STALE_AFTER_SECONDS / pushed again; announced once per crossing by the workers' sweeper) and `report.ready`. They come from the workers through a Redis stream
  * (`<QUEUE_PREFIX>:zw-events`); each event's `id` is its stream id, so a client reconnecting with
  * `Last-Event-ID` (EventSource does it by itself) gets every event it missed that the stream still holds
  * (about the newest 10,000). Each open connection reads the stream on a Redis connection of its own.
@@ -37,13 +38,17 @@ export class EventsController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'Live events of the organization (Server-Sent Events): snapshot recorded, report ready' })
+  @ApiOperation({
+    summary:
+      'Live events of the organization (Server-Sent Events): snapshot recorded, cluster stale or fresh again, report ready',
+  })
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'resume after this event id' })
   @ApiResponse({
     status: 200,
     description:
-      '`event: snapshot.recorded` (`data: {"clusterId"}`) and `event: report.ready` (`data: {"reportId", "scheduleId"}`)',
+      '`event: snapshot.recorded` (`data: {"clusterId"}`); `event: cluster.stale` and `event: cluster.fresh` ' +
+      '(`data: {"clusterId", "lastSnapshotCapturedAt", "staleAfterSeconds"}`); `event: report.ready` (`data: {"reportId", "scheduleId"}`)',
   })
   async events(
     @CurrentCaller() caller: Caller,

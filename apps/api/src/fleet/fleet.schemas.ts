@@ -5,6 +5,21 @@ export const HintStateCountsSchema = z
   .object({ populated: z.number().int(), removed: z.number().int(), none: z.number().int() })
   .describe('Services by hint state (the `hints.state` of `zonewise analyze`)');
 
+const AtStakeSchema = z
+  .object({
+    crossZoneGb: z.number(),
+    cost: z.number(),
+    services: z.number().int().describe('Services that ask for topology routing whose hints the controller refused'),
+    trafficGb: z.number().describe("those Services' monthly traffic"),
+    servicesWithEstimatedTraffic: z.number().int().describe('of them, on the per-endpoint default volume'),
+    estimate: z
+      .boolean()
+      .describe('true when one of them has the per-endpoint default volume or the price is the unknown-cloud default'),
+  })
+  .describe(
+    'cross-zone GB and USD a month that Services with refused hints still send across zones: the most that removing the cause could save (an upper bound; their hints.reason says the cause). Services whose data path ignores hints are left out',
+  );
+
 export const FleetClusterSchema = z.object({
   id: z.uuid(),
   name: z.string(),
@@ -45,6 +60,9 @@ export const FleetClusterSchema = z.object({
       withHints: z.object({ crossZoneGb: z.number(), cost: z.number() }),
       realizedSavings: z.object({ crossZoneGb: z.number(), cost: z.number() }),
       missedSavings: z.object({ crossZoneGb: z.number(), cost: z.number() }),
+      atStake: AtStakeSchema.nullable().describe(
+        'as in the totals; null while the newest summary predates the at-stake roll-up (its next snapshot has it)',
+      ),
       opportunities: z.number().int().describe('Services without routing whose hints would be populated if enabled'),
       servicesWithEstimatedTraffic: z.number().int(),
       servicesWithMeasuredTraffic: z
@@ -90,6 +108,7 @@ export const FleetSchema = z.object({
       withHints: z.object({ crossZoneGb: z.number(), cost: z.number() }),
       realizedSavings: z.object({ crossZoneGb: z.number(), cost: z.number() }),
       missedSavings: z.object({ crossZoneGb: z.number(), cost: z.number() }),
+      atStake: AtStakeSchema,
       trafficGb: z.number(),
       measuredTrafficGb: z.number(),
       measuredShare: z.number().nullable().describe("share of the fleet's monthly traffic that is measured"),

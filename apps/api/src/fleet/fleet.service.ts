@@ -27,6 +27,14 @@ export class FleetService {
       realizedSavings: { crossZoneGb: 0, cost: 0 },
       missedSavings: { crossZoneGb: 0, cost: 0 },
     };
+    const atStake = {
+      crossZoneGb: 0,
+      cost: 0,
+      services: 0,
+      trafficGb: 0,
+      servicesWithEstimatedTraffic: 0,
+      estimate: false,
+    };
     let trafficGb = 0;
     let measuredTrafficGb = 0;
     let servicesWithIgnoredHints = 0;
@@ -41,6 +49,7 @@ export class FleetService {
         monthly[key].crossZoneGb += cluster.monthly?.[key].crossZoneGb ?? 0;
         monthly[key].cost += cluster.monthly?.[key].cost ?? 0;
       }
+      if (cluster.monthly?.atStake) addAtStake(atStake, cluster.monthly.atStake);
     }
     return {
       generatedAt: now.toISOString(),
@@ -53,6 +62,7 @@ export class FleetService {
         servicesWithIgnoredHints,
         monthly: {
           ...monthly,
+          atStake,
           trafficGb,
           measuredTrafficGb,
           measuredShare: trafficGb > 0 ? measuredTrafficGb / trafficGb : null,
@@ -122,18 +132,48 @@ function monthlyOf(row: FleetRow): FleetClusterView['monthly'] {
   });
   const figure = (gb: number) => ({ crossZoneGb: gb, cost: gb * pricing.pricePerGb });
   const estimated = row.services_estimated_traffic ?? 0;
+  const unknownPrice = pricing.source === 'unknown-cloud-default';
   return {
     trafficGb: row.traffic_gb,
     withoutHints: figure(row.cross_zone_gb_without_hints),
     withHints: figure(row.cross_zone_gb_with_hints),
     realizedSavings: figure(row.cross_zone_gb_without_hints - row.cross_zone_gb_with_hints),
     missedSavings: figure(row.missed_gb ?? 0),
+    atStake: atStakeOf(row, figure, unknownPrice),
     opportunities: row.opportunities ?? 0,
     servicesWithEstimatedTraffic: estimated,
     servicesWithMeasuredTraffic: row.services_measured_traffic,
     measuredTrafficGb: row.measured_traffic_gb,
     measuredShare: row.traffic_gb > 0 ? row.measured_traffic_gb / row.traffic_gb : null,
     pricing: { pricePerGb: pricing.pricePerGb, source: pricing.source, note: pricing.note },
-    estimate: estimated > 0 || pricing.source === 'unknown-cloud-default',
+    estimate: estimated > 0 || unknownPrice,
   };
+}
+
+type AtStake = NonNullable<NonNullable<FleetClusterView['monthly']>['atStake']>;
+
+/** Null for a summary recorded before the at-stake roll-up existed (its next snapshot has it). */
+function atStakeOf(
+  row: FleetRow,
+  figure: (gb: number) => { crossZoneGb: number; cost: number },
+  unknownPrice: boolean,
+): AtStake | null {
+  if (row.at_stake_gb === null || row.services_at_stake === null) return null;
+  const estimated = row.services_at_stake_estimated ?? 0;
+  return {
+    ...figure(row.at_stake_gb),
+    services: row.services_at_stake,
+    trafficGb: row.at_stake_traffic_gb ?? 0,
+    servicesWithEstimatedTraffic: estimated,
+    estimate: estimated > 0 || unknownPrice,
+  };
+}
+
+function addAtStake(total: AtStake, cluster: AtStake): void {
+  total.crossZoneGb += cluster.crossZoneGb;
+  total.cost += cluster.cost;
+  total.services += cluster.services;
+  total.trafficGb += cluster.trafficGb;
+  total.servicesWithEstimatedTraffic += cluster.servicesWithEstimatedTraffic;
+  total.estimate ||= cluster.estimate;
 }

@@ -19,6 +19,7 @@ import { HeavyReadBudget } from '../heavy-reads/heavy-read-budget.js';
 import { HEAVY_READ_DB } from '../heavy-reads/heavy-read-db.provider.js';
 import { GraphQLLoaders } from './loaders.js';
 import { RecommendationsResolver } from '../recommendations/recommendations.resolver.js';
+import { ClusterSimulateResolver } from '../simulate/cluster-simulate.resolver.js';
 import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
 
 /**
@@ -75,7 +76,14 @@ import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
       },
     }),
   ],
-  providers: [RootResolver, ClusterResolver, ServiceResolver, AuditLogResolver, RecommendationsResolver],
+  providers: [
+    RootResolver,
+    ClusterResolver,
+    ServiceResolver,
+    AuditLogResolver,
+    RecommendationsResolver,
+    ClusterSimulateResolver,
+  ],
 })
 export class GraphQLApiModule {}
 

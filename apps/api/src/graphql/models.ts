@@ -273,6 +273,20 @@ export class Pricing {
   @Field() note: string;
 }
 
+@ObjectType({
+  description:
+    'cross-zone GB and USD a month that Services with refused hints still send across zones: the most that removing the cause could save (an upper bound)',
+})
+export class AtStakeFigures {
+  @Field(() => Float) crossZoneGb: number;
+  @Field(() => Float, { description: 'USD' }) cost: number;
+  @Field(() => Int, { description: 'Services that ask for topology routing whose hints the controller refused' })
+  services: number;
+  @Field(() => Float) trafficGb: number;
+  @Field(() => Int) servicesWithEstimatedTraffic: number;
+  @Field() estimate: boolean;
+}
+
 @ObjectType()
 export class MonthlyFigures {
   @Field(() => Float) trafficGb: number;
@@ -280,6 +294,8 @@ export class MonthlyFigures {
   @Field(() => CrossZoneCost) withHints: CrossZoneCost;
   @Field(() => CrossZoneCost) realizedSavings: CrossZoneCost;
   @Field(() => CrossZoneCost) missedSavings: CrossZoneCost;
+  @Field(() => AtStakeFigures, { nullable: true, description: 'null while the newest summary predates it' })
+  atStake: AtStakeFigures | null;
   @Field(() => Int) opportunities: number;
   @Field(() => Int) servicesWithEstimatedTraffic: number;
   @Field(() => Int) servicesWithMeasuredTraffic: number;

@@ -69,3 +69,18 @@ export const SimulateBodySchema = z.union([
   SnapshotSchema,
   z.object({ snapshot: SnapshotSchema, whatIf: WhatIfSchema.optional() }).strict(),
 ]);
+
+const ServiceRef = z.object({ namespace: z.string().min(1).max(63), name: z.string().min(1).max(253) }).strict();
+
+/** The body of `POST /v1/clusters/{id}/simulate` (and the arguments of GraphQL `clusterSimulation`). */
+export const ClusterSimulateBody = z
+  .object({
+    whatIf: WhatIfSchema.optional(),
+    services: z
+      .array(ServiceRef)
+      .min(1)
+      .max(100)
+      .optional()
+      .describe("only these Services in the answer's `services` (default: every Service of the cluster)"),
+  })
+  .strict();

@@ -40,6 +40,16 @@ function fleetInputs(fleet: FleetAnswer): string {
   );
 }
 
+function atStakeInputs(fleet: FleetAnswer): string {
+  const atStake = fleet.totals.monthly.atStake;
+  return (
+    `${atStake.services} Services ask for topology routing but their hints were refused: ` +
+    `${number(atStake.trafficGb)} GB a month of their traffic (${atStake.servicesWithEstimatedTraffic} on the per-endpoint default volume), ` +
+    `${number(atStake.crossZoneGb)} GB of it crossing zones as routed today; the most fixing the causes could save. ` +
+    fleetInputs(fleet)
+  );
+}
+
 export default function FleetPage() {
   const fleet = useQuery({ queryKey: ['fleet'], queryFn: () => get<FleetAnswer>('/v1/fleet') });
   const [param, setParams] = useUrlState();
@@ -123,12 +133,13 @@ export default function FleetPage() {
         </Tile>
         <Tile
           label="At stake (hints refused)"
-          value={number(data.totals.services.removed)}
+          value={money(totals.atStake.cost)}
           testId="tile-at-stake"
-          estimate={false}
-          inputs=""
+          estimate={totals.atStake.estimate}
+          inputs={atStakeInputs(data)}
         >
-          Services with routing enabled whose hints the controller refused
+          <span data-testid="at-stake-services">{number(totals.atStake.services)}</span> Services with routing enabled
+          whose hints the controller refused: at most this much could be saved
         </Tile>
       </section>
 

@@ -317,7 +317,8 @@ async function finish(tx: Tx, record: SnapshotRecord, sameRollupAs: Date | null)
 }
 
 const ROLLUP_COLUMNS =
-  'traffic_gb, cross_zone_gb_without_hints, cross_zone_gb_with_hints, missed_gb, opportunities, services_estimated_traffic';
+  'traffic_gb, cross_zone_gb_without_hints, cross_zone_gb_with_hints, missed_gb, opportunities, services_estimated_traffic, ' +
+  'services_at_stake, at_stake_traffic_gb, at_stake_gb, services_at_stake_estimated';
 
 /**
  * The fast path for a snapshot whose input (snapshots.input_hash) equals that of the latest recorded

@@ -32,6 +32,15 @@ export interface FleetRow {
   missed_gb: number | null;
   opportunities: number | null;
   services_estimated_traffic: number | null;
+  /**
+   * The newest summary's refused Services (REFUSED_HINTS_SQL): how many, their monthly traffic and the
+   * cross-zone GB they still make (what is at stake), and how many have the per-endpoint default volume;
+   * null for a summary recorded before these were.
+   */
+  services_at_stake: number | null;
+  at_stake_traffic_gb: number | null;
+  at_stake_gb: number | null;
+  services_at_stake_estimated: number | null;
   /** Current Services whose volume is measured (no API value), and their measured GB per month. */
   services_measured_traffic: number;
   measured_traffic_gb: number;
@@ -73,6 +82,7 @@ export async function fleetRows(
             sm.traffic_gb, sm.cross_zone_gb_without_hints, sm.cross_zone_gb_with_hints, sm.missed_gb,
             sm.opportunities, sm.services_estimated_traffic,
             mt.services_measured_traffic, mt.measured_traffic_gb,
+            sm.services_at_stake, sm.at_stake_traffic_gb, sm.at_stake_gb, sm.services_at_stake_estimated,
             t.preset AS traffic_preset, t.status AS traffic_status, t.last_error AS traffic_last_error,
             t.last_success_at AS traffic_last_success_at, t.window_seconds AS traffic_window_seconds,
             t.last_query AS traffic_query,

@@ -27,6 +27,16 @@ export const OPPORTUNITY_SQL =
 export const MISSED_FRACTION_SQL = '(COALESCE(i.cross_zone_with_hints, 0) - i.preview_cross_zone)';
 
 /**
+ * A Service that asks for topology routing whose hints the controller refused (`hintState: removed`):
+ * what it has at stake is every crossing it still makes (its cross-zone fraction as routed today), the
+ * most that removing the cause could save. History holds no "hints as they would be had the cause been
+ * fixed", so this is an upper bound, not an exact counterfactual like the opportunities'. A Service whose
+ * data path ignores hints (`honours_hints` false) has nothing at stake: hints that held would change nothing.
+ */
+export const REFUSED_HINTS_SQL = "i.routing <> 'None' AND i.hint_state = 'removed' AND COALESCE(i.honours_hints, true)";
+export const AT_STAKE_FRACTION_SQL = 'COALESCE(i.cross_zone_with_hints, 0)';
+
+/**
  * The monthly roll-up of a cluster at one instant, as one row named like the summary's columns: sums over
  * the Services' intervals covering that instant, with today's API traffic values. Written into the summary
  * when its snapshot is recorded, in the same statement (see the worker's history writer).
@@ -44,7 +54,13 @@ export function summaryRollupSql(clusterId: string, capturedAt: Date): Prisma.Sq
            COALESCE(sum((t.gb * ${Prisma.raw(MISSED_FRACTION_SQL)})::numeric)
                     FILTER (WHERE ${Prisma.raw(OPPORTUNITY_SQL)}), 0)::float8 AS missed_gb,
            count(*) FILTER (WHERE ${Prisma.raw(OPPORTUNITY_SQL)})::int AS opportunities,
-           count(*) FILTER (WHERE ${Prisma.raw(ESTIMATED_TRAFFIC_SQL)})::int AS services_estimated_traffic
+           count(*) FILTER (WHERE ${Prisma.raw(ESTIMATED_TRAFFIC_SQL)})::int AS services_estimated_traffic,
+           count(*) FILTER (WHERE ${Prisma.raw(REFUSED_HINTS_SQL)})::int AS services_at_stake,
+           COALESCE(sum(t.gb::numeric) FILTER (WHERE ${Prisma.raw(REFUSED_HINTS_SQL)}), 0)::float8 AS at_stake_traffic_gb,
+           COALESCE(sum((t.gb * ${Prisma.raw(AT_STAKE_FRACTION_SQL)})::numeric)
+                    FILTER (WHERE ${Prisma.raw(REFUSED_HINTS_SQL)}), 0)::float8 AS at_stake_gb,
+           count(*) FILTER (WHERE ${Prisma.raw(REFUSED_HINTS_SQL)} AND ${Prisma.raw(ESTIMATED_TRAFFIC_SQL)})::int
+             AS services_at_stake_estimated
       FROM service_intervals i
       JOIN cluster_services s ON s.id = i.service_id
      CROSS JOIN LATERAL (SELECT ${Prisma.raw(EFFECTIVE_TRAFFIC_SQL)} AS gb) t
@@ -58,7 +74,9 @@ export async function refreshSummaryRollup(db: Db, clusterId: string, capturedAt
     UPDATE snapshot_summaries m
        SET traffic_gb = r.traffic_gb, cross_zone_gb_without_hints = r.cross_zone_gb_without_hints,
            cross_zone_gb_with_hints = r.cross_zone_gb_with_hints, missed_gb = r.missed_gb,
-           opportunities = r.opportunities, services_estimated_traffic = r.services_estimated_traffic
+           opportunities = r.opportunities, services_estimated_traffic = r.services_estimated_traffic,
+           services_at_stake = r.services_at_stake, at_stake_traffic_gb = r.at_stake_traffic_gb,
+           at_stake_gb = r.at_stake_gb, services_at_stake_estimated = r.services_at_stake_estimated
       FROM (${summaryRollupSql(clusterId, capturedAt)}) r
      WHERE m.cluster_id = ${clusterId}::uuid AND m.captured_at = ${capturedAt}::timestamptz`;
 }

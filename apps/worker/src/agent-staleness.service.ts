@@ -1,0 +1,88 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PrismaService } from '@zw/db';
+import type { WorkerConfig } from './config.js';
+import { ReadModelPublisher } from './read-model-events.js';
+import { WORKER_CONFIG } from './worker-config.token.js';
+
+/** The guard hash (`<QUEUE_PREFIX>:zw-stale-clusters`): one field per cluster announced stale. */
+const STALE_GUARD = 'zw-stale-clusters';
+
+interface NewestSnapshot {
+  cluster_id: string;
+  organization_id: string;
+  captured_at: Date;
+}
+
+export interface StalenessResult {
+  wentStale: number;
+  cameBack: number;
+}
+
+/**
+ * Announces when a cluster's agent stops pushing, as a live event (`cluster.stale`), and when it pushes
+ * again (`cluster.fresh`): it runs with the sweeper, which runs when no snapshot arrives. A cluster is
+ * stale when its newest snapshot (whatever its status) was captured more than STALE_AFTER_SECONDS ago,
+ * as the API's fleet view says. Each crossing is announced once: the guard hash in Redis records which
+ * clusters were announced stale, flipped atomically with the event, so several workers and restarts
+ * do not repeat it. A cluster without any snapshot has never been fresh, and is not announced.
+ */
+@Injectable()
+export class AgentStalenessService {
+  private readonly logger = new Logger('AgentStaleness');
+
+  constructor(
+    @Inject(PrismaService) private readonly prisma: PrismaService,
+    @Inject(ReadModelPublisher) private readonly events: ReadModelPublisher,
+    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+  ) {}
+
+  async announce(now = new Date()): Promise<StalenessResult> {
+    const result: StalenessResult = { wentStale: 0, cameBack: 0 };
+    try {
+      const clusters = await this.newestSnapshots();
+      const announced = new Set(await this.events.transitionFields(STALE_GUARD));
+      for (const cluster of clusters) {
+        const stale = this.isStale(cluster.captured_at, now);
+        if (stale === announced.has(cluster.cluster_id)) continue;
+        if (await this.announceOne(cluster, stale)) result[stale ? 'wentStale' : 'cameBack']++;
+      }
+      const present = new Set(clusters.map((cluster) => cluster.cluster_id));
+      await this.events.forgetTransitions(
+        STALE_GUARD,
+        [...announced].filter((id) => !present.has(id)),
+      );
+    } catch (error) {
+      this.logger.warn(`staleness check failed (next sweep retries): ${String(error)}`);
+    }
+    return result;
+  }
+
+  /** As the fleet view counts it: whole seconds since the capture, past the threshold. */
+  private isStale(capturedAt: Date, now: Date): boolean {
+    return Math.floor((now.getTime() - capturedAt.getTime()) / 1000) > this.config.STALE_AFTER_SECONDS;
+  }
+
+  private announceOne(cluster: NewestSnapshot, stale: boolean): Promise<boolean> {
+    return this.events.liveEventOnTransition(
+      STALE_GUARD,
+      cluster.cluster_id,
+      stale,
+      stale ? 'cluster.stale' : 'cluster.fresh',
+      {
+        clusterId: cluster.cluster_id,
+        organizationId: cluster.organization_id,
+        lastSnapshotCapturedAt: cluster.captured_at.toISOString(),
+        staleAfterSeconds: this.config.STALE_AFTER_SECONDS,
+      },
+    );
+  }
+
+  /** Every cluster with a snapshot, and its newest capture: one index probe per cluster. */
+  private newestSnapshots(): Promise<NewestSnapshot[]> {
+    return this.prisma.$queryRaw<NewestSnapshot[]>`
+      SELECT c.id::text AS cluster_id, c.organization_id::text AS organization_id, ls.captured_at
+        FROM clusters c
+        JOIN LATERAL (SELECT s.captured_at FROM snapshots s
+                       WHERE s.cluster_id = c.id ORDER BY s.captured_at DESC LIMIT 1) ls ON true`;
+  }
+}
