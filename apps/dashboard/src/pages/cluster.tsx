@@ -28,10 +28,14 @@ export default function ClusterPage() {
   const { id } = useParams<{ id: string }>();
   const [param] = useUrlState();
   const services = useQuery({ ...servicesQuery(servicesPath(id, param)), placeholderData: (previous) => previous });
-  // The table's answer goes first: the panels below ask for theirs once it has arrived, so on a large
-  // cluster they never hold it up.
+  // The table's answer goes first (it names the cluster too): the facts and the panels below ask for
+  // theirs once it has arrived, so on a large cluster they never hold it up.
   const secondary = !services.isPending;
-  const cluster = useQuery({ queryKey: ['cluster', id], queryFn: () => get<ClusterDetail>(`/v1/clusters/${id}`) });
+  const cluster = useQuery({
+    queryKey: ['cluster', id],
+    queryFn: () => get<ClusterDetail>(`/v1/clusters/${id}`),
+    enabled: secondary,
+  });
   const zones = useQuery({
     queryKey: ['zones', id],
     queryFn: () => get<Zones>(`/v1/clusters/${id}/zones`),
@@ -59,7 +63,7 @@ export default function ClusterPage() {
       <p className="small">
         <Link href="/">Fleet</Link> ›
       </p>
-      <h1>{cluster.data?.name ?? 'Cluster'}</h1>
+      <h1>{cluster.data?.name ?? services.data?.cluster.name ?? 'Cluster'}</h1>
       {cluster.data && <ClusterFacts cluster={cluster.data} ignoredHints={ignoredHints} />}
       {zones.data?.nodeInfo.sufficient === false && (
         <div className="error" role="alert" data-testid="blocker">
