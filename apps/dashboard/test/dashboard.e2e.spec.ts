@@ -454,6 +454,9 @@ describe.skipIf(skipReason !== '')(
         const cost = page.getByTestId('service-cost');
         expect(await cost.textContent()).toContain(money(detail.current.monthly.withHints.cost));
         expect(await cost.locator('[data-traffic]').textContent()).toBe('measured traffic');
+        expect(await page.getByTestId('service-measured-cost').textContent()).toContain(
+          `${money(detail.current.modelVsMeasured.measured.cost)} a month at the measured cross-zone share`,
+        );
         await shot('service-measured');
 
         // A Service of the same cluster that no source measures: estimated, and said so.
@@ -472,6 +475,7 @@ describe.skipIf(skipReason !== '')(
         expect(await page.getByTestId('service-cost').locator('[data-traffic]').textContent()).toBe(
           'estimated traffic',
         );
+        expect(await page.getByTestId('service-measured-cost').count()).toBe(0);
 
         // The cluster's Services table: measured beside the measured Services' cost, estimated beside the others.
         await page.goto(`${stack.url}/clusters/${clusters.measured.id}`);

@@ -1,8 +1,9 @@
 import { percent } from '../format';
 
 const WHY =
-  "measured: the volume and cross-zone share come from the cluster's traffic source; estimated: a declared " +
-  'or default volume with the modelled cross-zone share';
+  "measured: the cluster's traffic source measured the volume behind this figure; estimated: a volume " +
+  'declared through the API or an annotation, or the per-endpoint default. The cross-zone share in the ' +
+  "figure is the model's either way (a Service's page shows the measured share beside it).";
 
 /**
  * Says beside a dollar figure whether the traffic behind it was measured or estimated: `measuredShare` is

@@ -82,6 +82,15 @@ export default function ServicePage() {
                     }`
                   : 'none: no traffic source measures this Service, so its volume is estimated'}
               </dd>
+              {typeof current.modelVsMeasured?.measured.cost === 'number' && (
+                <>
+                  <dt>Measured cost</dt>
+                  <dd data-testid="service-measured-cost">
+                    {money(current.modelVsMeasured.measured.cost)} a month at the measured cross-zone share (the cost
+                    above uses the modelled {percent(current.crossZone.withHints)})
+                  </dd>
+                </>
+              )}
               {current.managedBy && (
                 <>
                   <dt>Slices written by</dt>
