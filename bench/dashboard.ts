@@ -120,6 +120,7 @@ interface PageGlobals {
     body: unknown;
   };
   sessionStorage: { getItem(name: string): string | null };
+  requestIdleCallback(callback: () => void, options: { timeout: number }): void;
   performance: { now(): number; getEntriesByType(type: string): { name: string }[] };
   MutationObserver: new (callback: () => void) => {
     observe(target: unknown, options: { childList: boolean; subtree: boolean }): void;
@@ -150,7 +151,7 @@ async function coldOpen(browser: Browser, apiUrl: string, target: PageUnderTest)
   return median(times);
 }
 
-/** The start page loaded, its data drawn, every page chunk preloaded, the query cache empty. */
+/** The start page loaded and settled, every page chunk preloaded, the query cache empty. */
 async function reloadStart(page: Page, apiUrl: string, target: PageUnderTest, chunks: string[]): Promise<void> {
   await page.goto(`${apiUrl}${target.from}`);
   await page.waitForSelector(target.link, { timeout: 120_000 });
@@ -162,6 +163,24 @@ async function reloadStart(page: Page, apiUrl: string, target: PageUnderTest, ch
     },
     chunks,
     { timeout: 60_000, polling: 100 },
+  );
+  // Settled: nothing loading any more, every chart drawn, then one idle moment of the main thread.
+  await page.waitForFunction(
+    () => {
+      const { document } = globalThis as unknown as PageGlobals;
+      const charts = document.querySelectorAll('.chart').length;
+      return (
+        document.querySelectorAll('.loading').length === 0 && document.querySelectorAll('.chart svg').length >= charts
+      );
+    },
+    undefined,
+    { timeout: 120_000, polling: 100 },
+  );
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) =>
+        (globalThis as unknown as PageGlobals).requestIdleCallback(() => resolve(), { timeout: 2000 }),
+      ),
   );
 }
 

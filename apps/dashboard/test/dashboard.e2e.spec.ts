@@ -609,5 +609,36 @@ describe.skipIf(skipReason !== '')(
       expect(await page.evaluate("sessionStorage.getItem('zonewise.apiKey')")).toBeNull();
       expect(pageErrors).toEqual([]);
     });
+
+    it('draws a large fleet 50 clusters at a time, sorting and filtering over all of them', async () => {
+      const large = await createTenant(stack.prisma, 'dashpages');
+      const names = Array.from({ length: 60 }, (_, i) => `fleet-${String(i).padStart(3, '0')}`);
+      for (const [i, name] of names.entries()) {
+        await createCluster(stack.prisma, large, name, { cloud: i % 2 ? 'gcp' : 'aws' });
+      }
+      await newSession();
+      await signIn(large.readKey);
+      const rows = page.locator('[data-testid=clusters-table] tbody tr');
+      const shown = () =>
+        rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-cluster')));
+      await eventually(shown).toEqual(names.slice(0, 50));
+      expect(await page.getByTestId('clusters-page').textContent()).toContain('1–50 of 60');
+
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await page.waitForURL(/page=2/);
+      await eventually(shown).toEqual(names.slice(50));
+
+      // A sort orders the whole fleet and starts again from its first page.
+      await page.getByRole('button', { name: /^Cluster/ }).click();
+      await page.waitForURL((url) => url.searchParams.get('order') === 'desc' && !url.searchParams.has('page'));
+      await eventually(shown).toEqual([...names].reverse().slice(0, 50));
+
+      // So does a filter: the 30 gcp clusters of all 60, on one page.
+      await page.getByLabel('Filter by name, cloud or region').fill('gcp');
+      await eventually(shown).toEqual(names.filter((_, i) => i % 2 === 1).reverse());
+      expect(await page.getByTestId('clusters-shown').textContent()).toBe('30 of 60 shown');
+      expect(await page.getByTestId('clusters-page').count()).toBe(0);
+      expect(pageErrors).toEqual([]);
+    });
   },
 );
