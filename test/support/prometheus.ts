@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { freePort, PROMETHEUS_BINARY, startLocalPrometheus } from '../../apps/demo/src/local-prometheus.js';
+import { waitFor } from './wait.js';
 
 /**
  * A real Prometheus for traffic-source tests (Debian's package, installed by scripts/ensure-services.sh):
@@ -34,6 +35,18 @@ export async function startPrometheus(targets: string[], scrapeSeconds = 1): Pro
       return body.data.result;
     },
   };
+}
+
+/** Waits until Prometheus holds `count` scrapes of `metric` (a rate over a short window needs a few). */
+export async function scrapesHeld(prometheus: RunningPrometheus, metric: string, count: number): Promise<void> {
+  await waitFor(
+    `Prometheus to hold ${count} scrapes of ${metric}`,
+    async () => {
+      const [sample] = await prometheus.query(`count_over_time(${metric}[1m])`);
+      return sample !== undefined && Number(sample.value[1]) >= count;
+    },
+    30_000,
+  );
 }
 
 /** One counter of the exposition: a name, labels, and the bytes it grows by per scrape. */

@@ -1,7 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, useSyncExternalStore } from 'react';
-import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
-import { get } from './api';
+import { Suspense, useEffect, useSyncExternalStore } from 'react';
+import { Link, Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
+import { prefetchCritical } from './critical-queries';
+import { preloadablePage } from './preloadable-page';
 import { followLiveEvents } from './live-events';
 import { isAdmin, isSignedIn, onAuthChange, signOut } from './auth';
 import { Loading } from './components/states';
@@ -9,12 +10,28 @@ import { useIdentity } from './identity';
 import { SignIn } from './pages/sign-in';
 
 // Every page is a chunk of its own: the first page loads only what it draws.
-const Fleet = lazy(() => import('./pages/fleet'));
-const Cluster = lazy(() => import('./pages/cluster'));
-const Service = lazy(() => import('./pages/service'));
-const Savings = lazy(() => import('./pages/savings'));
-const Reports = lazy(() => import('./pages/reports'));
-const Admin = lazy(() => import('./pages/admin'));
+const PAGES = {
+  fleet: preloadablePage(() => import('./pages/fleet')),
+  cluster: preloadablePage(() => import('./pages/cluster')),
+  service: preloadablePage(() => import('./pages/service')),
+  savings: preloadablePage(() => import('./pages/savings')),
+  reports: preloadablePage(() => import('./pages/reports')),
+  admin: preloadablePage(() => import('./pages/admin')),
+};
+
+/**
+ * Once the first page has drawn and the browser is idle, the other pages' chunks load (they are small;
+ * the chart library stays on demand), so moving to another page waits only for its data.
+ */
+function preloadPagesWhenIdle(): () => void {
+  const preload = () => Object.values(PAGES).forEach((page) => void page.preload().catch(() => undefined));
+  if (typeof requestIdleCallback === 'function') {
+    const handle = requestIdleCallback(preload, { timeout: 5000 });
+    return () => cancelIdleCallback(handle);
+  }
+  const handle = setTimeout(preload, 1000);
+  return () => clearTimeout(handle);
+}
 
 function useSignedIn(): boolean {
   return useSyncExternalStore(onAuthChange, isSignedIn);
@@ -37,11 +54,11 @@ function Shell() {
   const identity = useIdentity();
   const queryClient = useQueryClient();
   const [location] = useLocation();
+  const search = useSearch();
   useEffect(() => followLiveEvents(queryClient), [queryClient]);
-  // The fleet answer is asked for while the page's chunk is still loading, not after it.
-  useEffect(() => {
-    if (location === '/') void queryClient.prefetchQuery({ queryKey: ['fleet'], queryFn: () => get('/v1/fleet') });
-  }, [location, queryClient]);
+  useEffect(preloadPagesWhenIdle, []);
+  // A page's critical answer is asked for while its chunk is still loading, not after it.
+  useEffect(() => prefetchCritical(queryClient, location, search), [location, search, queryClient]);
   const admin = isAdmin(identity.data);
   const links: [string, string][] = [
     ['/', 'Fleet'],
@@ -75,15 +92,15 @@ function Shell() {
       <main id="main" tabIndex={-1}>
         <Suspense fallback={<Loading what="the page" />}>
           <Switch>
-            <Route path="/" component={Fleet} />
+            <Route path="/" component={PAGES.fleet.Page} />
             <Route path="/sign-in">
               <Redirect to="/" replace />
             </Route>
-            <Route path="/clusters/:id" component={Cluster} />
-            <Route path="/clusters/:id/services/:namespace/:name" component={Service} />
-            <Route path="/savings" component={Savings} />
-            <Route path="/reports" component={Reports} />
-            <Route path="/admin" component={Admin} />
+            <Route path="/clusters/:id" component={PAGES.cluster.Page} />
+            <Route path="/clusters/:id/services/:namespace/:name" component={PAGES.service.Page} />
+            <Route path="/savings" component={PAGES.savings.Page} />
+            <Route path="/reports" component={PAGES.reports.Page} />
+            <Route path="/admin" component={PAGES.admin.Page} />
             <Route>
               <h1>Not found</h1>
               <p>

@@ -97,6 +97,11 @@ export interface ServiceSummary {
   ifAutoEnabled: { wouldPopulate: boolean; reason: string | null; crossZoneWithHints: number } | null;
   opportunity: boolean;
   measured?: { trafficGb: number; crossZone: number | null } | null;
+  /** The model (declared or default volume, modelled share) against the measurement. */
+  modelVsMeasured?: {
+    estimated: { trafficGb: number; crossZone: number; cost: number };
+    measured: { trafficGb: number | null; crossZone: number | null; cost: number | null };
+  } | null;
   managedBy?: string | null;
   dataPath?: DataPath | null;
 }

@@ -16,8 +16,18 @@ import {
   type Tenant,
   waitProcessed,
 } from '../../../test/support/query-api.js';
+import {
+  prometheusMissing,
+  type RunningExporter,
+  type RunningPrometheus,
+  scrapesHeld,
+  startExporter,
+  startPrometheus,
+} from '../../../test/support/prometheus.js';
 import { withoutZoneOnFirstNode } from '../../../test/support/reports.js';
 import { capturedAt, evolve, fleet } from '../../../test/support/snapshots.js';
+import { presetCounters, type TrafficPlan, withPodRefs } from '../../../test/support/traffic.js';
+import { waitFor } from '../../../test/support/wait.js';
 import { gb, money, number, percent } from '../src/format.js';
 
 /**
@@ -30,6 +40,8 @@ const DASHBOARD = dashboardDirectory();
 const SCREENSHOTS = join(__dirname, '..', '..', '..', 'docs', 'screenshots');
 const HOUR = 3_600_000;
 const BIG_SERVICES = 10_000;
+/** The measured-traffic checks need a real Prometheus; without it they are skipped, saying why. */
+const NO_PROMETHEUS = prometheusMissing();
 
 /** Waits for a condition on the page (a shared machine may be slow; the wait ends as soon as it holds). */
 const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 });
@@ -52,9 +64,18 @@ describe.skipIf(skipReason !== '')(
     let page: Page;
     const pageErrors: string[] = [];
     const clusters: Record<string, { id: string; token: string }> = {};
+    let exporter: RunningExporter | undefined;
+    let prometheus: RunningPrometheus | undefined;
+    /** What the measured cluster's Services really move, as its Prometheus sees it. */
+    let plans: TrafficPlan[] = [];
 
     beforeAll(async () => {
-      stack = await startQueryStack('dash_e2e', { RATE_LIMIT_REQUESTS: '100000', STALE_AFTER_SECONDS: '86400' });
+      stack = await startQueryStack('dash_e2e', {
+        RATE_LIMIT_REQUESTS: '100000',
+        STALE_AFTER_SECONDS: '86400',
+        TRAFFIC_SOURCES_ALLOW_PRIVATE_ADDRESSES: 'true',
+        TRAFFIC_SOURCE_MIN_WINDOW_SECONDS: '1',
+      });
       tenant = await createTenant(stack.prisma, 'dash');
       clusters.prod = await createCluster(stack.prisma, tenant, 'prod-eu', { cloud: 'aws', region: 'eu-west-1' });
       clusters.broken = await createCluster(stack.prisma, tenant, 'staging-broken', {
@@ -63,7 +84,12 @@ describe.skipIf(skipReason !== '')(
       });
       clusters.big = await createCluster(stack.prisma, tenant, 'big-10k', { cloud: 'aws', region: 'us-east-1' });
       clusters.fresh = await createCluster(stack.prisma, tenant, 'fresh-no-agent');
+      clusters.measured = await createCluster(stack.prisma, tenant, 'measured-us', {
+        cloud: 'aws',
+        region: 'us-east-1',
+      });
       const now = Date.now();
+      const measured = withPodRefs(fleet(12, 3, 21));
       const first = fleet(40, 9, 11);
       const second = evolve(first, 12);
       const big = generateFleetSnapshot({
@@ -83,16 +109,54 @@ describe.skipIf(skipReason !== '')(
           capturedAt(withoutZoneOnFirstNode(fleet(10, 3, 2)), new Date(now - HOUR)),
         ),
         await pushSnapshot(stack.url, clusters.big.token, capturedAt(big, new Date(now - HOUR))),
+        await pushSnapshot(stack.url, clusters.measured.token, capturedAt(measured, new Date(now - 3 * HOUR))),
       ];
       await waitProcessed(stack.prisma, pushed, 240_000);
+      if (!NO_PROMETHEUS) await measureTraffic(measured);
       browser = await launchChromium();
       mkdirSync(SCREENSHOTS, { recursive: true });
     }, 300_000);
 
     afterAll(async () => {
       await browser?.close();
+      await prometheus?.stop();
+      await exporter?.stop();
       await stack?.stop();
     });
+
+    /**
+     * Two Services of the measured cluster move known volumes (a real Prometheus scrapes the exporter each
+     * second); the cluster's `beyla` source points at it, and the worker measures once.
+     */
+    async function measureTraffic(list: Parameters<typeof presetCounters>[0]): Promise<void> {
+      const listed = (await api().get(`/v1/clusters/${clusters.measured.id}/services?limit=500`)).body.services as {
+        namespace: string;
+        name: string;
+      }[];
+      plans = listed
+        .filter((service) => service.name.startsWith('svc-'))
+        .slice(0, 2)
+        .map((service, index) => ({ ...service, gbPerMonth: 400 * (index + 1), crossZone: [0.3, 0.05][index] }));
+      exporter = await startExporter(presetCounters(list, plans));
+      prometheus = await startPrometheus([exporter.target]);
+      await scrapesHeld(prometheus, 'beyla_network_flow_bytes_total', 8);
+      const configured = await api().put(`/v1/clusters/${clusters.measured.id}/traffic-source`, {
+        preset: 'beyla',
+        url: prometheus.url,
+        window: '5s',
+        interval: '1h',
+      });
+      expect([200, 201], JSON.stringify(configured.body)).toContain(configured.status);
+      const source = await waitFor(
+        'the traffic source to be measured',
+        async () => {
+          const answer = (await api().get(`/v1/clusters/${clusters.measured.id}/traffic-source`)).body;
+          return answer.status === 'pending' ? null : answer;
+        },
+        30_000,
+      );
+      expect(source.status, source.lastError ?? '').toBe('ok');
+    }
 
     async function newSession(): Promise<Page> {
       await context?.close();
@@ -135,7 +199,7 @@ describe.skipIf(skipReason !== '')(
         `${totals.atStake.services} Services ask for topology routing`,
       );
       const rows = page.locator('[data-testid=clusters-table] tbody tr');
-      expect(await rows.count()).toBe(4);
+      expect(await rows.count()).toBe(5);
       for (const cluster of fleetAnswer.clusters) {
         const row = page.locator(`tr[data-cluster="${cluster.name}"]`);
         const text = await row.textContent();
@@ -164,7 +228,7 @@ describe.skipIf(skipReason !== '')(
       await page.goBack();
       await page.waitForURL((url) => !url.search.includes('q='));
       expect(page.url()).toMatch(/sort=cost/);
-      await eventually(() => rows.count()).toBe(4);
+      await eventually(() => rows.count()).toBe(5);
     });
 
     it('shows a cluster: its Services as the API lists them, zones, Service CIDRs, and the node-info blocker', async () => {
@@ -366,6 +430,103 @@ describe.skipIf(skipReason !== '')(
       await shot('savings');
     });
 
+    /** The words a traffic basis label says for a measured share (the API's figure). */
+    const basisWords = (share: number | null) =>
+      (share ?? 0) >= 1
+        ? 'measured traffic'
+        : (share ?? 0) <= 0
+          ? 'estimated traffic'
+          : `traffic ${percent(share)} measured`;
+
+    it.skipIf(NO_PROMETHEUS !== null)(
+      'shows measured traffic where a Prometheus source measures it, and says estimated everywhere else',
+      async () => {
+        const [measured] = plans;
+        const detail = (
+          await api().get(`/v1/clusters/${clusters.measured.id}/services/${measured.namespace}/${measured.name}`)
+        ).body;
+        expect(detail.current.measured).not.toBeNull();
+        await page.goto(
+          `${stack.url}/clusters/${clusters.measured.id}/services/${measured.namespace}/${measured.name}`,
+        );
+        const figures = page.getByTestId('service-measured');
+        await eventually(() => figures.textContent()).toBe(
+          `${gb(detail.current.measured.trafficGb)} a month, ${percent(detail.current.measured.crossZone)} across zones`,
+        );
+        // The exporter's plan, through Prometheus, the worker and the API: the same volume and share.
+        expect(detail.current.measured.trafficGb).toBeGreaterThan(measured.gbPerMonth * 0.95);
+        expect(detail.current.measured.trafficGb).toBeLessThan(measured.gbPerMonth * 1.05);
+        expect(detail.current.measured.crossZone).toBeCloseTo(measured.crossZone, 9);
+        const cost = page.getByTestId('service-cost');
+        expect(await cost.textContent()).toContain(money(detail.current.monthly.withHints.cost));
+        expect(await cost.locator('[data-traffic]').textContent()).toBe('measured traffic');
+        expect(await page.getByTestId('service-measured-cost').textContent()).toContain(
+          `${money(detail.current.modelVsMeasured.measured.cost)} a month at the measured cross-zone share`,
+        );
+        await shot('service-measured');
+
+        // A Service of the same cluster that no source measures: estimated, and said so.
+        const list = (await api().get(`/v1/clusters/${clusters.measured.id}/services?limit=500`)).body.services as {
+          namespace: string;
+          name: string;
+          measured: unknown;
+          monthly: { inputs: { trafficSource: string } };
+        }[];
+        const unmeasured = list.find((service) => service.measured === null)!;
+        expect(unmeasured.monthly.inputs.trafficSource).not.toBe('measured');
+        await page.goto(
+          `${stack.url}/clusters/${clusters.measured.id}/services/${unmeasured.namespace}/${unmeasured.name}`,
+        );
+        await eventually(() => page.getByTestId('service-measured').textContent()).toContain('none');
+        expect(await page.getByTestId('service-cost').locator('[data-traffic]').textContent()).toBe(
+          'estimated traffic',
+        );
+        expect(await page.getByTestId('service-measured-cost').count()).toBe(0);
+
+        // The cluster's Services table: measured beside the measured Services' cost, estimated beside the others.
+        await page.goto(`${stack.url}/clusters/${clusters.measured.id}`);
+        const basis = (service: { namespace: string; name: string }) =>
+          page.locator(`tr[data-service="${service.namespace}/${service.name}"] [data-traffic]`).textContent();
+        await eventually(() => basis(measured)).toBe('measured traffic');
+        expect(await basis(unmeasured)).toBe('estimated traffic');
+
+        // The fleet: the measured share of its traffic, and of each cluster's, as the API answers them.
+        const fleetAnswer = (await api().get('/v1/fleet')).body;
+        expect(fleetAnswer.totals.monthly.measuredShare).toBeGreaterThan(0);
+        await page.getByRole('navigation', { name: 'pages' }).getByRole('link', { name: 'Fleet' }).click();
+        await eventually(() => page.getByTestId('fleet-measured-share').textContent()).toContain(
+          `${percent(fleetAnswer.totals.monthly.measuredShare)} measured (${gb(fleetAnswer.totals.monthly.measuredTrafficGb)} of ${gb(fleetAnswer.totals.monthly.trafficGb)}`,
+        );
+        for (const cluster of fleetAnswer.clusters.filter((entry: { monthly: unknown }) => entry.monthly)) {
+          expect(
+            await page.locator(`tr[data-cluster="${cluster.name}"] [data-traffic]`).textContent(),
+            cluster.name,
+          ).toBe(basisWords(cluster.monthly.measuredShare));
+        }
+        const measuredCluster = fleetAnswer.clusters.find((entry: { id: string }) => entry.id === clusters.measured.id);
+        expect(measuredCluster.monthly.measuredShare).toBeGreaterThan(0);
+
+        // Savings over the page's range: the measured share of the totals and of each cluster's group.
+        await page.getByRole('link', { name: 'Savings' }).click();
+        const to = new Date(Math.floor(Date.now() / HOUR) * HOUR);
+        const from = new Date(to.getTime() - 30 * 24 * HOUR);
+        const savings = (
+          await api().get(`/v1/savings?from=${from.toISOString()}&to=${to.toISOString()}&groupBy=cluster&limit=500`)
+        ).body;
+        expect(savings.totals.inputs.measuredShare).toBeGreaterThan(0);
+        await eventually(() => page.getByTestId('savings-measured-share').textContent()).toContain(
+          `${percent(savings.totals.inputs.measuredShare)} measured (${gb(savings.totals.inputs.measuredTrafficGb)} of ${gb(savings.totals.trafficGb)})`,
+        );
+        const groups = page.locator('[data-testid=savings-groups] tbody tr');
+        expect(await groups.count()).toBe(savings.groups.length);
+        for (const [index, group] of savings.groups.entries()) {
+          expect(await groups.nth(index).locator('[data-traffic]').textContent(), group.cluster.name).toBe(
+            basisWords(group.inputs.measuredShare),
+          );
+        }
+      },
+    );
+
     it('creates a schedule, runs it now and opens its HTML report', async () => {
       await page.getByRole('link', { name: 'Reports' }).click();
       await page.getByLabel('Name').fill('weekly finops');
@@ -452,6 +613,37 @@ describe.skipIf(skipReason !== '')(
       const reason = await page.getByTestId('signed-out-reason').textContent();
       expect(reason).toContain('expired');
       expect(await page.evaluate("sessionStorage.getItem('zonewise.apiKey')")).toBeNull();
+      expect(pageErrors).toEqual([]);
+    });
+
+    it('draws a large fleet 50 clusters at a time, sorting and filtering over all of them', async () => {
+      const large = await createTenant(stack.prisma, 'dashpages');
+      const names = Array.from({ length: 60 }, (_, i) => `fleet-${String(i).padStart(3, '0')}`);
+      for (const [i, name] of names.entries()) {
+        await createCluster(stack.prisma, large, name, { cloud: i % 2 ? 'gcp' : 'aws' });
+      }
+      await newSession();
+      await signIn(large.readKey);
+      const rows = page.locator('[data-testid=clusters-table] tbody tr');
+      const shown = () =>
+        rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-cluster')));
+      await eventually(shown).toEqual(names.slice(0, 50));
+      expect(await page.getByTestId('clusters-page').textContent()).toContain('1–50 of 60');
+
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await page.waitForURL(/page=2/);
+      await eventually(shown).toEqual(names.slice(50));
+
+      // A sort orders the whole fleet and starts again from its first page.
+      await page.getByRole('button', { name: /^Cluster/ }).click();
+      await page.waitForURL((url) => url.searchParams.get('order') === 'desc' && !url.searchParams.has('page'));
+      await eventually(shown).toEqual([...names].reverse().slice(0, 50));
+
+      // So does a filter: the 30 gcp clusters of all 60, on one page.
+      await page.getByLabel('Filter by name, cloud or region').fill('gcp');
+      await eventually(shown).toEqual(names.filter((_, i) => i % 2 === 1).reverse());
+      expect(await page.getByTestId('clusters-shown').textContent()).toBe('30 of 60 shown');
+      expect(await page.getByTestId('clusters-page').count()).toBe(0);
       expect(pageErrors).toEqual([]);
     });
   },

@@ -1,6 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
+import { type UseQueryResult, useQuery } from '@tanstack/react-query';
+import { memo } from 'react';
 import { Link, useParams } from 'wouter';
-import { get, query } from '../api';
+import { get } from '../api';
 import { Chart } from '../components/chart';
 import { CidrBands } from '../components/cidr-bands';
 import { TrendCharts } from '../components/trends';
@@ -8,28 +9,42 @@ import { Empty, ErrorBox, EstimateBadge, Loading } from '../components/states';
 import { gb, money, number, percent, when } from '../format';
 import { CopyableCode } from '../components/copyable-code';
 import { inputsText } from '../cost-inputs';
+import { fleetQuery, SERVICE_FILTERS, servicesPath, servicesQuery } from '../critical-queries';
+import { TrafficBasis } from '../components/traffic-basis';
 import type {
   AnalysisSettings,
   ClusterDetail,
   ClusterRecommendations,
-  Fleet,
   NodeBlockers,
   ServiceCidrs,
   ServiceList,
+  ServiceSummary,
   SettingSource,
   Zones,
 } from '../types';
 import { useUrlState } from '../url-state';
 
-const FILTERS = ['namespace', 'routing', 'hintState', 'reason', 'opportunity', 'sort', 'order', 'limit'] as const;
-
 export default function ClusterPage() {
   const { id } = useParams<{ id: string }>();
-  const cluster = useQuery({ queryKey: ['cluster', id], queryFn: () => get<ClusterDetail>(`/v1/clusters/${id}`) });
-  const zones = useQuery({ queryKey: ['zones', id], queryFn: () => get<Zones>(`/v1/clusters/${id}/zones`) });
+  const [param] = useUrlState();
+  const services = useQuery({ ...servicesQuery(servicesPath(id, param)), placeholderData: (previous) => previous });
+  // The table's answer goes first (it names the cluster too): the facts and the panels below ask for
+  // theirs once it has arrived, so on a large cluster they never hold it up.
+  const secondary = !services.isPending;
+  const cluster = useQuery({
+    queryKey: ['cluster', id],
+    queryFn: () => get<ClusterDetail>(`/v1/clusters/${id}`),
+    enabled: secondary,
+  });
+  const zones = useQuery({
+    queryKey: ['zones', id],
+    queryFn: () => get<Zones>(`/v1/clusters/${id}/zones`),
+    enabled: secondary,
+  });
   const cidrs = useQuery({
     queryKey: ['cidrs', id],
     queryFn: () => get<ServiceCidrs>(`/v1/clusters/${id}/service-cidrs`),
+    enabled: secondary,
   });
   // Only the node blockers are read here (one row of fixes is the smallest page the route serves), and
   // only when the banner shows: ranking a large cluster's fixes is not free.
@@ -39,7 +54,7 @@ export default function ClusterPage() {
     enabled: zones.data?.nodeInfo.sufficient === false,
   });
   // The count of Services whose hints are ignored is a fleet figure per cluster (same query as the fleet page).
-  const fleet = useQuery({ queryKey: ['fleet'], queryFn: () => get<Fleet>('/v1/fleet') });
+  const fleet = useQuery({ ...fleetQuery, enabled: secondary });
   const ignoredHints = fleet.data?.clusters.find((entry) => entry.id === id)?.servicesWithIgnoredHints;
 
   if (cluster.isError) return <ErrorBox error={cluster.error} title="The cluster could not be loaded" />;
@@ -48,7 +63,7 @@ export default function ClusterPage() {
       <p className="small">
         <Link href="/">Fleet</Link> ›
       </p>
-      <h1>{cluster.data?.name ?? 'Cluster'}</h1>
+      <h1>{cluster.data?.name ?? services.data?.cluster.name ?? 'Cluster'}</h1>
       {cluster.data && <ClusterFacts cluster={cluster.data} ignoredHints={ignoredHints} />}
       {zones.data?.nodeInfo.sufficient === false && (
         <div className="error" role="alert" data-testid="blocker">
@@ -60,9 +75,9 @@ export default function ClusterPage() {
         </div>
       )}
       <h2>Services</h2>
-      <ServicesTable clusterId={id} />
+      <ServicesTable clusterId={id} services={services} />
       <h2>Trends</h2>
-      <TrendCharts path={`/v1/clusters/${id}/trends`} />
+      {secondary ? <TrendCharts path={`/v1/clusters/${id}/trends`} /> : <Loading what="trends" />}
       <h2>Zones</h2>
       {zones.isPending ? (
         <Loading what="zones" />
@@ -182,16 +197,10 @@ function ClusterFacts({ cluster, ignoredHints }: { cluster: ClusterDetail; ignor
   );
 }
 
-function ServicesTable({ clusterId }: { clusterId: string }) {
+function ServicesTable({ clusterId, services }: { clusterId: string; services: UseQueryResult<ServiceList> }) {
   const [param, setParams] = useUrlState();
-  const filters = Object.fromEntries(FILTERS.map((name) => [name, param(name)]));
+  const filtered = [...SERVICE_FILTERS, 'limit'].some((name) => param(name) !== '');
   const cursor = param('cursor');
-  const path = `/v1/clusters/${clusterId}/services${query({ ...filters, limit: filters.limit || 50, cursor })}`;
-  const services = useQuery({
-    queryKey: ['services', path],
-    queryFn: () => get<ServiceList>(path),
-    placeholderData: (previous) => previous,
-  });
   // Any change of filter or sort starts again from the first page: a cursor belongs to its own combination.
   const change = (name: string, value: string) => setParams({ [name]: value, cursor: null });
 
@@ -277,7 +286,7 @@ function ServicesTable({ clusterId }: { clusterId: string }) {
         <Loading what="Services" />
       ) : services.data.services.length === 0 ? (
         <Empty>
-          {Object.values(filters).some(Boolean)
+          {filtered
             ? 'No Service matches these filters: clear one to see more.'
             : 'No Service yet: the agent has not sent a processed snapshot of this cluster.'}
         </Empty>
@@ -309,34 +318,7 @@ function ServicesTable({ clusterId }: { clusterId: string }) {
             </thead>
             <tbody>
               {services.data.services.map((service) => (
-                <tr key={`${service.namespace}/${service.name}`} data-service={`${service.namespace}/${service.name}`}>
-                  <td>
-                    <Link href={`/clusters/${clusterId}/services/${service.namespace}/${service.name}`}>
-                      {service.namespace}/{service.name}
-                    </Link>
-                    {service.opportunity && <span className="badge"> opportunity</span>}
-                  </td>
-                  <td>{service.routing}</td>
-                  <td>
-                    <span
-                      className={
-                        service.hints.state === 'removed' ? 'bad' : service.hints.state === 'populated' ? 'ok' : ''
-                      }
-                    >
-                      {service.hints.state}
-                    </span>
-                    {service.hints.reason && <div className="muted small">{service.hints.reason}</div>}
-                  </td>
-                  <td className="num">{service.readyEndpoints}</td>
-                  <td className="num">{percent(service.crossZone.withHints)}</td>
-                  <td className="num">
-                    {money(service.monthly.withHints.cost)}{' '}
-                    {service.monthly.inputs.estimate && <EstimateBadge inputs={inputsText(service)} />}
-                  </td>
-                  <td className="num">
-                    {money(service.monthly.realizedSavings.cost)} / {money(service.monthly.missedSavings?.cost)}
-                  </td>
-                </tr>
+                <ServiceRow key={`${service.namespace}/${service.name}`} clusterId={clusterId} service={service} />
               ))}
             </tbody>
           </table>
@@ -360,6 +342,37 @@ function ServicesTable({ clusterId }: { clusterId: string }) {
     </>
   );
 }
+
+// A refreshed page keeps unchanged Services as the same objects: their rows are not drawn again.
+const ServiceRow = memo(function ServiceRow({ clusterId, service }: { clusterId: string; service: ServiceSummary }) {
+  return (
+    <tr data-service={`${service.namespace}/${service.name}`}>
+      <td>
+        <Link href={`/clusters/${clusterId}/services/${service.namespace}/${service.name}`}>
+          {service.namespace}/{service.name}
+        </Link>
+        {service.opportunity && <span className="badge"> opportunity</span>}
+      </td>
+      <td>{service.routing}</td>
+      <td>
+        <span className={service.hints.state === 'removed' ? 'bad' : service.hints.state === 'populated' ? 'ok' : ''}>
+          {service.hints.state}
+        </span>
+        {service.hints.reason && <div className="muted small">{service.hints.reason}</div>}
+      </td>
+      <td className="num">{service.readyEndpoints}</td>
+      <td className="num">{percent(service.crossZone.withHints)}</td>
+      <td className="num">
+        {money(service.monthly.withHints.cost)}{' '}
+        {service.monthly.inputs.estimate && <EstimateBadge inputs={inputsText(service)} />}
+        <TrafficBasis measuredShare={service.monthly.inputs.trafficSource === 'measured' ? 1 : 0} />
+      </td>
+      <td className="num">
+        {money(service.monthly.realizedSavings.cost)} / {money(service.monthly.missedSavings?.cost)}
+      </td>
+    </tr>
+  );
+});
 
 function ZonesPanel({ zones }: { zones: Zones }) {
   if (zones.zones.length === 0) return <Empty>No zone yet: the agent has not sent a processed snapshot.</Empty>;

@@ -1,25 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
-import { type ReactNode, useMemo } from 'react';
+import type { ReactNode } from 'react';
 import { Link } from 'wouter';
-import { get } from '../api';
-import { HintBar } from '../components/hint-bar';
+import { ClustersTable } from '../components/clusters-table';
 import { TrendCharts } from '../components/trends';
 import { Empty, ErrorBox, EstimateBadge, Loading } from '../components/states';
-import { age, money, number, percent } from '../format';
-import type { Fleet as FleetAnswer, FleetCluster } from '../types';
-import { useUrlState } from '../url-state';
-
-type SortKey = 'name' | 'services' | 'drift' | 'cost' | 'savings' | 'missed' | 'age';
-
-const SORTS: Record<SortKey, (cluster: FleetCluster) => number | string> = {
-  name: (cluster) => cluster.name,
-  services: (cluster) => cluster.services.populated + cluster.services.removed + cluster.services.none,
-  drift: (cluster) => cluster.servicesWithDrift ?? -1,
-  cost: (cluster) => cluster.monthly?.withHints.cost ?? -1,
-  savings: (cluster) => cluster.monthly?.realizedSavings.cost ?? -1,
-  missed: (cluster) => cluster.monthly?.missedSavings.cost ?? -1,
-  age: (cluster) => cluster.lastSnapshot?.ageSeconds ?? Number.MAX_SAFE_INTEGER,
-};
+import { fleetQuery } from '../critical-queries';
+import { gb, money, number, percent } from '../format';
+import type { Fleet as FleetAnswer } from '../types';
 
 function fleetInputs(fleet: FleetAnswer): string {
   const estimated = fleet.clusters.reduce(
@@ -51,30 +38,7 @@ function atStakeInputs(fleet: FleetAnswer): string {
 }
 
 export default function FleetPage() {
-  const fleet = useQuery({ queryKey: ['fleet'], queryFn: () => get<FleetAnswer>('/v1/fleet') });
-  const [param, setParams] = useUrlState();
-  const sort = (param('sort') || 'name') as SortKey;
-  const order = param('order') || (sort === 'name' ? 'asc' : 'desc');
-  const filter = param('q').toLowerCase();
-  const only = param('only');
-
-  const rows = useMemo(() => {
-    const clusters = fleet.data?.clusters ?? [];
-    const key = SORTS[sort] ?? SORTS.name;
-    const kept = clusters.filter(
-      (cluster) =>
-        (filter === '' || `${cluster.name} ${cluster.cloud} ${cluster.region ?? ''}`.toLowerCase().includes(filter)) &&
-        (only !== 'stale' || (cluster.lastSnapshot?.stale ?? true)) &&
-        (only !== 'node-info' || cluster.nodeInfo.sufficient === false) &&
-        (only !== 'drift' || (cluster.servicesWithDrift ?? 0) > 0),
-    );
-    const direction = order === 'asc' ? 1 : -1;
-    return kept.sort((a, b) => {
-      const left = key(a);
-      const right = key(b);
-      return (typeof left === 'string' ? left.localeCompare(right as string) : left - (right as number)) * direction;
-    });
-  }, [fleet.data, sort, order, filter, only]);
+  const fleet = useQuery(fleetQuery);
 
   if (fleet.isPending) return <Loading what="the fleet" />;
   if (fleet.isError) return <ErrorBox error={fleet.error} title="The fleet could not be loaded" />;
@@ -82,19 +46,6 @@ export default function FleetPage() {
   const totals = data.totals.monthly;
   const estimate = data.clusters.some((cluster) => cluster.monthly?.estimate);
   const inputs = fleetInputs(data);
-
-  const header = (key: SortKey, label: string) => {
-    const active = sort === key;
-    const next = active && order === 'desc' ? 'asc' : active ? 'desc' : key === 'name' ? 'asc' : 'desc';
-    return (
-      <th scope="col" aria-sort={active ? (order === 'asc' ? 'ascending' : 'descending') : 'none'}>
-        <button type="button" className="sort" onClick={() => setParams({ sort: key, order: next })}>
-          {label}
-          {active ? (order === 'asc' ? ' ▲' : ' ▼') : ''}
-        </button>
-      </th>
-    );
-  };
 
   return (
     <>
@@ -142,6 +93,7 @@ export default function FleetPage() {
           whose hints the controller refused: at most this much could be saved
         </Tile>
       </section>
+      <MeasuredShare totals={totals} />
 
       <h2>Trends</h2>
       <TrendCharts path="/v1/fleet/trends" />
@@ -151,89 +103,7 @@ export default function FleetPage() {
           No cluster yet: <Link href="/admin">register one</Link> and install the agent with the line it shows.
         </Empty>
       ) : (
-        <>
-          <div className="controls">
-            <label>
-              Filter by name, cloud or region{' '}
-              <input
-                type="search"
-                value={param('q')}
-                onChange={(event) => setParams({ q: event.target.value }, { replace: param('q') !== '' })}
-              />
-            </label>
-            <label>
-              Show{' '}
-              <select value={only} onChange={(event) => setParams({ only: event.target.value })}>
-                <option value="">every cluster</option>
-                <option value="stale">stale agents</option>
-                <option value="node-info">node info insufficient</option>
-                <option value="drift">with drift</option>
-              </select>
-            </label>
-            <span className="muted" aria-live="polite">
-              {rows.length} of {data.clusters.length} shown
-            </span>
-          </div>
-          <table className="data" data-testid="clusters-table">
-            <thead>
-              <tr>
-                {header('name', 'Cluster')}
-                {header('services', 'Services by hint state')}
-                {header('drift', 'Drift')}
-                <th scope="col">Node info</th>
-                {header('age', 'Agent')}
-                {header('cost', 'Cost / month')}
-                {header('savings', 'Saved / month')}
-                {header('missed', 'Missed / month')}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((cluster) => (
-                <tr key={cluster.id} data-cluster={cluster.name}>
-                  <td>
-                    <Link href={`/clusters/${cluster.id}`}>{cluster.name}</Link>
-                    <div className="muted small">
-                      {cluster.cloud}
-                      {cluster.region ? ` · ${cluster.region}` : ''}
-                      {cluster.kubernetesVersion ? ` · Kubernetes ${cluster.kubernetesVersion}` : ''}
-                    </div>
-                  </td>
-                  <td>
-                    <HintBar counts={cluster.services} />
-                    <div className="muted small">
-                      {cluster.services.populated} / {cluster.services.removed} / {cluster.services.none}
-                    </div>
-                  </td>
-                  <td className="num">{number(cluster.servicesWithDrift)}</td>
-                  <td>
-                    {cluster.nodeInfo.sufficient === false ? (
-                      <span className="bad" title={cluster.nodeInfo.reason ?? ''}>
-                        insufficient
-                      </span>
-                    ) : cluster.nodeInfo.sufficient ? (
-                      'sufficient'
-                    ) : (
-                      '—'
-                    )}
-                  </td>
-                  <td>
-                    {cluster.lastSnapshot ? (
-                      <span className={cluster.lastSnapshot.stale ? 'bad' : ''}>
-                        {cluster.lastSnapshot.stale ? 'stale, ' : ''}
-                        {age(cluster.lastSnapshot.ageSeconds)}
-                      </span>
-                    ) : (
-                      <span className="bad">no snapshot yet</span>
-                    )}
-                  </td>
-                  <td className="num">{money(cluster.monthly?.withHints.cost)}</td>
-                  <td className="num">{money(cluster.monthly?.realizedSavings.cost)}</td>
-                  <td className="num">{money(cluster.monthly?.missedSavings.cost)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </>
+        <ClustersTable clusters={data.clusters} />
       )}
     </>
   );
@@ -255,5 +125,15 @@ function Tile(props: {
       <div className="tile-value">{props.value}</div>
       <div className="muted small">{props.children}</div>
     </div>
+  );
+}
+
+/** How much of the traffic behind the fleet's dollar figures was measured by traffic sources. */
+function MeasuredShare({ totals }: { totals: FleetAnswer['totals']['monthly'] }) {
+  return (
+    <p className="muted small" data-testid="fleet-measured-share">
+      Traffic behind these figures: {percent(totals.measuredShare)} measured ({gb(totals.measuredTrafficGb)} of{' '}
+      {gb(totals.trafficGb)} a month), the rest estimated.
+    </p>
   );
 }

@@ -3,6 +3,7 @@ import { useMemo } from 'react';
 import { Link } from 'wouter';
 import { get, query } from '../api';
 import { Empty, ErrorBox, EstimateBadge, Loading } from '../components/states';
+import { TrafficBasis } from '../components/traffic-basis';
 import { saveText, toCsv } from '../csv';
 import { gb, money, number, percent, when } from '../format';
 import type { Figure, Fleet } from '../types';
@@ -17,7 +18,12 @@ interface Figures {
   missedSavings: Figure;
   services: number;
   opportunities: number;
-  inputs: { measuredShare: number | null; estimate: boolean; trafficSources: Record<string, number> };
+  inputs: {
+    measuredShare: number | null;
+    measuredTrafficGb: number;
+    estimate: boolean;
+    trafficSources: Record<string, number>;
+  };
 }
 
 interface Savings {
@@ -163,6 +169,10 @@ function SavingsView({ data }: { data: Savings }) {
           </div>
         ))}
       </section>
+      <p className="muted small" data-testid="savings-measured-share">
+        Traffic behind these figures: {percent(totals.inputs.measuredShare)} measured (
+        {gb(totals.inputs.measuredTrafficGb)} of {gb(totals.trafficGb)}), the rest estimated.
+      </p>
       <h2>By {data.groupBy === 'service' ? 'Service' : data.groupBy}</h2>
       {data.groups.length === 0 ? (
         <Empty>No recorded history in this range: widen it, or wait for the agents' snapshots.</Empty>
@@ -203,7 +213,10 @@ function SavingsView({ data }: { data: Savings }) {
                 </td>
                 <td className="num">{gb(group.trafficGb)}</td>
                 <td className="num">{money(group.withoutHints.cost)}</td>
-                <td className="num">{money(group.withHints.cost)}</td>
+                <td className="num">
+                  {money(group.withHints.cost)}
+                  <TrafficBasis measuredShare={group.inputs.measuredShare} />
+                </td>
                 <td className="num">{money(group.realizedSavings.cost)}</td>
                 <td className="num">{money(group.missedSavings.cost)}</td>
                 <td className="num">{group.opportunities}</td>

@@ -7,6 +7,7 @@ import { Empty, ErrorBox, EstimateBadge, Loading } from '../components/states';
 import { explainState } from '../explain';
 import { gb, money, number, percent, when } from '../format';
 import { CopyableCode } from '../components/copyable-code';
+import { TrafficBasis } from '../components/traffic-basis';
 import type { Recommendation, ServiceDetail, ZoneAllocation } from '../types';
 import { useUrlState } from '../url-state';
 import { inputsText } from '../cost-inputs';
@@ -67,14 +68,26 @@ export default function ServicePage() {
                 {money(current.monthly.withHints.cost)} as routed; saved {money(current.monthly.realizedSavings.cost)}
                 {current.monthly.missedSavings && `; missed ${money(current.monthly.missedSavings.cost)}`}{' '}
                 {current.monthly.inputs.estimate && <EstimateBadge inputs={inputsText(current)} />}
+                <TrafficBasis measuredShare={current.monthly.inputs.trafficSource === 'measured' ? 1 : 0} />
               </dd>
               <dt>Inputs</dt>
               <dd className="small">{inputsText(current)}</dd>
-              {current.measured && (
+              <dt>Measured traffic</dt>
+              <dd data-testid="service-measured">
+                {current.measured
+                  ? `${gb(current.measured.trafficGb)} a month, ${
+                      current.measured.crossZone === null
+                        ? 'cross-zone share not measured (the source sees no zones)'
+                        : `${percent(current.measured.crossZone)} across zones`
+                    }`
+                  : 'none: no traffic source measures this Service, so its volume is estimated'}
+              </dd>
+              {typeof current.modelVsMeasured?.measured.cost === 'number' && (
                 <>
-                  <dt>Measured</dt>
-                  <dd>
-                    {number(current.measured.trafficGb)} GB a month, {percent(current.measured.crossZone)} across zones
+                  <dt>Measured cost</dt>
+                  <dd data-testid="service-measured-cost">
+                    {money(current.modelVsMeasured.measured.cost)} a month at the measured cross-zone share (the cost
+                    above uses the modelled {percent(current.crossZone.withHints)})
                   </dd>
                 </>
               )}

@@ -1,0 +1,36 @@
+import { type QueryClient, queryOptions } from '@tanstack/react-query';
+import { get, query } from './api';
+import type { Fleet, ServiceList } from './types';
+
+/**
+ * The answer each page's table waits for. The shell asks for it as soon as the URL names the page, so
+ * it travels while the page's chunk loads, and nothing secondary (charts, zones, trends) is asked first.
+ */
+
+export const fleetQuery = queryOptions({ queryKey: ['fleet'], queryFn: () => get<Fleet>('/v1/fleet') });
+
+/** The Services table's query-string parameters, as the cluster page's URL holds them. */
+export const SERVICE_FILTERS = ['namespace', 'routing', 'hintState', 'reason', 'opportunity', 'sort', 'order'] as const;
+
+export function servicesPath(clusterId: string, param: (name: string) => string): string {
+  const filters = Object.fromEntries(SERVICE_FILTERS.map((name) => [name, param(name)]));
+  return `/v1/clusters/${clusterId}/services${query({ ...filters, limit: param('limit') || 50, cursor: param('cursor') })}`;
+}
+
+export const servicesQuery = (path: string) =>
+  queryOptions({ queryKey: ['services', path], queryFn: () => get<ServiceList>(path) });
+
+const CLUSTER_PAGE = /^\/clusters\/([^/]+)$/;
+
+export function prefetchCritical(queryClient: QueryClient, location: string, search: string): void {
+  if (location === '/') {
+    void queryClient.prefetchQuery(fleetQuery);
+    return;
+  }
+  const cluster = CLUSTER_PAGE.exec(location);
+  if (cluster) {
+    const params = new URLSearchParams(search);
+    const path = servicesPath(decodeURIComponent(cluster[1]), (name) => params.get(name) ?? '');
+    void queryClient.prefetchQuery(servicesQuery(path));
+  }
+}
