@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { Suspense, useEffect, useSyncExternalStore } from 'react';
+import { Suspense, useEffect, useLayoutEffect, useSyncExternalStore } from 'react';
 import { Link, Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
 import { prefetchCritical } from './critical-queries';
 import { preloadablePage } from './preloadable-page';
@@ -57,8 +57,9 @@ function Shell() {
   const search = useSearch();
   useEffect(() => followLiveEvents(queryClient), [queryClient]);
   useEffect(preloadPagesWhenIdle, []);
-  // A page's critical answer is asked for while its chunk is still loading, not after it.
-  useEffect(() => prefetchCritical(queryClient, location, search), [location, search, queryClient]);
+  // A page's critical answer is asked for while its chunk is still loading, not after it; in the commit
+  // that shows the page, before the page left behind tears down (its charts take a while to dispose).
+  useLayoutEffect(() => prefetchCritical(queryClient, location, search), [location, search, queryClient]);
   const admin = isAdmin(identity.data);
   const links: [string, string][] = [
     ['/', 'Fleet'],

@@ -1,5 +1,5 @@
 import { type UseQueryResult, useQuery } from '@tanstack/react-query';
-import { memo } from 'react';
+import { memo, useDeferredValue } from 'react';
 import { Link, useParams } from 'wouter';
 import { get } from '../api';
 import { Chart } from '../components/chart';
@@ -30,7 +30,8 @@ export default function ClusterPage() {
   const services = useQuery({ ...servicesQuery(servicesPath(id, param)), placeholderData: (previous) => previous });
   // The table's answer goes first (it names the cluster too): the facts and the panels below ask for
   // theirs once it has arrived, so on a large cluster they never hold it up.
-  const secondary = !services.isPending;
+  // Deferred: the table's rows are drawn in a commit of their own, the panels' first renders after it.
+  const secondary = useDeferredValue(!services.isPending);
   const cluster = useQuery({
     queryKey: ['cluster', id],
     queryFn: () => get<ClusterDetail>(`/v1/clusters/${id}`),
