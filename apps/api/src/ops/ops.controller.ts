@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Inject, type OnModuleDestroy, Res } from '@nestjs/common';
+import { Controller, Get, Header, Inject, type OnApplicationBootstrap, type OnModuleDestroy, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ReadDb } from '@zw/db';
@@ -40,13 +40,17 @@ const DELAY_WINDOW_MS = 5000;
 /**
  * The event loop's delay, as the p99 of the last few seconds: the histogram is read and reset every
  * DELAY_WINDOW_MS, and the worse of the last window and the current one is reported.
+ *
+ * It starts once the application has booted: the boot's own synchronous work (building the GraphQL
+ * schema, wiring modules) holds the loop for hundreds of milliseconds once, which says nothing about
+ * whether the serving process is saturated, and would answer the first /readyz 503.
  */
 class EventLoopDelay {
   private readonly histogram = monitorEventLoopDelay({ resolution: 10 });
   private lastWindowMs = 0;
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | undefined;
 
-  constructor() {
+  start(): void {
     this.histogram.enable();
     this.timer = setInterval(() => {
       this.lastWindowMs = this.histogram.percentile(99) / 1e6;
@@ -69,7 +73,7 @@ class EventLoopDelay {
 /** Liveness, readiness and Prometheus metrics: unauthenticated, for orchestrators and scrapers. */
 @ApiTags('operations')
 @Controller()
-export class OpsController implements OnModuleDestroy {
+export class OpsController implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly eventLoop = new EventLoopDelay();
   private readonly maxPoolWaiting: number;
   private readonly maxEventLoopDelayMs: number;
@@ -84,6 +88,10 @@ export class OpsController implements OnModuleDestroy {
   ) {
     this.maxPoolWaiting = config.get('READY_MAX_POOL_WAITING', { infer: true });
     this.maxEventLoopDelayMs = config.get('READY_MAX_EVENT_LOOP_DELAY_MS', { infer: true });
+  }
+
+  onApplicationBootstrap(): void {
+    this.eventLoop.start();
   }
 
   onModuleDestroy(): void {
