@@ -1,5 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLogSchema } from '../src/audit/audit-log.schemas.js';
 import { buildProjects } from '../../../test/support/processes.js';
@@ -33,13 +34,18 @@ async function auditLog(query = ''): Promise<AuditEntry[]> {
   return AuditLogSchema.parse(answer.body).entries;
 }
 
-function cli(...args: string[]): Record<string, unknown> {
+/**
+ * Runs the admin CLI without blocking this process, whose event loop also serves the API under test: a
+ * loop held for seconds leaves the server's idle keep-alive sockets to be closed just as the next request
+ * reuses one (ECONNRESET).
+ */
+async function cli(...args: string[]): Promise<Record<string, unknown>> {
   const script = join(__dirname, '..', '..', '..', 'dist', 'apps', 'api', 'admin-cli.js');
-  const output = execFileSync(process.execPath, [script, ...args], {
+  const { stdout } = await promisify(execFile)(process.execPath, [script, ...args], {
     env: { ...process.env, DATABASE_URL: stack.db.url },
     encoding: 'utf8',
   });
-  return JSON.parse(output) as Record<string, unknown>;
+  return JSON.parse(stdout) as Record<string, unknown>;
 }
 
 beforeAll(async () => {
@@ -183,11 +189,21 @@ describe('audit log', () => {
 
   it('records the admin CLI as the operator, not a key', async () => {
     buildProjects(['apps/api']);
-    cli('create-org', '--org', 'cli-made');
-    const key = cli('create-api-key', '--org', 'cli-made', '--name', 'ops', '--scope', 'admin', '--expires-in', '30d');
+    await cli('create-org', '--org', 'cli-made');
+    const key = await cli(
+      'create-api-key',
+      '--org',
+      'cli-made',
+      '--name',
+      'ops',
+      '--scope',
+      'admin',
+      '--expires-in',
+      '30d',
+    );
     expect(Date.parse(String(key.expiresAt)) - Date.now()).toBeGreaterThan(29 * 86_400_000);
-    cli('create-cluster', '--org', 'cli-made', '--name', 'edge', '--price-per-gb', '0.01');
-    cli('rotate-token', '--org', 'cli-made', '--name', 'edge');
+    await cli('create-cluster', '--org', 'cli-made', '--name', 'edge', '--price-per-gb', '0.01');
+    await cli('rotate-token', '--org', 'cli-made', '--name', 'edge');
     const answer = await apiClient(stack.url, String(key.apiKey)).get('/v1/audit-log');
     const entries = AuditLogSchema.parse(answer.body).entries;
     expect(entries.map((entry) => entry.action).reverse()).toEqual([
