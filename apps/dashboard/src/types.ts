@@ -135,9 +135,20 @@ export interface NodeBlockers {
   patch: string;
 }
 
+/** A Service's fixes in the ranking (`GET /v1/clusters/{id}/recommendations`), best first. */
+export interface ServiceFixes {
+  namespace: string;
+  name: string;
+  traffic: { gb: number; source: string; estimate: boolean };
+  bestSavings: Figure;
+  recommendations: Recommendation[];
+}
+
 export interface ClusterRecommendations {
   asOf: string | null;
   nodeBlockers: NodeBlockers | null;
+  services: ServiceFixes[];
+  nextCursor: string | null;
 }
 
 export interface ServiceList {

@@ -269,6 +269,19 @@ describe.skipIf(skipReason !== '')(
       await eventually(() => page.getByTestId('ignored-hints').textContent()).toContain(
         `${number(ignored)} Service${ignored === 1 ? '' : 's'} whose hints are written but ignored`,
       );
+      // The best fixes, ranked as the API ranks them, each with what it saves a month.
+      const ranked = (await api().get(`/v1/clusters/${clusters.prod.id}/recommendations?limit=5`)).body.services;
+      expect(ranked.length).toBeGreaterThan(0);
+      const topFixes = page.locator('[data-testid=top-fixes] tbody tr');
+      await eventually(() => topFixes.count()).toBe(ranked.length);
+      for (const [index, service] of ranked.entries()) {
+        const row = topFixes.nth(index);
+        expect(await row.getAttribute('data-service')).toBe(`${service.namespace}/${service.name}`);
+        expect(await row.textContent()).toContain(service.recommendations[0].summary);
+        expect(await row.getByTestId('top-fix-savings').textContent()).toContain(
+          `${money(service.bestSavings.cost)} (${gb(service.bestSavings.crossZoneGb)})`,
+        );
+      }
       await shot('cluster');
 
       await page.goto(`${stack.url}/clusters/${clusters.broken.id}`);

@@ -17,12 +17,16 @@ import type {
   ClusterRecommendations,
   NodeBlockers,
   ServiceCidrs,
+  ServiceFixes,
   ServiceList,
   ServiceSummary,
   SettingSource,
   Zones,
 } from '../types';
 import { useUrlState } from '../url-state';
+
+/** How many of the best fixes the cluster page lists (the Service page has all of a Service's). */
+const TOP_FIXES = 5;
 
 export default function ClusterPage() {
   const { id } = useParams<{ id: string }>();
@@ -47,12 +51,12 @@ export default function ClusterPage() {
     queryFn: () => get<ServiceCidrs>(`/v1/clusters/${id}/service-cidrs`),
     enabled: secondary,
   });
-  // Only the node blockers are read here (one row of fixes is the smallest page the route serves), and
-  // only when the banner shows: ranking a large cluster's fixes is not free.
+  // The best fixes and the node blockers: one page of the ranking, which reads rows in its index's order
+  // (a 10,000-Service cluster's costs about what its Services list does).
   const fixes = useQuery({
-    queryKey: ['recommendations', id],
-    queryFn: () => get<ClusterRecommendations>(`/v1/clusters/${id}/recommendations?limit=1`),
-    enabled: zones.data?.nodeInfo.sufficient === false,
+    queryKey: ['recommendations', id, TOP_FIXES],
+    queryFn: () => get<ClusterRecommendations>(`/v1/clusters/${id}/recommendations?limit=${TOP_FIXES}`),
+    enabled: secondary,
   });
   // The count of Services whose hints are ignored is a fleet figure per cluster (same query as the fleet page).
   const fleet = useQuery({ ...fleetQuery, enabled: secondary });
@@ -77,6 +81,14 @@ export default function ClusterPage() {
       )}
       <h2>Services</h2>
       <ServicesTable clusterId={id} services={services} />
+      <h2>Top fixes</h2>
+      {fixes.isPending ? (
+        <Loading what="fixes" />
+      ) : fixes.isError ? (
+        <ErrorBox error={fixes.error} />
+      ) : (
+        <TopFixes clusterId={id} services={fixes.data.services} />
+      )}
       <h2>Trends</h2>
       {secondary ? <TrendCharts path={`/v1/clusters/${id}/trends`} /> : <Loading what="trends" />}
       <h2>Zones</h2>
@@ -98,6 +110,44 @@ export default function ClusterPage() {
         <CidrBands cidrs={cidrs.data.serviceCIDRs} />
       )}
     </>
+  );
+}
+
+/** The fixes ranked by what they save a month: the cluster's cheapest money first. */
+function TopFixes({ clusterId, services }: { clusterId: string; services: ServiceFixes[] }) {
+  if (services.length === 0) return <Empty>No fix to make: every Service that can route in-zone does.</Empty>;
+  return (
+    <table data-testid="top-fixes">
+      <thead>
+        <tr>
+          <th scope="col">Service</th>
+          <th scope="col">Best fix</th>
+          <th scope="col">Saves a month</th>
+        </tr>
+      </thead>
+      <tbody>
+        {services.map((service) => {
+          const best = service.recommendations[0];
+          return (
+            <tr key={`${service.namespace}/${service.name}`} data-service={`${service.namespace}/${service.name}`}>
+              <td>
+                <Link href={`/clusters/${clusterId}/services/${service.namespace}/${service.name}`}>
+                  {service.namespace}/{service.name}
+                </Link>
+              </td>
+              <td>
+                {best && <span className="badge">{best.kind}</span>} {best?.summary}
+              </td>
+              <td data-testid="top-fix-savings">
+                {money(service.bestSavings.cost)} ({gb(service.bestSavings.crossZoneGb)})
+                {service.traffic.estimate && <EstimateBadge inputs={`traffic: ${service.traffic.source}`} />}
+                <TrafficBasis measuredShare={service.traffic.source === 'measured' ? 1 : 0} />
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
   );
 }
 
