@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { PrismaService } from '@zw/db';
+import { isAgentStale, PrismaService } from '@zw/db';
 import type { WorkerConfig } from './config.js';
 import { ReadModelPublisher } from './read-model-events.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
@@ -42,7 +42,7 @@ export class AgentStalenessService {
       const clusters = await this.newestSnapshots();
       const announced = new Set(await this.events.transitionFields(STALE_GUARD));
       for (const cluster of clusters) {
-        const stale = this.isStale(cluster.captured_at, now);
+        const stale = isAgentStale(cluster.captured_at, now, this.config.STALE_AFTER_SECONDS);
         if (stale === announced.has(cluster.cluster_id)) continue;
         if (await this.announceOne(cluster, stale)) result[stale ? 'wentStale' : 'cameBack']++;
       }
@@ -55,11 +55,6 @@ export class AgentStalenessService {
       this.logger.warn(`staleness check failed (next sweep retries): ${String(error)}`);
     }
     return result;
-  }
-
-  /** As the fleet view counts it: whole seconds since the capture, past the threshold. */
-  private isStale(capturedAt: Date, now: Date): boolean {
-    return Math.floor((now.getTime() - capturedAt.getTime()) / 1000) > this.config.STALE_AFTER_SECONDS;
   }
 
   private announceOne(cluster: NewestSnapshot, stale: boolean): Promise<boolean> {

@@ -28,7 +28,7 @@ export {
 } from './api-keys.js';
 export { createOrganization, findOrganizationBySlug, type CreateOrganizationInput } from './organizations.js';
 export { ReadDb, type ExecutedQuery, type ReadDbOptions } from './read-db.js';
-export { fleetRows, type FleetRow } from './read-model/fleet.js';
+export { agentAgeSeconds, fleetRows, type FleetRow, isAgentStale } from './read-model/fleet.js';
 export { trendRows, type TrendQuery, type TrendRow } from './read-model/trends.js';
 export {
   clusterMetricGroups,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { type FleetRow, fleetRows, ReadDb } from '@zw/db';
+import { agentAgeSeconds, type FleetRow, fleetRows, isAgentStale, ReadDb } from '@zw/db';
 import type { ApiConfig } from '../config.js';
 import { clusterPricing } from '../savings/pricing.js';
 import type { FleetClusterView, FleetView } from './fleet.schemas.js';
@@ -72,9 +72,7 @@ export class FleetService {
   }
 
   clusterView(row: FleetRow, now: Date): FleetClusterView {
-    const ageSeconds = row.last_snapshot_captured_at
-      ? Math.max(0, Math.floor((now.getTime() - row.last_snapshot_captured_at.getTime()) / 1000))
-      : null;
+    const ageSeconds = row.last_snapshot_captured_at ? agentAgeSeconds(row.last_snapshot_captured_at, now) : null;
     return {
       id: row.id,
       name: row.name,
@@ -99,7 +97,7 @@ export class FleetService {
               receivedAt: row.last_snapshot_received_at!.toISOString(),
               status: row.last_snapshot_status as 'queued' | 'processing' | 'processed' | 'failed',
               ageSeconds,
-              stale: ageSeconds > this.staleAfterSeconds,
+              stale: isAgentStale(row.last_snapshot_captured_at, now, this.staleAfterSeconds),
             }
           : null,
       monthly: monthlyOf(row),

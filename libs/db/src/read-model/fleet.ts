@@ -1,6 +1,16 @@
 import type { ReadDb } from '../read-db.js';
 
 /** One cluster of the fleet summary: the cluster, its newest snapshot, and its newest recorded analysis. */
+/** Whole seconds since an agent's newest snapshot was captured (never negative: clocks differ). */
+export function agentAgeSeconds(capturedAt: Date, now: Date): number {
+  return Math.max(0, Math.floor((now.getTime() - capturedAt.getTime()) / 1000));
+}
+
+/** The fleet's staleness rule, one for the API's views and the workers' `cluster.stale` events. */
+export function isAgentStale(capturedAt: Date, now: Date, staleAfterSeconds: number): boolean {
+  return agentAgeSeconds(capturedAt, now) > staleAfterSeconds;
+}
+
 export interface FleetRow {
   id: string;
   name: string;
