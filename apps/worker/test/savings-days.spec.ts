@@ -104,20 +104,28 @@ function history(): { at: Date; services: ServiceState[] }[] {
   });
 }
 
-/** The migration's backfill, into a scratch table: the roll-up as it must be for the intervals stored now. */
+/**
+ * The migrations' backfills (the roll-up's, then its heads'), into a scratch table: the roll-up as it must
+ * be for the intervals stored now.
+ */
 async function rebuiltFromScratch(clusterIds: string[]): Promise<string[]> {
-  const migrations = join(__dirname, '..', '..', '..', 'prisma', 'migrations');
-  const folder = readdirSync(migrations).find((name) => name.endsWith('_savings_days'))!;
-  const migration = readFileSync(join(migrations, folder, 'migration.sql'), 'utf8');
-  const backfill = migration.slice(migration.indexOf('-- Backfill'));
   await prisma.$executeRawUnsafe('DROP TABLE IF EXISTS savings_days_rebuilt');
   await prisma.$executeRawUnsafe(
     'CREATE TABLE savings_days_rebuilt (LIKE service_savings_days INCLUDING DEFAULTS INCLUDING CONSTRAINTS)',
   );
-  for (const statement of backfill.replaceAll('"service_savings_days"', 'savings_days_rebuilt').split(';')) {
-    if (statement.includes('INSERT')) await prisma.$executeRawUnsafe(statement);
+  for (const migration of ['_savings_days', '_savings_day_heads']) {
+    for (const statement of backfillOf(migration).split(';')) {
+      if (/INSERT|UPDATE/.test(statement)) await prisma.$executeRawUnsafe(statement);
+    }
   }
   return rollupRows('savings_days_rebuilt', clusterIds);
+}
+
+function backfillOf(migrationName: string): string {
+  const migrations = join(__dirname, '..', '..', '..', 'prisma', 'migrations');
+  const folder = readdirSync(migrations).find((name) => name.endsWith(migrationName))!;
+  const migration = readFileSync(join(migrations, folder, 'migration.sql'), 'utf8');
+  return migration.slice(migration.indexOf('-- Backfill')).replaceAll('"service_savings_days"', 'savings_days_rebuilt');
 }
 
 async function rollupRows(table: string, clusterIds: string[]): Promise<string[]> {

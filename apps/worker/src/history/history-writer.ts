@@ -101,21 +101,19 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
       UPDATE service_intervals SET valid_to = ${at}::timestamptz WHERE id = ANY(${plan.endAtSnapshot}::bigint[])
       RETURNING id, service_id, valid_from`;
     // An open interval closed now: all its days join the savings roll-up; one that ended later (a snapshot
-    // inserted into the past) loses its days after `at`, which its copy from `next` on takes back.
+    // inserted into the past) loses its days after `at`, which its copy from `next` on takes back. Every day
+    // of a changed interval is summed again, not only those whose pieces changed: a day row's head keeps
+    // the bounds of the interval holding at its first instant.
     for (const row of ended) {
       const oldEnd = oldEnds.get(row.id) ?? null;
-      changed.push(
-        oldEnd
-          ? { serviceId: row.service_id, from: at, to: oldEnd }
-          : { serviceId: row.service_id, from: row.valid_from, to: at },
-      );
+      changed.push({ serviceId: row.service_id, from: row.valid_from, to: oldEnd ?? at });
     }
   }
   if (plan.startAtSnapshot.length > 0) {
-    const extended = await tx.$queryRaw<{ service_id: bigint }[]>`
+    const extended = await tx.$queryRaw<{ service_id: bigint; valid_to: Date | null }[]>`
       UPDATE service_intervals SET valid_from = ${at}::timestamptz WHERE id = ANY(${plan.startAtSnapshot}::bigint[])
-      RETURNING service_id`;
-    changed.push(...extended.map((row) => ({ serviceId: row.service_id, from: at, to: next! })));
+      RETURNING service_id, valid_to`;
+    changed.push(...extended.map((row) => ({ serviceId: row.service_id, from: at, to: row.valid_to ?? next! })));
   }
   const fresh = plan.inserts.filter((insert) => insert.state !== null).map((insert) => insert.state!);
   if (fresh.length > 0) {

@@ -54,6 +54,37 @@ export const SUMMED_FIGURES_SQL = `${SUMMED.map((c) => `sum(${c}) AS ${c}`).join
  */
 export const DAY_SUMS_SQL = `${SUMMED.map((c) => `sum(${c}::numeric)::float8 AS ${c}`).join(', ')}, ${FLAGS}`;
 
+/** The interval columns a day row's head keeps (`head_<column>`): what the savings figures are computed from. */
+const HEAD_COLUMNS = [
+  'valid_from',
+  'valid_to',
+  'routing',
+  'traffic_gb',
+  'traffic_source',
+  'cross_zone_without_hints',
+  'cross_zone_with_hints',
+  'preview_state',
+  'preview_cross_zone',
+  'managed_by',
+];
+
+/** The roll-up's head columns, in the order HEAD_SQL gives them. */
+const HEAD_COLUMN_NAMES = HEAD_COLUMNS.map((column) => `head_${column}`).join(', ');
+
+/**
+ * A day row's head from its pieces: the one piece whose interval began at or before the day's first
+ * instant (intervals of a Service never overlap, so at most one does) carries its columns, the others null.
+ */
+const HEAD_OF_PIECE_SQL = HEAD_COLUMNS.map(
+  (column) => `CASE WHEN i.valid_from AT TIME ZONE 'UTC' <= d THEN i.${column} END AS head_${column}`,
+).join(', ');
+const HEAD_SQL = HEAD_COLUMNS.map((column) => `max(head_${column}) AS head_${column}`).join(', ');
+
+/** Day row `r`'s head as an interval `i` (with the row's keys), for the savings figures' expressions. */
+export const HEAD_AS_INTERVAL_SQL = `SELECT r.cluster_id, r.service_id, ${HEAD_COLUMNS.map(
+  (column) => `r.head_${column} AS ${column}`,
+).join(', ')}`;
+
 /** The roll-up's columns after its keys, in the order SUMMED_FIGURES_SQL gives them. */
 export const FIGURE_COLUMNS = `months, traffic_months, without_months, without_traffic, with_months, with_traffic,
   missed_months, missed_traffic, opportunity_months, opportunity_traffic, annotation, default_source,
@@ -84,8 +115,8 @@ export async function refreshSavingsDays(db: Db, clusterId: string, spans: Savin
     `DELETE FROM service_savings_days r USING touched t
       WHERE r.cluster_id = $1::uuid AND r.span_days = 1 AND r.service_id = t.service_id
         AND r.day >= t.lo::date AND r.day < t.hi::date`,
-    `INSERT INTO service_savings_days (cluster_id, span_days, day, service_id, ${FIGURE_COLUMNS})
-     SELECT cluster_id, 1, day, service_id, ${DAY_SUMS_SQL}
+    `INSERT INTO service_savings_days (cluster_id, span_days, day, service_id, ${FIGURE_COLUMNS}, ${HEAD_COLUMN_NAMES})
+     SELECT cluster_id, 1, day, service_id, ${DAY_SUMS_SQL}, ${HEAD_SQL}
        FROM (${dayPiecesSql(`touched t JOIN service_intervals i ON i.service_id = t.service_id
                    AND i.cluster_id = $1::uuid AND i.valid_to IS NOT NULL AND i.valid_to > t.lo AT TIME ZONE 'UTC'
                    AND i.valid_from < t.hi AT TIME ZONE 'UTC'`)}) pieces
@@ -113,11 +144,12 @@ export interface SavingsDaySpan {
 
 /**
  * The pieces of the closed intervals `i` joined in `source` (which names `t.lo` and `t.hi`, UTC
- * timestamps at midnight bounding the days wanted), one per interval and UTC day, with their figures.
- * The migration that created the roll-up backfilled it with this same computation.
+ * timestamps at midnight bounding the days wanted), one per interval and UTC day, with their figures and
+ * head columns. The migrations that created the roll-up and its heads backfilled it with this same
+ * computation.
  */
 export function dayPiecesSql(source: string): string {
-  return `SELECT i.cluster_id, i.service_id, d::date AS day, ${WEIGHTED_FIGURES_SQL}
+  return `SELECT i.cluster_id, i.service_id, d::date AS day, ${WEIGHTED_FIGURES_SQL}, ${HEAD_OF_PIECE_SQL}
             FROM ${source}
            CROSS JOIN LATERAL generate_series(
                    GREATEST(date_trunc('day', i.valid_from AT TIME ZONE 'UTC'), t.lo),

@@ -1,6 +1,7 @@
 import type { ReadDb } from '../read-db.js';
 import {
   FIGURE_COLUMNS,
+  HEAD_AS_INTERVAL_SQL,
   SECONDS_PER_MONTH,
   SUMMED_FIGURES_SQL,
   WEIGHTED_FIGURES_SQL,
@@ -66,21 +67,19 @@ export interface OpportunityRow {
  * Every interval overlapping the range, summed per Service: its months in the range, its traffic and
  * cross-zone GB over them, what enabling topology routing would have saved, and where its traffic came
  * from. Whole ISO weeks and the whole UTC days around them of closed intervals come from the roll-up
- * (service_savings_days: a row per Service and week, $8 to $9, and per Service and day); the raw
- * intervals are read only for what it does not hold: the partial days at the
- * range's edges ($6 = the first whole day's start, $7 = the end of the last; equal to `from` when the
- * range holds no whole day) and the open intervals. The three raw sets are disjoint and each found through
- * an index: intervals still open or ending after the right edge's start, those ending in the left edge,
- * and those crossing the left edge's end into the whole days (a Service's interval before its first
- * roll-up day).
+ * (service_savings_days: a row per Service and week, $8 to $9, and per Service and day); what it does not
+ * hold are the partial days at the range's edges ($6 = the first whole day's start, $7 = the end of the
+ * last; equal to `from` when the range holds no whole day) and the open intervals. Three disjoint sets
+ * answer for those: the raw intervals still open or ending after the right edge's start, the raw ones
+ * ending in the left edge (both through an index), and the closed intervals crossing the left edge's end
+ * into the whole days, which the first whole day's rows keep as their heads (one row per Service, read
+ * with the other day rows instead of an interval lookup per Service).
  *
  * The snapshot's traffic and the plain months are summed apart, because an API or measured volume set
  * since overrides the snapshot's for the whole range: gb × Σ months, else Σ months × traffic_gb.
  *
- * Decision: the per-Service sums run in float8 (a Service has a few dozen rows in a range), the sums
- * across Services in numeric (exact whatever the order of the Services), so figures do not wobble between
- * identical queries. Reading the roll-up rather than every interval made `groupBy=service` over 30 days
- * of a 1,000-Service cluster several times faster (see `npm run bench`).
+ * Reading the roll-up rather than every interval made `groupBy=service` over 30 days of a 1,000-Service
+ * cluster several times faster (see `npm run bench`).
  */
 function perServiceSql(namespaceFilter: string): string {
   const rawMonths = `CASE WHEN i.valid_to IS NULL
@@ -102,12 +101,10 @@ function perServiceSql(namespaceFilter: string): string {
       UNION ALL
       SELECT i.cluster_id, i.service_id, ${WEIGHTED_FIGURES_SQL}
         FROM service_savings_days r
-       CROSS JOIN LATERAL (SELECT * FROM service_intervals i
-                            WHERE i.service_id = r.service_id AND i.valid_from < $6
-                            ORDER BY i.valid_from DESC LIMIT 1) i
+       CROSS JOIN LATERAL (${HEAD_AS_INTERVAL_SQL}) i
        ${weightsSql(rawMonths)}
        WHERE r.cluster_id = ANY($1::uuid[]) AND r.span_days = 1 AND r.day = ($6 AT TIME ZONE 'UTC')::date
-         AND $6 < $7 AND i.valid_to > $6 AND i.valid_to <= $7
+         AND $6 < $7 AND r.head_valid_to > $6 AND r.head_valid_to <= $7
       UNION ALL
       SELECT cluster_id, service_id, ${FIGURE_COLUMNS}
         FROM service_savings_days
@@ -141,33 +138,60 @@ function perServiceSql(namespaceFilter: string): string {
         JOIN prices p ON p.cluster_id = w.cluster_id
        CROSS JOIN LATERAL (SELECT COALESCE(s.monthly_traffic_gb, s.measured_traffic_gb) AS gb) o
        CROSS JOIN LATERAL (
-             SELECT p.price::numeric AS price, w.months::numeric AS months,
-                    COALESCE(o.gb * w.months, w.traffic_months)::numeric AS gb_m,
+             SELECT p.price, w.months,
+                    COALESCE(o.gb * w.months, w.traffic_months) AS gb_m,
                     CASE WHEN s.monthly_traffic_gb IS NULL THEN COALESCE(s.measured_traffic_gb * w.months, 0)
-                         ELSE 0 END::numeric AS measured_gb_m,
-                    COALESCE(o.gb * w.without_months, w.without_traffic)::numeric AS without_gb,
-                    COALESCE(o.gb * w.with_months, w.with_traffic)::numeric AS with_gb,
-                    COALESCE(o.gb * w.missed_months, w.missed_traffic)::numeric AS missed_gb,
-                    COALESCE(o.gb * w.opportunity_months, w.opportunity_traffic)::numeric AS opportunity_gb_m,
-                    w.opportunity_months::numeric AS opportunity_months) n
+                         ELSE 0 END AS measured_gb_m,
+                    COALESCE(o.gb * w.without_months, w.without_traffic) AS without_gb,
+                    COALESCE(o.gb * w.with_months, w.with_traffic) AS with_gb,
+                    COALESCE(o.gb * w.missed_months, w.missed_traffic) AS missed_gb,
+                    COALESCE(o.gb * w.opportunity_months, w.opportunity_traffic) AS opportunity_gb_m,
+                    w.opportunity_months) n
        WHERE true${namespaceFilter}
     )`;
 }
 
 /**
- * Sums across Services in numeric: exact whatever the row order, so figures do not wobble between identical
- * queries. Each Service's figures are converted to numeric once, in `weighted`.
+ * Each figure of a group: its name, as one Service's (`weighted`'s column) and as the sum over Services.
+ *
+ * Decision: float8 throughout, summed in a fixed order (Services sorted by cluster and id, see
+ * {@link inServiceOrder}), so identical queries give identical figures bit for bit. Summing in numeric
+ * did that whatever the order, but converting each figure to numeric and back (through its text form)
+ * was a third of the statement's time; the difference between the two is far below a cent.
  */
-const SUMS = `
-      sum(months)::float8 AS months_total,
-      COALESCE(sum(gb_m), 0)::float8 AS traffic_gb,
-      COALESCE(sum(measured_gb_m), 0)::float8 AS measured_gb,
-      COALESCE(sum(without_gb), 0)::float8 AS without_gb,
-      COALESCE(sum(without_cost), 0)::float8 AS without_cost,
-      COALESCE(sum(with_gb), 0)::float8 AS with_gb,
-      COALESCE(sum(with_cost), 0)::float8 AS with_cost,
-      COALESCE(sum(missed_gb), 0)::float8 AS missed_gb,
-      COALESCE(sum(missed_cost), 0)::float8 AS missed_cost`;
+const FIGURES: { name: string; oneService: string; summed: string }[] = [
+  { name: 'months_total', oneService: 'months', summed: 'sum(months)' },
+  { name: 'traffic_gb', oneService: 'gb_m', summed: 'COALESCE(sum(gb_m), 0)' },
+  { name: 'measured_gb', oneService: 'measured_gb_m', summed: 'COALESCE(sum(measured_gb_m), 0)' },
+  ...['without_gb', 'without_cost', 'with_gb', 'with_cost', 'missed_gb', 'missed_cost'].map((name) => ({
+    name,
+    oneService: name,
+    summed: `COALESCE(sum(${name}), 0)`,
+  })),
+];
+
+/** The counts of a group: its name, as one Service's (0 or 1) and over Services. */
+const COUNTS: { name: string; oneService: string; summed: string }[] = [
+  { name: 'services', oneService: '1', summed: 'count(*)' },
+  ...['api', 'measured', 'annotation', 'default'].map((source) => ({
+    name: `services_${source}`,
+    oneService: `source_${source}::int`,
+    summed: `count(*) FILTER (WHERE source_${source})`,
+  })),
+  { name: 'opportunities', oneService: 'opportunity::int', summed: 'count(*) FILTER (WHERE opportunity)' },
+];
+
+function groupColumnsOf(pick: 'oneService' | 'summed'): string {
+  return [
+    ...FIGURES.map((figure) => `(${figure[pick]})::float8 AS ${figure.name}`),
+    ...COUNTS.map((count) => `(${count[pick]})::int AS ${count.name}`),
+  ].join(', ');
+}
+
+/** `weighted` in a fixed order: what the sums across Services read, so they add in the same order each time. */
+function inServiceOrder(columns: string[]): string {
+  return `(SELECT * FROM weighted ORDER BY ${[...columns, 'service_id'].join(', ')}) ordered`;
+}
 
 const GROUP_COLUMNS: Record<SavingsGroupBy, string[]> = {
   cluster: ['cluster_id'],
@@ -302,18 +326,24 @@ function utcDate(instant: Date): string {
 
 const DAY_MS = 24 * 3600_000;
 
-/** `grouped` (the groups and the totals, GROUPING SETS) and `ranked` (largest cost first) over `weighted`. */
+/**
+ * `grouped` (the groups and the totals) and `ranked` (largest cost first) over `weighted`. By Service,
+ * each Service is its group (a cluster's Services have unique names); otherwise GROUPING SETS gives the
+ * groups and the totals in one pass.
+ */
 function groupedSql(columns: string[]): string {
-  return `grouped AS (
-      SELECT ${columns.join(', ')}, GROUPING(${columns[0]}) = 1 AS is_total, ${SUMS},
-             count(*)::int AS services,
-             count(*) FILTER (WHERE source_api)::int AS services_api,
-             count(*) FILTER (WHERE source_measured)::int AS services_measured,
-             count(*) FILTER (WHERE source_annotation)::int AS services_annotation,
-             count(*) FILTER (WHERE source_default)::int AS services_default,
-             count(*) FILTER (WHERE opportunity)::int AS opportunities
-        FROM weighted
-       GROUP BY GROUPING SETS ((${columns.join(', ')}), ())
+  const grouped =
+    columns.length === GROUP_COLUMNS.service.length
+      ? `SELECT ${columns.join(', ')}, false AS is_total, ${groupColumnsOf('oneService')}
+           FROM weighted
+          UNION ALL
+         SELECT ${columns.map((column) => `NULL${column === 'cluster_id' ? '::uuid' : ''}`).join(', ')}, true,
+                ${groupColumnsOf('summed')}
+           FROM ${inServiceOrder(['cluster_id'])}`
+      : `SELECT ${columns.join(', ')}, GROUPING(${columns[0]}) = 1 AS is_total, ${groupColumnsOf('summed')}
+           FROM ${inServiceOrder(columns)}
+          GROUP BY GROUPING SETS ((${columns.join(', ')}), ())`;
+  return `grouped AS (${grouped}
     ), ranked AS (
       SELECT *, row_number() OVER (PARTITION BY is_total
                                    ORDER BY with_cost DESC, with_gb DESC, ${columns.join(', ')}) AS rank
@@ -335,9 +365,8 @@ function groupColumnsSql(columns: string[]): string {
 /** `opportunity_rows`: the ranked opportunities (at most `limit`), with their `position` (one row per Service). */
 function opportunitiesSql(limit: string): string {
   return `opportunity_rows AS (
-      SELECT cluster_id::text, namespace, name, opportunity_gb_m::float8 AS traffic_gb, missed_gb::float8 AS missed_gb,
-             missed_cost::float8 AS missed_cost, opportunity_estimated AS estimated,
-             opportunity_months::float8 AS months,
+      SELECT cluster_id::text, namespace, name, opportunity_gb_m AS traffic_gb, missed_gb, missed_cost,
+             opportunity_estimated AS estimated, opportunity_months AS months,
              row_number() OVER (ORDER BY missed_cost DESC, missed_gb DESC,
                                 namespace COLLATE "C", name COLLATE "C", cluster_id) AS position
         FROM weighted WHERE opportunity
