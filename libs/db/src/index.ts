@@ -82,7 +82,7 @@ export {
   type SavingsQuery,
   type SavingsRow,
 } from './read-model/savings.js';
-export { refreshSavingsDays, type SavingsDaySpan } from './read-model/savings-days.js';
+export { addClosedIntervalsToSavingsDays, refreshSavingsDays, type SavingsDaySpan } from './read-model/savings-days.js';
 export * from './reports.js';
 export {
   clearMeasurements,

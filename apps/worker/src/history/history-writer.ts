@@ -1,4 +1,5 @@
 import {
+  addClosedIntervalsToSavingsDays,
   analysisDocument,
   analysisDocumentOfJson,
   insertAnalysisDocumentSql,
@@ -95,18 +96,20 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
       FROM service_intervals WHERE id = ANY(${copies}::bigint[])`;
   }
   const changed: SavingsDaySpan[] = [];
+  const closed: bigint[] = [];
   if (plan.endAtSnapshot.length > 0) {
     const oldEnds = new Map([...atPrevious.values()].map((ref) => [ref.id, ref.validTo]));
     const ended = await tx.$queryRaw<{ id: bigint; service_id: bigint; valid_from: Date }[]>`
       UPDATE service_intervals SET valid_to = ${at}::timestamptz WHERE id = ANY(${plan.endAtSnapshot}::bigint[])
       RETURNING id, service_id, valid_from`;
-    // An open interval closed now: all its days join the savings roll-up; one that ended later (a snapshot
-    // inserted into the past) loses its days after `at`, which its copy from `next` on takes back. Every day
-    // of a changed interval is summed again, not only those whose pieces changed: a day row's head keeps
-    // the bounds of the interval holding at its first instant.
+    // An open interval closed now: its days are added to the savings roll-up. One that ended later (a
+    // snapshot inserted into the past) loses its days after `at`, which its copy from `next` on takes back:
+    // every day of it is summed again, not only those whose pieces changed, as a day row's head keeps the
+    // bounds of the interval holding at its first instant.
     for (const row of ended) {
       const oldEnd = oldEnds.get(row.id) ?? null;
-      changed.push({ serviceId: row.service_id, from: row.valid_from, to: oldEnd ?? at });
+      if (oldEnd) changed.push({ serviceId: row.service_id, from: row.valid_from, to: oldEnd });
+      else closed.push(row.id);
     }
   }
   if (plan.startAtSnapshot.length > 0) {
@@ -120,6 +123,7 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
     const inserted = await insertIntervals(tx, clusterId, at, next, fresh);
     if (next) changed.push(...inserted.map((serviceId) => ({ serviceId, from: at, to: next })));
   }
+  await addClosedIntervalsToSavingsDays(tx, clusterId, closed);
   await refreshSavingsDays(tx, clusterId, changed);
   const nothingChanged = plan.endAtSnapshot.length === 0 && plan.inserts.length === 0;
   await finish(tx, record, nothingChanged && next === null ? previous : null);
