@@ -12,6 +12,7 @@ import {
   type RunningExporter,
   type RunningPrometheus,
   freePort,
+  scrapesHeld,
 } from '../../../test/support/prometheus.js';
 import {
   apiClient,
@@ -106,14 +107,7 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
     prometheus = await startPrometheus([exporter.target]);
     proxy = await startCountingProxy(prometheus.url);
     // A 5 s window needs a few scrapes behind it.
-    await waitFor(
-      'Prometheus to hold 8 scrapes',
-      async () => {
-        const [sample] = await prometheus.query('count_over_time(zw_test_service_bytes_total[1m])');
-        return sample !== undefined && Number(sample.value[1]) >= 8;
-      },
-      30_000,
-    );
+    await scrapesHeld(prometheus, 'zw_test_service_bytes_total', 8);
   }, 90_000);
 
   afterAll(async () => {
