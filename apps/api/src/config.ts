@@ -69,7 +69,7 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
   /** Statement timeout of a heavy read; past it the answer is 503 with Retry-After. */
   HEAVY_READ_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
   /** Heavy reads one organization may run at once (per API process); more wait, then 429. */
-  HEAVY_READS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(2),
+  HEAVY_READS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(1),
   /** Longest a heavy read waits for its organization's turn before 429 with Retry-After. */
   HEAVY_READ_QUEUE_WAIT_MS: z.coerce.number().int().min(0).default(2000),
   /** /readyz answers 503 (saturated) when more requests than this wait for a read-pool connection. */

@@ -1,4 +1,5 @@
 import { ConfigService } from '@nestjs/config';
+import { ReadDb } from '@zw/db';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,6 +16,7 @@ import { capturedAt, fleet } from '../../../test/support/snapshots.js';
 import { waitFor } from '../../../test/support/wait.js';
 import type { ApiConfig } from '../src/config.js';
 import { HeavyReadBudget } from '../src/heavy-reads/heavy-read-budget.js';
+import { HEAVY_READ_DB } from '../src/heavy-reads/heavy-read-db.provider.js';
 import { ProblemSchema } from '../src/http/schemas.js';
 import { ProblemException } from '../src/problem.js';
 
@@ -101,6 +103,16 @@ describe('the per-organization heavy-read budget', () => {
     expect(calmAnswers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
     // The other organization's savings has its own budget.
     expect((await calm.get('/v1/savings?groupBy=service')).status).toBe(200);
+  });
+});
+
+describe('the heavy-read pool', () => {
+  it('runs each statement without parallel workers, the regular read pool as configured', async () => {
+    const setting = async (db: ReadDb) =>
+      (await db.query<{ value: string }>('SELECT current_setting($1) AS value', ['max_parallel_workers_per_gather']))[0]
+        .value;
+    expect(await setting(stack.api.get<ReadDb>(HEAVY_READ_DB))).toBe('0');
+    expect(await setting(stack.api.get(ReadDb))).not.toBe('0');
   });
 });
 

@@ -8,6 +8,11 @@ export interface ReadDbOptions {
   statementTimeoutMs?: number;
   /** Longest wait for a new connection (an unreachable server must not hold a request forever). */
   connectionTimeoutMs?: number;
+  /**
+   * When set, Postgres runs each statement in one process, never with parallel workers: a statement
+   * holds at most one of the server's cores, whatever its plan.
+   */
+  oneCorePerStatement?: boolean;
 }
 
 /** What one executed statement looked like; tests count these to prove batching. */
@@ -35,6 +40,7 @@ export class ReadDb {
       max: options.poolMax ?? 10,
       ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
       ...(options.connectionTimeoutMs ? { connectionTimeoutMillis: options.connectionTimeoutMs } : {}),
+      ...(options.oneCorePerStatement ? { options: '-c max_parallel_workers_per_gather=0' } : {}),
     });
     // An idle client losing its connection (Postgres restarted) must not crash the process.
     this.pool.on('error', () => undefined);

@@ -69,11 +69,14 @@ export interface OpportunityRow {
  * from. Whole ISO weeks and the whole UTC days around them of closed intervals come from the roll-up
  * (service_savings_days: a row per Service and week, $8 to $9, and per Service and day); what it does not
  * hold are the partial days at the range's edges ($6 = the first whole day's start, $7 = the end of the
- * last; equal to `from` when the range holds no whole day) and the open intervals. Three disjoint sets
- * answer for those: the raw intervals still open or ending after the right edge's start, the raw ones
- * ending in the left edge (both through an index), and the closed intervals crossing the left edge's end
- * into the whole days, which the first whole day's rows keep as their heads (one row per Service, read
- * with the other day rows instead of an interval lookup per Service).
+ * last; equal to `from` when the range holds no whole day) and the open intervals. Four disjoint sets
+ * answer for those: the raw intervals still open, those ending after the right edge's start, those ending
+ * in the left edge (each through an index), and the closed intervals crossing the left edge's end into
+ * the whole days, which the first whole day's rows keep as their heads (one row per Service, read with
+ * the other day rows instead of an interval lookup per Service). The open intervals are a set of their
+ * own so that Postgres reads them with a plain index scan, which marks the index entries of intervals
+ * closed since as dead; a bitmap scan for both sets never does, and read every closed interval's old open
+ * version again until a vacuum came (3.5 ms instead of 0.9 ms for 1,000 Services after a burst of writes).
  *
  * The snapshot's traffic and the plain months are summed apart, because an API or measured volume set
  * since overrides the snapshot's for the whole range: gb × Σ months, else Σ months × traffic_gb.
@@ -93,7 +96,12 @@ function perServiceSql(namespaceFilter: string): string {
       SELECT i.cluster_id, i.service_id, ${WEIGHTED_FIGURES_SQL}
         FROM service_intervals i ${weightsSql(rawMonths)}
        WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_from < LEAST($4::timestamptz, $5::timestamptz)
-         AND (i.valid_to IS NULL OR i.valid_to > $7::timestamptz)
+         AND i.valid_to IS NULL
+      UNION ALL
+      SELECT i.cluster_id, i.service_id, ${WEIGHTED_FIGURES_SQL}
+        FROM service_intervals i ${weightsSql(rawMonths)}
+       WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_from < LEAST($4::timestamptz, $5::timestamptz)
+         AND i.valid_to > $7::timestamptz
       UNION ALL
       SELECT i.cluster_id, i.service_id, ${WEIGHTED_FIGURES_SQL}
         FROM service_intervals i ${weightsSql(rawMonths)}
