@@ -276,11 +276,18 @@ export async function pending(prisma: PrismaClient): Promise<number> {
   return prisma.snapshot.count({ where: { status: { in: ['queued', 'processing'] } } });
 }
 
+/** Pushes a snapshot as the agent does: refused 429, it waits as long as `Retry-After` says and pushes again. */
 export async function push(apiUrl: string, token: string, list: KubernetesList): Promise<void> {
-  const response = await fetch(`${apiUrl}/v1/ingest/snapshots`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(list),
-  });
-  if (response.status !== 202) throw new Error(`api bench: push answered ${response.status}: ${await response.text()}`);
+  const body = JSON.stringify(list);
+  for (;;) {
+    const response = await fetch(`${apiUrl}/v1/ingest/snapshots`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body,
+    });
+    const text = await response.text();
+    if (response.status === 202) return;
+    if (response.status !== 429) throw new Error(`api bench: push answered ${response.status}: ${text}`);
+    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000));
+  }
 }
