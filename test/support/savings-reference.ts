@@ -154,7 +154,8 @@ function groupedSql(columns: string[]): string {
        GROUP BY GROUPING SETS ((${columns.join(', ')}), ())
     ), ranked AS (
       SELECT *, row_number() OVER (PARTITION BY is_total
-                                   ORDER BY with_cost DESC, with_gb DESC, ${columns.join(', ')}) AS rank
+                                   ORDER BY round(with_cost * 1000000) DESC, round(with_gb * 1000000) DESC,
+                                            ${columns.join(', ')}) AS rank
         FROM grouped
     )`;
 }
@@ -179,7 +180,8 @@ function opportunitiesSql(limit: string): string {
              sum(missed_gb::numeric * price::numeric)::float8 AS missed_cost,
              bool_or(opportunity_estimated) AS estimated,
              sum(opportunity_months::numeric)::float8 AS months,
-             row_number() OVER (ORDER BY sum(missed_gb::numeric * price::numeric) DESC, sum(missed_gb::numeric) DESC,
+             row_number() OVER (ORDER BY round(sum(missed_gb::numeric * price::numeric)::float8 * 1000000) DESC,
+                                         round(sum(missed_gb::numeric)::float8 * 1000000) DESC,
                                 namespace COLLATE "C", name COLLATE "C", cluster_id) AS position
         FROM weighted WHERE opportunity
        GROUP BY cluster_id, namespace, name

@@ -1,4 +1,4 @@
-import { seededRandom } from '@zw/core';
+import { rankingUnits, seededRandom } from '@zw/core';
 import {
   createPrismaClient,
   type PrismaClient,
@@ -257,6 +257,16 @@ describe('savings from the per-day roll-up', () => {
       }
     }
     expect(compared).toBeGreaterThan(500);
+  });
+
+  it('ranks on the millionths core ranks reports on (Postgres and TypeScript round alike)', async () => {
+    const values = [0, 5e-7, 1.5e-6, 2.5e-6, -3.5e-6, 0.1 + 0.2, 123456.789012345, 1.0000025, 7.77];
+    const [row] = await readDb.query<{ units: string[] }>(
+      `SELECT array_agg(round(v * 1000000) ORDER BY n)::text[] AS units
+         FROM unnest($1::float8[]) WITH ORDINALITY AS t(v, n)`,
+      [values],
+    );
+    expect(row.units.map(Number)).toEqual(values.map(rankingUnits));
   });
 
   it('follows retention: pruned intervals leave the roll-up, held ones stay, answers stay equal', async () => {

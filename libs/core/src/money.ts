@@ -18,3 +18,15 @@ const MONEY_KEY = 'cost';
 export function moneyReplacer(key: string, value: unknown): unknown {
   return key === MONEY_KEY && typeof value === 'number' ? roundCents(value) : value;
 }
+
+/**
+ * A figure as rankings compare it: in millionths (of a dollar, of a GB), rounded half to even as
+ * Postgres rounds a float. Decision: the same figures summed in another order differ in their last
+ * bits; compared in millionths, Services whose savings are equal are ranked by name wherever they are
+ * ranked (the query API's savings in SQL, a report's top opportunities here).
+ */
+export function rankingUnits(value: number): number {
+  const scaled = value * 1_000_000;
+  const nearest = Math.round(scaled);
+  return nearest - scaled === 0.5 && nearest % 2 !== 0 ? nearest - 1 : nearest;
+}

@@ -7,7 +7,7 @@
  * every monthly figure of a Service counts for the share of a 730-hour month its state held within the
  * period, so a report's totals equal `GET /v1/savings` over the same range.
  */
-import { describePricingModel, OVERLOAD_THRESHOLD } from '@zw/core';
+import { describePricingModel, OVERLOAD_THRESHOLD, rankingUnits } from '@zw/core';
 import {
   MISSED_REASON_TITLES,
   MISSED_REASONS,
@@ -547,8 +547,8 @@ function topOpportunities(
   return [...byService.values()]
     .sort(
       (a, b) =>
-        b.missedSavings.cost - a.missedSavings.cost ||
-        b.missedSavings.crossZoneGb - a.missedSavings.crossZoneGb ||
+        rankingUnits(b.missedSavings.cost) - rankingUnits(a.missedSavings.cost) ||
+        rankingUnits(b.missedSavings.crossZoneGb) - rankingUnits(a.missedSavings.crossZoneGb) ||
         byteOrder(a.namespace, b.namespace) ||
         byteOrder(a.name, b.name) ||
         byteOrder(a.cluster.id, b.cluster.id),

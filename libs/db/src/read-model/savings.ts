@@ -354,9 +354,15 @@ function groupedSql(columns: string[]): string {
   return `grouped AS (${grouped}
     ), ranked AS (
       SELECT *, row_number() OVER (PARTITION BY is_total
-                                   ORDER BY with_cost DESC, with_gb DESC, ${columns.join(', ')}) AS rank
+                                   ORDER BY ${inMillionths('with_cost')} DESC, ${inMillionths('with_gb')} DESC,
+                                            ${columns.join(', ')}) AS rank
         FROM grouped
     )`;
+}
+
+/** A figure as rankings compare it, in millionths: core's rankingUnits (which says why) in SQL. */
+function inMillionths(column: string): string {
+  return `round(${column} * 1000000)`;
 }
 
 /** The columns of a SavingsRow, from `ranked`. */
@@ -375,7 +381,7 @@ function opportunitiesSql(limit: string): string {
   return `opportunity_rows AS (
       SELECT cluster_id::text, namespace, name, opportunity_gb_m AS traffic_gb, missed_gb, missed_cost,
              opportunity_estimated AS estimated, opportunity_months AS months,
-             row_number() OVER (ORDER BY missed_cost DESC, missed_gb DESC,
+             row_number() OVER (ORDER BY ${inMillionths('missed_cost')} DESC, ${inMillionths('missed_gb')} DESC,
                                 namespace COLLATE "C", name COLLATE "C", cluster_id) AS position
         FROM weighted WHERE opportunity
        ORDER BY position
