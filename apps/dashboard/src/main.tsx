@@ -1,8 +1,10 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { Router } from 'wouter';
 import { App } from './app';
 import { ApiError } from './api';
+import { prefetchOnNavigation } from './critical-queries';
 import './styles.css';
 
 const queryClient = new QueryClient({
@@ -19,7 +21,9 @@ const queryClient = new QueryClient({
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <App />
+      <Router aroundNav={prefetchOnNavigation(queryClient)}>
+        <App />
+      </Router>
     </QueryClientProvider>
   </StrictMode>,
 );

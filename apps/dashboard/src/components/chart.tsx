@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { whenIdle } from '../idle';
 
 /** An ECharts option as plain data; the chart library itself loads only when a chart is drawn. */
 export type ChartOption = Record<string, unknown>;
@@ -24,10 +25,14 @@ export function Chart({ option, height = 260, label }: { option: ChartOption; he
         dispose = () => chart.dispose();
       })
       .catch((error: unknown) => setFailed(error instanceof Error ? error.message : String(error)));
+    const node = element.current;
     return () => {
       disposed = true;
       observer?.disconnect();
-      dispose?.();
+      // A chart that left the page (a navigation away) is disposed once the browser is idle: disposing
+      // takes several milliseconds per chart, and a click to another page would wait for it.
+      if (dispose && node && !node.isConnected) whenIdle(dispose, 2000);
+      else dispose?.();
     };
     // Redrawn when the figures change, not on every render (options are rebuilt each time).
   }, [JSON.stringify(option)]);
