@@ -52,8 +52,8 @@ function Shell() {
   const search = useSearch();
   useEffect(() => followLiveEvents(queryClient), [queryClient]);
   useEffect(preloadPagesWhenIdle, []);
-  // A page's critical answer is asked for while its chunk is still loading, not after it; in the commit
-  // that shows the page, before the page left behind tears down (its charts take a while to dispose).
+  // A page's critical answer is asked for while its chunk is still loading, not after it. In-app links
+  // ask before the URL changes (prefetchOnNavigation); this covers the first page, back and forward.
   useLayoutEffect(() => prefetchCritical(queryClient, location, search), [location, search, queryClient]);
   const admin = isAdmin(identity.data);
   const links: [string, string][] = [
