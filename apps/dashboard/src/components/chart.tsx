@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { whenIdle } from '../idle';
 
+const DISPOSE_LATER_MS = 1000;
+
 /** An ECharts option as plain data; the chart library itself loads only when a chart is drawn. */
 export type ChartOption = Record<string, unknown>;
 
@@ -29,10 +31,12 @@ export function Chart({ option, height = 260, label }: { option: ChartOption; he
     return () => {
       disposed = true;
       observer?.disconnect();
-      // A chart that left the page (a navigation away) is disposed once the browser is idle: disposing
-      // takes several milliseconds per chart, and a click to another page would wait for it.
-      if (dispose && node && !node.isConnected) whenIdle(dispose, 2000);
-      else dispose?.();
+      // A chart that left the page (a navigation away) is disposed a while later, when the browser is idle:
+      // disposing takes several milliseconds per chart, and the next page would wait for it (its click, or
+      // its answer arriving meanwhile).
+      const disposeChart = dispose;
+      if (disposeChart && node && !node.isConnected) setTimeout(() => whenIdle(disposeChart, 2000), DISPOSE_LATER_MS);
+      else disposeChart?.();
     };
     // Redrawn when the figures change, not on every render (options are rebuilt each time).
   }, [JSON.stringify(option)]);
