@@ -4,6 +4,7 @@ import { Link, Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
 import { prefetchCritical } from './critical-queries';
 import { preloadablePage } from './preloadable-page';
 import { followLiveEvents } from './live-events';
+import { whenIdle } from './idle';
 import { isAdmin, isSignedIn, onAuthChange, signOut } from './auth';
 import { Loading } from './components/states';
 import { useIdentity } from './identity';
@@ -24,13 +25,7 @@ const PAGES = {
  * the chart library stays on demand), so moving to another page waits only for its data.
  */
 function preloadPagesWhenIdle(): () => void {
-  const preload = () => Object.values(PAGES).forEach((page) => void page.preload().catch(() => undefined));
-  if (typeof requestIdleCallback === 'function') {
-    const handle = requestIdleCallback(preload, { timeout: 5000 });
-    return () => cancelIdleCallback(handle);
-  }
-  const handle = setTimeout(preload, 1000);
-  return () => clearTimeout(handle);
+  return whenIdle(() => Object.values(PAGES).forEach((page) => void page.preload().catch(() => undefined)), 5000);
 }
 
 function useSignedIn(): boolean {
@@ -57,8 +52,8 @@ function Shell() {
   const search = useSearch();
   useEffect(() => followLiveEvents(queryClient), [queryClient]);
   useEffect(preloadPagesWhenIdle, []);
-  // A page's critical answer is asked for while its chunk is still loading, not after it; in the commit
-  // that shows the page, before the page left behind tears down (its charts take a while to dispose).
+  // A page's critical answer is asked for while its chunk is still loading, not after it. In-app links
+  // ask before the URL changes (prefetchOnNavigation); this covers the first page, back and forward.
   useLayoutEffect(() => prefetchCritical(queryClient, location, search), [location, search, queryClient]);
   const admin = isAdmin(identity.data);
   const links: [string, string][] = [

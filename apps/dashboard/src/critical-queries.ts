@@ -1,5 +1,7 @@
 import { type QueryClient, queryOptions } from '@tanstack/react-query';
+import type { AroundNavHandler } from 'wouter';
 import { get, query } from './api';
+import { isSignedIn } from './auth';
 import type { Fleet, ServiceList } from './types';
 
 /**
@@ -33,4 +35,17 @@ export function prefetchCritical(queryClient: QueryClient, location: string, sea
     const path = servicesPath(decodeURIComponent(cluster[1]), (name) => params.get(name) ?? '');
     void queryClient.prefetchQuery(servicesQuery(path));
   }
+}
+
+/**
+ * Wraps every in-app navigation (links, filters, redirects): the critical answer is asked for before
+ * the URL changes, so it travels while React draws the new page and tears the old one down. Back and
+ * forward, which do not pass here, are covered by the shell's prefetch on each location.
+ */
+export function prefetchOnNavigation(queryClient: QueryClient): AroundNavHandler {
+  return (navigate, to, options) => {
+    const [path, search = ''] = String(to).split('?');
+    if (isSignedIn()) prefetchCritical(queryClient, path, search);
+    navigate(to, options);
+  };
 }

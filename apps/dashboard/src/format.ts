@@ -27,6 +27,19 @@ export function age(seconds: number | null | undefined): string {
   return `${Math.round(seconds / 86400)} days ago`;
 }
 
+// What Date#toLocaleString('en-GB', { timeZone: 'UTC', hour12: false }) writes, with one formatter made
+// once: toLocaleString builds a new one on every call (about half a millisecond here).
+const utc = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'UTC',
+  hour12: false,
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: 'numeric',
+  second: 'numeric',
+});
+
 export function when(iso: string | null | undefined): string {
-  return iso ? new Date(iso).toLocaleString('en-GB', { timeZone: 'UTC', hour12: false }) + ' UTC' : '—';
+  return iso ? `${utc.format(new Date(iso))} UTC` : '—';
 }

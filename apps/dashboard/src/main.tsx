@@ -1,9 +1,15 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { notifyManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { Router } from 'wouter';
 import { App } from './app';
 import { ApiError } from './api';
+import { prefetchOnNavigation } from './critical-queries';
 import './styles.css';
+
+// An answer is drawn in the task that parsed it, not in a timer task queued after it (the default),
+// which waits behind whatever the browser does meanwhile: frames, other tasks.
+notifyManager.setScheduler(queueMicrotask);
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -19,7 +25,9 @@ const queryClient = new QueryClient({
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <App />
+      <Router aroundNav={prefetchOnNavigation(queryClient)}>
+        <App />
+      </Router>
     </QueryClientProvider>
   </StrictMode>,
 );

@@ -232,8 +232,11 @@ describe.skipIf(skipReason !== '')(
     });
 
     it('shows a cluster: its Services as the API lists them, zones, Service CIDRs, and the node-info blocker', async () => {
+      // Row links are plain anchors the table follows in the app: no page load (the marker survives).
+      await page.evaluate(() => Object.assign(globalThis, { stillThisDocument: true }));
       await page.locator('tr[data-cluster="prod-eu"] a').click();
       await page.waitForURL(`**/clusters/${clusters.prod.id}`);
+      expect(await page.evaluate(() => 'stillThisDocument' in globalThis)).toBe(true);
       const list = (await api().get(`/v1/clusters/${clusters.prod.id}/services?limit=50`)).body;
       const rows = page.locator('[data-testid=services-table] tbody tr');
       await eventually(() => rows.count()).toBe(list.services.length);
@@ -333,6 +336,19 @@ describe.skipIf(skipReason !== '')(
       expect(page.url()).not.toMatch(/cursor=/);
       const byCost = (await api().get(`${base}?hintState=removed&sort=cost&limit=50`)).body;
       await eventually(names).toEqual(key(byCost.services));
+
+      // A Service's row link: a click with a modifier is the browser's (a new tab), a plain click opens the
+      // Service's page in the app (no page load: the marker survives).
+      const [service] = byCost.services as { namespace: string; name: string }[];
+      const link = rows.first().locator('a');
+      const [tab] = await Promise.all([page.context().waitForEvent('page'), link.click({ modifiers: ['Control'] })]);
+      await tab.close();
+      expect(page.url()).toMatch(/sort=cost/);
+      await page.evaluate(() => Object.assign(globalThis, { stillThisDocument: true }));
+      await link.click();
+      await page.waitForURL(`**/clusters/${clusters.big.id}/services/${service.namespace}/${service.name}`);
+      await page.getByTestId('state').waitFor();
+      expect(await page.evaluate(() => 'stillThisDocument' in globalThis)).toBe(true);
     });
 
     it('explains a Service, draws its zones and kube-proxy view, and answers a what-if from the API', async () => {

@@ -1,4 +1,18 @@
+import type { EChartsType } from 'echarts/core';
 import { useEffect, useRef, useState } from 'react';
+import { whenIdle } from '../idle';
+
+const DISPOSE_LATER_MS = 1000;
+
+/**
+ * A chart that left the page (a navigation away) is disposed a while later, when the browser is idle:
+ * disposing takes several milliseconds per chart, and the next page would wait for it (its click, or its
+ * answer arriving meanwhile). Its animation loop stops now, or it would keep drawing frames until then.
+ */
+function disposeLater(chart: EChartsType): void {
+  chart.getZr().animation.stop();
+  setTimeout(() => whenIdle(() => chart.dispose(), 2000), DISPOSE_LATER_MS);
+}
 
 /** An ECharts option as plain data; the chart library itself loads only when a chart is drawn. */
 export type ChartOption = Record<string, unknown>;
@@ -12,22 +26,24 @@ export function Chart({ option, height = 260, label }: { option: ChartOption; he
   const [failed, setFailed] = useState<string | null>(null);
   useEffect(() => {
     let disposed = false;
-    let dispose: (() => void) | undefined;
+    let chart: EChartsType | undefined;
     let observer: ResizeObserver | undefined;
     import('./echarts-parts')
       .then(({ echarts }) => {
         if (disposed || !element.current) return;
-        const chart = echarts.init(element.current, undefined, { renderer: 'svg' });
-        chart.setOption(option);
-        observer = new ResizeObserver(() => chart.resize());
+        const drawn = echarts.init(element.current, undefined, { renderer: 'svg' });
+        drawn.setOption(option);
+        observer = new ResizeObserver(() => drawn.resize());
         observer.observe(element.current);
-        dispose = () => chart.dispose();
+        chart = drawn;
       })
       .catch((error: unknown) => setFailed(error instanceof Error ? error.message : String(error)));
+    const node = element.current;
     return () => {
       disposed = true;
       observer?.disconnect();
-      dispose?.();
+      if (chart && node && !node.isConnected) disposeLater(chart);
+      else chart?.dispose();
     };
     // Redrawn when the figures change, not on every render (options are rebuilt each time).
   }, [JSON.stringify(option)]);

@@ -1,8 +1,8 @@
 import { memo, useMemo } from 'react';
-import { Link } from 'wouter';
 import { age, money, number } from '../format';
 import type { FleetCluster } from '../types';
 import { useUrlState } from '../url-state';
+import { useLinkClicks } from '../link-clicks';
 import { HintBar } from './hint-bar';
 import { TrafficBasis } from './traffic-basis';
 
@@ -52,6 +52,7 @@ function keptAndSorted(clusters: FleetCluster[], view: View): FleetCluster[] {
  */
 export function ClustersTable({ clusters }: { clusters: FleetCluster[] }) {
   const [param, setParams] = useUrlState();
+  const followLink = useLinkClicks();
   const sort = (param('sort') || 'name') as SortKey;
   const order = param('order') || (sort === 'name' ? 'asc' : 'desc');
   const filter = param('q').toLowerCase();
@@ -105,7 +106,7 @@ export function ClustersTable({ clusters }: { clusters: FleetCluster[] }) {
           {rows.length} of {clusters.length} shown
         </span>
       </div>
-      <table className="data" data-testid="clusters-table">
+      <table className="data" data-testid="clusters-table" onClick={followLink}>
         <thead>
           <tr>
             {header('name', 'Cluster')}
@@ -150,7 +151,7 @@ const ClusterRow = memo(function ClusterRow({ cluster }: { cluster: FleetCluster
   return (
     <tr data-cluster={cluster.name}>
       <td>
-        <Link href={`/clusters/${cluster.id}`}>{cluster.name}</Link>
+        <a href={`/clusters/${cluster.id}`}>{cluster.name}</a>
         <div className="muted small">
           {cluster.cloud}
           {cluster.region ? ` · ${cluster.region}` : ''}
