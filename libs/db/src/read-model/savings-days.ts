@@ -153,28 +153,27 @@ export async function refreshSavingsDays(db: Db, clusterId: string, spans: Savin
  */
 export async function addClosedIntervalsToSavingsDays(db: Db, clusterId: string, intervalIds: bigint[]): Promise<void> {
   if (intervalIds.length === 0) return;
-  const pieces = `(${dayPiecesSql(`service_intervals i
+  const pieces = `${dayPiecesSql(`service_intervals i
           CROSS JOIN (SELECT '-infinity'::timestamp AS lo, 'infinity'::timestamp AS hi) t`)}
-       WHERE i.cluster_id = $1::uuid AND i.id = ANY($2::bigint[]) AND i.valid_to IS NOT NULL) pieces`;
+       WHERE i.cluster_id = $1::uuid AND i.id = ANY($2::bigint[]) AND i.valid_to IS NOT NULL`;
   const added = SUMMED.map((c) => `${c} = r.${c} + excluded.${c}`)
     .concat(FLAG_COLUMNS.map((c) => `${c} = r.${c} OR excluded.${c}`))
     .join(', ');
   const head = HEAD_COLUMNS.map(
     (c) => `head_${c} = CASE WHEN excluded.head_valid_from IS NULL THEN r.head_${c} ELSE excluded.head_${c} END`,
   ).join(', ');
+  // One statement: the pieces are computed once for the day rows and the week rows (disjoint rows).
   await db.$executeRawUnsafe(
-    `INSERT INTO service_savings_days AS r (cluster_id, span_days, day, service_id, ${FIGURE_COLUMNS}, ${HEAD_COLUMN_NAMES})
-     SELECT cluster_id, 1, day, service_id, ${SUMMED_FIGURES_SQL}, ${HEAD_SQL}
-       FROM ${pieces} WHERE months > 0
-      GROUP BY cluster_id, day, service_id
-     ON CONFLICT (cluster_id, span_days, day, service_id) DO UPDATE SET ${added}, ${head}`,
-    clusterId,
-    intervalIds,
-  );
-  await db.$executeRawUnsafe(
-    `INSERT INTO service_savings_days AS r (cluster_id, span_days, day, service_id, ${FIGURE_COLUMNS})
+    `WITH pieces AS (${pieces}), days AS (
+       INSERT INTO service_savings_days AS r (cluster_id, span_days, day, service_id, ${FIGURE_COLUMNS}, ${HEAD_COLUMN_NAMES})
+       SELECT cluster_id, 1, day, service_id, ${SUMMED_FIGURES_SQL}, ${HEAD_SQL}
+         FROM pieces WHERE months > 0
+        GROUP BY cluster_id, day, service_id
+       ON CONFLICT (cluster_id, span_days, day, service_id) DO UPDATE SET ${added}, ${head}
+     )
+     INSERT INTO service_savings_days AS r (cluster_id, span_days, day, service_id, ${FIGURE_COLUMNS})
      SELECT cluster_id, 7, date_trunc('week', day::timestamp)::date, service_id, ${SUMMED_FIGURES_SQL}
-       FROM ${pieces} WHERE months > 0
+       FROM pieces WHERE months > 0
       GROUP BY cluster_id, date_trunc('week', day::timestamp)::date, service_id
      ON CONFLICT (cluster_id, span_days, day, service_id) DO UPDATE SET ${added}`,
     clusterId,

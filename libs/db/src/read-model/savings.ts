@@ -90,22 +90,19 @@ function perServiceSql(namespaceFilter: string): string {
                  ELSE GREATEST(date_part('epoch', LEAST(i.valid_to, $4, $6::timestamptz) - GREATEST(i.valid_from, $3)), 0)
                     + GREATEST(date_part('epoch', LEAST(i.valid_to, $4) - GREATEST(i.valid_from, $3, $7::timestamptz)), 0)
                END / ${SECONDS_PER_MONTH}`;
+  const rawIntervals = (where: string) => `SELECT i.cluster_id, i.service_id, ${WEIGHTED_FIGURES_SQL}
+        FROM service_intervals i ${weightsSql(rawMonths)}
+       WHERE i.cluster_id = ANY($1::uuid[]) AND ${where}`;
+  const rollupRows = (where: string) => `SELECT cluster_id, service_id, ${FIGURE_COLUMNS}
+        FROM service_savings_days WHERE cluster_id = ANY($1::uuid[]) AND ${where}`;
   return `
     WITH prices(cluster_id, price) AS (SELECT * FROM unnest($1::uuid[], $2::float8[])),
     pieces AS (
-      SELECT i.cluster_id, i.service_id, ${WEIGHTED_FIGURES_SQL}
-        FROM service_intervals i ${weightsSql(rawMonths)}
-       WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_from < LEAST($4::timestamptz, $5::timestamptz)
-         AND i.valid_to IS NULL
+      ${rawIntervals(`i.valid_from < LEAST($4::timestamptz, $5::timestamptz) AND i.valid_to IS NULL`)}
       UNION ALL
-      SELECT i.cluster_id, i.service_id, ${WEIGHTED_FIGURES_SQL}
-        FROM service_intervals i ${weightsSql(rawMonths)}
-       WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_from < LEAST($4::timestamptz, $5::timestamptz)
-         AND i.valid_to > $7::timestamptz
+      ${rawIntervals(`i.valid_from < LEAST($4::timestamptz, $5::timestamptz) AND i.valid_to > $7::timestamptz`)}
       UNION ALL
-      SELECT i.cluster_id, i.service_id, ${WEIGHTED_FIGURES_SQL}
-        FROM service_intervals i ${weightsSql(rawMonths)}
-       WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_to > $3::timestamptz AND i.valid_to <= $6::timestamptz
+      ${rawIntervals(`i.valid_to > $3::timestamptz AND i.valid_to <= $6::timestamptz`)}
       UNION ALL
       SELECT i.cluster_id, i.service_id, ${WEIGHTED_FIGURES_SQL}
         FROM service_savings_days r
@@ -114,19 +111,11 @@ function perServiceSql(namespaceFilter: string): string {
        WHERE r.cluster_id = ANY($1::uuid[]) AND r.span_days = 1 AND r.day = ($6 AT TIME ZONE 'UTC')::date
          AND $6 < $7 AND r.head_valid_to > $6 AND r.head_valid_to <= $7
       UNION ALL
-      SELECT cluster_id, service_id, ${FIGURE_COLUMNS}
-        FROM service_savings_days
-       WHERE cluster_id = ANY($1::uuid[]) AND span_days = 7 AND day >= $8::date AND day < $9::date
+      ${rollupRows(`span_days = 7 AND day >= $8::date AND day < $9::date`)}
       UNION ALL
-      SELECT cluster_id, service_id, ${FIGURE_COLUMNS}
-        FROM service_savings_days
-       WHERE cluster_id = ANY($1::uuid[]) AND span_days = 1
-         AND day >= ($6 AT TIME ZONE 'UTC')::date AND day < $8::date
+      ${rollupRows(`span_days = 1 AND day >= ($6 AT TIME ZONE 'UTC')::date AND day < $8::date`)}
       UNION ALL
-      SELECT cluster_id, service_id, ${FIGURE_COLUMNS}
-        FROM service_savings_days
-       WHERE cluster_id = ANY($1::uuid[]) AND span_days = 1
-         AND day >= $9::date AND day < ($7 AT TIME ZONE 'UTC')::date
+      ${rollupRows(`span_days = 1 AND day >= $9::date AND day < ($7 AT TIME ZONE 'UTC')::date`)}
     ), summed AS (
       SELECT cluster_id, service_id, ${SUMMED_FIGURES_SQL}
         FROM pieces WHERE months > 0
