@@ -63,6 +63,7 @@ export async function runPipelineBench(): Promise<string[]> {
     PORT: String(port),
     HOST: '127.0.0.1',
     INGEST_RATE_LIMIT_REQUESTS: '100000000',
+    INGEST_RATE_LIMIT_BURST: '100000000',
   });
   let worker: ChildProcess | undefined;
   const context: Context = {

@@ -50,6 +50,7 @@ function withServiceChange(change: (service: Record<string, unknown>) => void): 
 beforeAll(async () => {
   stack = await startQueryStack('ingestvalid', {
     INGEST_RATE_LIMIT_REQUESTS: String(RATE_LIMIT),
+    INGEST_RATE_LIMIT_BURST: String(RATE_LIMIT),
     FLEET_CACHE_TTL_MS: '0',
     QUERY_CACHE_TTL_MS: '0',
   });
@@ -187,7 +188,7 @@ describe('a captured-at in the future', () => {
 });
 
 describe('per agent token push limit', () => {
-  it('answers 429 with Retry-After past the limit, for that token only, with X-RateLimit-* headers', async () => {
+  it('answers 429 with Retry-After past the burst, for that token only, with X-RateLimit-* headers', async () => {
     const busy = await createCluster(stack.prisma, tenant, 'busy');
     const calm = await createCluster(stack.prisma, tenant, 'calm');
     const statuses: number[] = [];
@@ -203,9 +204,17 @@ describe('per agent token push limit', () => {
     expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(refused!.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(refused!.headers.get('content-type')).toContain('application/problem+json');
-    expect(refused!.body.detail).toMatch(/this agent token may push 25 snapshots per 60 s/);
+    expect(refused!.body.detail).toMatch(/this agent token may push 25 snapshots per 60 s, at most 25 at once/);
 
     const other = await push(calm.token, JSON.stringify(capturedAt(fleet(3, 3), new Date(T0))));
     expect(other.status).toBe(202);
+
+    // One push comes back every 60 s / 25 = 2.4 s: the token may push again once Retry-After has passed.
+    const waitSeconds = Number(refused!.headers.get('retry-after'));
+    expect(waitSeconds).toBeGreaterThanOrEqual(1);
+    expect(waitSeconds).toBeLessThanOrEqual(3);
+    await new Promise((resolve) => setTimeout(resolve, waitSeconds * 1000));
+    expect((await push(busy.token, '{')).status).toBe(400);
+    expect((await push(busy.token, '{')).status).toBe(429);
   });
 });
