@@ -20,7 +20,7 @@ export default defineConfig({
     // Every error answer any suite receives is checked for stack traces and server paths.
     setupFiles: ['./test/support/no-internals.ts'],
     // Tests replay hours of history in seconds, far past the back-to-back pushes an agent token may make
-    // (10 by default); the suites that test the ingest limit set their own.
+    // (5 by default); the suites that test the ingest limit set their own.
     env: { INGEST_RATE_LIMIT_BURST: '1000' },
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -37,11 +37,12 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
    * Snapshots one agent token (one cluster) may push per INGEST_RATE_LIMIT_WINDOW_MS, spread over the
    * window, per API process; at most INGEST_RATE_LIMIT_BURST of them back to back. An agent pushes at
    * most every 30 s by default (--push-min-interval), so the limit bounds only a runaway or hostile one,
-   * and the draining of a spool after an outage (the agent honours Retry-After).
+   * and the draining of a spool after an outage (the agent honours Retry-After). A healthy agent never
+   * pushes twice back to back: the burst only absorbs a restart or a retry landing beside a push.
    */
   INGEST_RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(120),
   INGEST_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
-  INGEST_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(10),
+  INGEST_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(5),
   /**
    * Pushes read at once (body, inflation, parsing, hashing), each in its own thread; the rest wait
    * unread. With INGEST_THREAD_HEAP_MB and INGEST_MAX_BODY_BYTES this bounds ingest's memory.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TokenBuckets } from '../src/auth/token-buckets.js';
 
-/** The ingest default: 120 a minute (one every 0.5 s), 10 back to back. */
+/** A limit shaped as ingest's: 120 a minute (one every 0.5 s), here 10 back to back. */
 const SHAPE = { rate: 120, periodMs: 60_000, burst: 10 };
 const T0 = 1_800_000_000_000;
 

@@ -33,6 +33,8 @@ async function main(): Promise<number> {
     PORT: String(config.PORT),
     // The demo's Prometheus listens on 127.0.0.1 (docs/traffic-sources.md: private addresses).
     TRAFFIC_SOURCES_ALLOW_PRIVATE_ADDRESSES: 'true',
+    // The demo replays two hours of each cluster's history at once, which no agent does (docs/ingest.md).
+    INGEST_RATE_LIMIT_BURST: '100',
   };
   const apiUrl = `http://127.0.0.1:${config.PORT}`;
 
