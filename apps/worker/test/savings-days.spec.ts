@@ -179,6 +179,11 @@ function expectSameAnswer(actual: unknown, expected: unknown, where: string): vo
 let clusters: { id: string; pricePerGb: number }[];
 let lastSnapshot: Date;
 
+/** Seven minutes after the last snapshot: intervals it closed end on the same UTC day (checked below). */
+function minutesAfterLastSnapshot(): Date {
+  return new Date(lastSnapshot.getTime() + 7 * 60_000);
+}
+
 beforeAll(async () => {
   db = await createTestDatabase('savingsdays');
   prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 2 });
@@ -216,6 +221,7 @@ afterAll(async () => {
  */
 function ranges(): { name: string; from: Date; to: Date; now: Date }[] {
   const after = new Date(lastSnapshot.getTime() + 5 * HOUR + 7 * 60_000);
+  const minutesAfterLast = minutesAfterLastSnapshot();
   const at = (days: number, hours: number) => new Date(T0 + days * DAY + hours * HOUR + 11 * 60_000);
   return [
     { name: 'all of it, up to now', from: new Date(T0 - DAY), to: after, now: after },
@@ -227,6 +233,17 @@ function ranges(): { name: string; from: Date; to: Date; now: Date }[] {
     { name: 'starting after now', from: at(8, 0), to: after, now: at(6, 2) },
     { name: 'whole UTC days', from: new Date(Date.UTC(2026, 5, 3)), to: new Date(Date.UTC(2026, 5, 8)), now: after },
     { name: 'from the open intervals on', from: new Date(lastSnapshot.getTime() - HOUR), to: after, now: after },
+    // The last day up to now from its day row (no interval ends after now), or past now.
+    { name: 'the last days up to now', from: new Date(after.getTime() - 3 * DAY), to: after, now: after },
+    {
+      name: 'the last days, ending tomorrow',
+      from: new Date(after.getTime() - 3 * DAY),
+      to: new Date(after.getTime() + DAY),
+      now: after,
+    },
+    // `now` minutes after the last snapshot, or at it: its day's row holds intervals it closed.
+    { name: 'up to minutes after the last snapshot', from: at(3, 2), to: minutesAfterLast, now: minutesAfterLast },
+    { name: 'up to the last snapshot itself', from: at(3, 2), to: minutesAfterLast, now: lastSnapshot },
   ];
 }
 
@@ -257,6 +274,15 @@ describe('savings from the per-day roll-up', () => {
       }
     }
     expect(compared).toBeGreaterThan(500);
+  });
+
+  it("reads the range's last day up to now from that day's row: the ranges above hold one with closed intervals", async () => {
+    const lastDay = lastSnapshot.toISOString().slice(0, 10);
+    expect(minutesAfterLastSnapshot().toISOString().slice(0, 10)).toBe(lastDay);
+    const [{ rows }] = await prisma.$queryRaw<{ rows: number }[]>`
+      SELECT count(*)::int AS rows FROM service_savings_days
+       WHERE span_days = 1 AND day = ${lastDay}::date AND months > 0`;
+    expect(rows).toBeGreaterThan(SERVICES / 2);
   });
 
   it('ranks on the millionths core ranks reports on (Postgres and TypeScript round alike)', async () => {
