@@ -89,6 +89,9 @@ export interface OpportunityRow {
  * The snapshot's traffic and the plain months are summed apart, because an API or measured volume set
  * since overrides the snapshot's for the whole range: gb × Σ months, else Σ months × traffic_gb.
  *
+ * A cluster's price is looked up in the parameter arrays: joined from their unnest, the Services were
+ * estimated at a handful, and Postgres looked each one up in cluster_services instead of hashing them.
+ *
  * Reading the roll-up rather than every interval made `groupBy=service` over 30 days of a 1,000-Service
  * cluster several times faster (see `npm run bench`).
  */
@@ -108,8 +111,7 @@ function perServiceSql(namespaceFilter: string): string {
   const rollupRows = (where: string, clusters = '$1::uuid[]') => `SELECT cluster_id, service_id, ${FIGURE_COLUMNS}
         FROM service_savings_days WHERE cluster_id = ANY(${clusters}) AND ${where}`;
   return `
-    WITH prices(cluster_id, price) AS (SELECT * FROM unnest($1::uuid[], $2::float8[])),
-    right_edge AS (
+    WITH right_edge AS (
       SELECT array_agg(c) FILTER (WHERE from_rollup) AS from_rollup, array_agg(c) FILTER (WHERE NOT from_rollup) AS raw
         FROM unnest($1::uuid[]) c
        CROSS JOIN LATERAL (SELECT $10::boolean AND NOT EXISTS (
@@ -153,10 +155,9 @@ function perServiceSql(namespaceFilter: string): string {
              o.gb IS NULL AND w.opportunity_default AS opportunity_estimated
         FROM summed w
         JOIN cluster_services s ON s.id = w.service_id
-        JOIN prices p ON p.cluster_id = w.cluster_id
        CROSS JOIN LATERAL (SELECT COALESCE(s.monthly_traffic_gb, s.measured_traffic_gb) AS gb) o
        CROSS JOIN LATERAL (
-             SELECT p.price, w.months,
+             SELECT ($2::float8[])[array_position($1::uuid[], w.cluster_id)] AS price, w.months,
                     COALESCE(o.gb * w.months, w.traffic_months) AS gb_m,
                     CASE WHEN s.monthly_traffic_gb IS NULL THEN COALESCE(s.measured_traffic_gb * w.months, 0)
                          ELSE 0 END AS measured_gb_m,
@@ -227,8 +228,8 @@ export async function savingsRows(db: ReadDb, query: SavingsQuery): Promise<Savi
   const columns = GROUP_COLUMNS[query.groupBy];
   const limit = `$${values.push(query.limit)}`;
   return db.query<SavingsRow>(
-    `${perServiceSql(namespaceFilter)}, ${groupedSql(columns)}
-    SELECT ${groupColumnsSql(columns)} FROM ranked WHERE is_total OR rank <= ${limit}
+    `${perServiceSql(namespaceFilter)}, ${groupedSql(columns, limit)}
+    SELECT ${groupColumnsSql(columns)} FROM ranked
      ORDER BY is_total DESC, rank`,
     values,
   );
@@ -264,10 +265,10 @@ export async function savingsWithOpportunities(
   const limit = `$${values.push(query.limit)}`;
   const opportunitiesLimit = `$${values.push(opportunityLimit)}`;
   const rows = await db.query<SavingsRow & { kind: 'group' | 'opportunity'; estimated: boolean | null }>(
-    `${perServiceSql(namespaceFilter)}, ${groupedSql(columns)}, ${opportunitiesSql(opportunitiesLimit)}
+    `${perServiceSql(namespaceFilter)}, ${groupedSql(columns, limit)}, ${opportunitiesSql(opportunitiesLimit)}
     SELECT * FROM (
       SELECT 'group' AS kind, ${groupColumnsSql(columns)}, NULL::boolean AS estimated, rank AS position
-        FROM ranked WHERE is_total OR rank <= ${limit}
+        FROM ranked
       UNION ALL
       SELECT 'opportunity', cluster_id, namespace, name, false, months, traffic_gb, NULL, NULL, NULL, NULL, NULL,
              missed_gb, missed_cost, NULL, NULL, NULL, NULL, NULL, NULL, estimated, position
@@ -346,11 +347,13 @@ function utcDate(instant: Date): string {
 const DAY_MS = 24 * 3600_000;
 
 /**
- * `grouped` (the groups and the totals) and `ranked` (largest cost first) over `weighted`. By Service,
- * each Service is its group (a cluster's Services have unique names); otherwise GROUPING SETS gives the
- * groups and the totals in one pass.
+ * `grouped` (the groups and the totals) and `ranked` (the totals, and the first `limit` groups largest
+ * cost first, with their rank) over `weighted`. By Service, each Service is its group (a cluster's
+ * Services have unique names); otherwise GROUPING SETS gives the groups and the totals in one pass. The
+ * order names every group column, so the first `limit` are one set whatever the plan (a top-N sort,
+ * cheaper than ranking every group).
  */
-function groupedSql(columns: string[]): string {
+function groupedSql(columns: string[], limit: string): string {
   const grouped =
     columns.length === GROUP_COLUMNS.service.length
       ? `SELECT ${columns.join(', ')}, false AS is_total, ${groupColumnsOf('oneService')}
@@ -362,12 +365,14 @@ function groupedSql(columns: string[]): string {
       : `SELECT ${columns.join(', ')}, GROUPING(${columns[0]}) = 1 AS is_total, ${groupColumnsOf('summed')}
            FROM ${inServiceOrder(columns)}
           GROUP BY GROUPING SETS ((${columns.join(', ')}), ())`;
+  const order = `${inMillionths('with_cost')} DESC, ${inMillionths('with_gb')} DESC, ${columns.join(', ')}`;
   return `grouped AS (${grouped}
+    ), top_groups AS (
+      SELECT * FROM grouped WHERE NOT is_total ORDER BY ${order} LIMIT ${limit}
     ), ranked AS (
-      SELECT *, row_number() OVER (PARTITION BY is_total
-                                   ORDER BY ${inMillionths('with_cost')} DESC, ${inMillionths('with_gb')} DESC,
-                                            ${columns.join(', ')}) AS rank
-        FROM grouped
+      SELECT *, row_number() OVER (ORDER BY ${order}) AS rank FROM top_groups
+      UNION ALL
+      SELECT *, 1 FROM grouped WHERE is_total
     )`;
 }
 
@@ -389,13 +394,12 @@ function groupColumnsSql(columns: string[]): string {
 
 /** `opportunity_rows`: the ranked opportunities (at most `limit`), with their `position` (one row per Service). */
 function opportunitiesSql(limit: string): string {
+  const order = `${inMillionths('missed_cost')} DESC, ${inMillionths('missed_gb')} DESC,
+                 namespace COLLATE "C", name COLLATE "C", cluster_id`;
   return `opportunity_rows AS (
       SELECT cluster_id::text, namespace, name, opportunity_gb_m AS traffic_gb, missed_gb, missed_cost,
              opportunity_estimated AS estimated, opportunity_months AS months,
-             row_number() OVER (ORDER BY ${inMillionths('missed_cost')} DESC, ${inMillionths('missed_gb')} DESC,
-                                namespace COLLATE "C", name COLLATE "C", cluster_id) AS position
-        FROM weighted WHERE opportunity
-       ORDER BY position
-       LIMIT ${limit}
+             row_number() OVER (ORDER BY ${order}) AS position
+        FROM (SELECT * FROM weighted WHERE opportunity ORDER BY ${order} LIMIT ${limit}) top_opportunities
     )`;
 }
