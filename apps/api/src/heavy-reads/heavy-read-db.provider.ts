@@ -24,6 +24,7 @@ export const heavyReadDbProvider: Provider = {
       statementTimeoutMs: config.get('HEAVY_READ_STATEMENT_TIMEOUT_MS', { infer: true }),
       connectionTimeoutMs: config.get('READ_CONNECT_TIMEOUT_MS', { infer: true }),
       oneCorePerStatement: true,
+      preparedStatements: true,
     }),
 };
 
