@@ -2,7 +2,7 @@ import { generateFleetSnapshot } from '@zw/core';
 import { createApiKey } from '@zw/db';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardDirectory } from '../../api/src/http/dashboard.js';
 import { HAS_CHROMIUM, launchChromium, NO_CHROMIUM_REASON } from '../../../test/support/browser.js';
@@ -45,6 +45,34 @@ const NO_PROMETHEUS = prometheusMissing();
 
 /** Waits for a condition on the page (a shared machine may be slow; the wait ends as soon as it holds). */
 const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 });
+
+/**
+ * What a chart's SVG shows of each series. ECharts draws the legend at the chart's bottom, each item's
+ * icon a stroke in its series' colour, and a series' line, area and points as paths in that colour: for
+ * each series colour, the paths of that colour above the legend that have a size (a point not yet grown
+ * from nothing, or the line of a lone point, has none).
+ */
+function seriesMarks(chart: Locator): Promise<Record<string, number>> {
+  return chart.evaluate((element) => {
+    const LEGEND_ROW_PX = 30;
+    const paths = [...element.querySelectorAll('svg path')].map((path) => ({
+      box: path.getBoundingClientRect(),
+      stroke: Number(path.getAttribute('stroke-width') ?? 1) > 0 ? path.getAttribute('stroke') : null,
+      colours: [path.getAttribute('fill'), path.getAttribute('stroke')],
+    }));
+    const lowest = Math.max(...paths.map((path) => path.box.bottom));
+    const legend = paths.filter((path) => path.box.top > lowest - LEGEND_ROW_PX);
+    const legendTop = Math.min(...legend.map((path) => path.box.top));
+    const marks: Record<string, number> = Object.fromEntries(
+      legend.flatMap((path) => (path.stroke?.startsWith('#') ? [[path.stroke, 0]] : [])),
+    );
+    for (const path of paths) {
+      if (path.box.width === 0 || path.box.height === 0 || path.box.bottom > legendTop) continue;
+      for (const colour of path.colours) if (colour && colour in marks) marks[colour] += 1;
+    }
+    return marks;
+  });
+}
 
 const skipReason = !HAS_CHROMIUM
   ? NO_CHROMIUM_REASON
@@ -210,6 +238,15 @@ describe.skipIf(skipReason !== '')(
       }
       expect(await page.locator('tr[data-cluster="fresh-no-agent"]').textContent()).toContain('no snapshot yet');
       expect(await page.locator('tr[data-cluster="staging-broken"]').textContent()).toContain('insufficient');
+      // The trends draw every series as the chart appears: the fleet's snapshots, all of the last hours,
+      // make one daily bucket, whose figures are points (no line joins a lone point).
+      const trendCharts = page.locator('[data-testid=trends] .chart');
+      await eventually(() => trendCharts.locator('svg').count()).toBe(2);
+      for (const chart of await trendCharts.all()) {
+        const marks = await seriesMarks(chart);
+        expect(Object.keys(marks), (await chart.getAttribute('aria-label')) ?? '').toHaveLength(3);
+        for (const [colour, count] of Object.entries(marks)) expect(count, colour).toBeGreaterThan(0);
+      }
       await shot('fleet');
 
       // Sorting and filtering live in the URL: back returns to the previous view.

@@ -14,6 +14,13 @@ function disposeLater(chart: EChartsType): void {
   setTimeout(() => whenIdle(() => chart.dispose(), 2000), DISPOSE_LATER_MS);
 }
 
+/**
+ * Decision: charts are drawn in their final state at once. ECharts' entry animation grows a line's
+ * points from nothing, each delayed by its place on the x axis (a lone point in the middle stays
+ * invisible for half a second): a chart looked empty to whoever glanced at it, and to a screenshot.
+ */
+const WITHOUT_ANIMATION = { animation: false };
+
 /** An ECharts option as plain data; the chart library itself loads only when a chart is drawn. */
 export type ChartOption = Record<string, unknown>;
 
@@ -32,7 +39,7 @@ export function Chart({ option, height = 260, label }: { option: ChartOption; he
       .then(({ echarts }) => {
         if (disposed || !element.current) return;
         const drawn = echarts.init(element.current, undefined, { renderer: 'svg' });
-        drawn.setOption(option);
+        drawn.setOption({ ...WITHOUT_ANIMATION, ...option });
         observer = new ResizeObserver(() => drawn.resize());
         observer.observe(element.current);
         chart = drawn;

@@ -6,6 +6,8 @@ import { Chart } from './chart';
 import { Empty, ErrorBox, Loading } from './states';
 
 interface Trends {
+  from: string;
+  to: string;
   bucket: string;
   points: {
     start: string;
@@ -48,10 +50,21 @@ export function TrendCharts({ path }: { path: string }) {
   const line = (name: string, values: number[]) => ({
     name,
     type: 'line',
+    // Filled and large enough to see: a range holding one bucket draws these points and nothing else.
     showSymbol: points.length < 40,
+    symbol: 'circle',
+    symbolSize: 7,
     data: values.map((v, i) => [times[i], v]),
   });
-  const area = (name: string, values: number[]) => ({ ...line(name, values), stack: 'services', areaStyle: {} });
+  // The range asked for, not one fitted around the points: a lone bucket sits where it falls in it.
+  const timeAxis = { type: 'time', min: trends.data.from, max: trends.data.to };
+  const area = (name: string, values: number[]) => ({
+    ...line(name, values),
+    stack: 'services',
+    areaStyle: {},
+    // A zero band's point would sit on the band below it and hide that band's point.
+    data: values.map((v, i) => ({ value: [times[i], v], symbol: v === 0 ? 'none' : 'circle' })),
+  });
   return (
     <>
       <div className="controls">{picker}</div>
@@ -65,7 +78,7 @@ export function TrendCharts({ path }: { path: string }) {
               tooltip: { trigger: 'axis' },
               legend: { bottom: 0 },
               grid: { left: 60, right: 10, top: 20, bottom: 60 },
-              xAxis: { type: 'time' },
+              xAxis: timeAxis,
               yAxis: { type: 'value', name: 'USD / month' },
               series: [
                 line(
@@ -89,7 +102,7 @@ export function TrendCharts({ path }: { path: string }) {
               tooltip: { trigger: 'axis' },
               legend: { bottom: 0 },
               grid: { left: 60, right: 10, top: 20, bottom: 60 },
-              xAxis: { type: 'time' },
+              xAxis: timeAxis,
               yAxis: { type: 'value', name: 'Services' },
               color: ['#1a7f37', '#cf222e', '#8c959f'],
               series: [
