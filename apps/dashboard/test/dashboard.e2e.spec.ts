@@ -407,6 +407,15 @@ describe.skipIf(skipReason !== '')(
       expect(await page.getByTestId('flapping').textContent()).toContain(
         `${detail.timeline.hintStateChanges} of the hint state`,
       );
+      // Each state sits where it began in the range: a Service recorded today is drawn at the strip's end.
+      const states = page.getByRole('list', { name: 'states over the range' });
+      const strip = await states.boundingBox();
+      const first = await states.getByRole('listitem').first().boundingBox();
+      const range = { from: Date.parse(detail.timeline.from), to: Date.parse(detail.timeline.to) };
+      const began = Math.max(range.from, Date.parse(detail.timeline.entries[0].from));
+      const expectedLeft = strip!.x + ((began - range.from) / (range.to - range.from)) * strip!.width;
+      expect(Math.abs(first!.x - expectedLeft)).toBeLessThan(3);
+      expect(began - range.from).toBeGreaterThan((range.to - range.from) / 2);
 
       await page.getByLabel('Routing mode').selectOption('Auto');
       await page.getByRole('button', { name: 'Simulate' }).click();

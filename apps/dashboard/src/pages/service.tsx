@@ -300,9 +300,14 @@ function ZonesChart({ zones }: { zones: ZoneAllocation[] }) {
   );
 }
 
+/**
+ * The states over the range, each at its place in time: a Service created (or gone) during the range
+ * leaves the rest of the strip empty, so a state never reads as older than it is.
+ */
 function Timeline({ timeline }: { timeline: ServiceDetail['timeline'] }) {
   const start = Date.parse(timeline.from);
-  const span = Math.max(1, Date.parse(timeline.to) - start);
+  const end = Date.parse(timeline.to);
+  const span = Math.max(1, end - start);
   if (timeline.entries.length === 0) return <Empty>No recorded state in this range.</Empty>;
   return (
     <>
@@ -314,7 +319,7 @@ function Timeline({ timeline }: { timeline: ServiceDetail['timeline'] }) {
       <div className="timeline" role="list" aria-label="states over the range">
         {timeline.entries.map((entry) => {
           const from = Math.max(start, Date.parse(entry.from));
-          const to = entry.to ? Date.parse(entry.to) : Date.parse(timeline.to);
+          const to = Math.min(end, entry.to ? Date.parse(entry.to) : end);
           const label = `${entry.hints.state}${entry.hints.reason ? ` (${entry.hints.reason})` : ''}, routing ${entry.routing}, ${entry.readyEndpoints} endpoints, ${when(entry.from)} – ${entry.to ? when(entry.to) : 'now'}`;
           return (
             <span
@@ -322,7 +327,7 @@ function Timeline({ timeline }: { timeline: ServiceDetail['timeline'] }) {
               role="listitem"
               tabIndex={0}
               className={`state-${entry.hints.state}`}
-              style={{ width: `${((to - from) / span) * 100}%` }}
+              style={{ left: `${((from - start) / span) * 100}%`, width: `${((to - from) / span) * 100}%` }}
               title={label}
               aria-label={label}
             />
