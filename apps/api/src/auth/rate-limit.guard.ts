@@ -5,13 +5,33 @@ import { ProblemException } from '../problem.js';
 import { type CallerRequest, httpOf } from './caller.js';
 import { type WindowState, type WindowRateStorage } from './window-rate-storage.js';
 
+/** Where a caller stands against a limit, as every limiter's answers report it. */
+export interface RateLimitStanding {
+  limit: number;
+  remaining: number;
+  /** Seconds until the whole limit is available again. */
+  resetSeconds: number;
+  /** Seconds to wait when refused; null when allowed. */
+  retryAfterSeconds: number | null;
+}
+
 /** The `X-RateLimit-*` headers of an answer (and `Retry-After` when refused). */
-export function rateLimitHeaders(limit: number, state: WindowState): Record<string, string> {
+export function rateLimitHeaders(standing: RateLimitStanding): Record<string, string> {
   return {
-    'X-RateLimit-Limit': String(limit),
-    'X-RateLimit-Remaining': String(Math.max(0, limit - state.totalHits)),
-    'X-RateLimit-Reset': String(state.timeToExpire),
-    ...(state.isBlocked ? { 'Retry-After': String(Math.max(1, state.timeToBlockExpire)) } : {}),
+    'X-RateLimit-Limit': String(standing.limit),
+    'X-RateLimit-Remaining': String(standing.remaining),
+    'X-RateLimit-Reset': String(standing.resetSeconds),
+    ...(standing.retryAfterSeconds === null ? {} : { 'Retry-After': String(standing.retryAfterSeconds) }),
+  };
+}
+
+/** A window's count as a standing against `limit`. */
+function windowStanding(limit: number, state: WindowState): RateLimitStanding {
+  return {
+    limit,
+    remaining: Math.max(0, limit - state.totalHits),
+    resetSeconds: state.timeToExpire,
+    retryAfterSeconds: state.isBlocked ? Math.max(1, state.timeToBlockExpire) : null,
   };
 }
 
@@ -48,7 +68,7 @@ export class ApiKeyRateLimitGuard extends ThrottlerGuard {
   private chargeTracker(key: string, units: number, limit: number, ttl: number, response: ServerResponse): void {
     const storage = this.storageService as WindowRateStorage;
     const state = storage.charge(key, ttl, limit, units);
-    const headers = rateLimitHeaders(limit, state);
+    const headers = rateLimitHeaders(windowStanding(limit, state));
     if (state.isBlocked) {
       const windowSeconds = Math.round(ttl / 1000);
       throw new ProblemException(

@@ -1,7 +1,8 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { ServerResponse } from 'node:http';
-import { type BucketState, TokenBuckets } from '../auth/token-buckets.js';
+import { rateLimitHeaders } from '../auth/rate-limit.guard.js';
+import { TokenBuckets } from '../auth/token-buckets.js';
 import type { ApiConfig } from '../config.js';
 import { ProblemException } from '../problem.js';
 import type { AgentRequest } from './agent-auth.guard.js';
@@ -36,7 +37,12 @@ export class IngestRateLimitGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<AgentRequest>();
     const response = context.switchToHttp().getResponse<ServerResponse>();
     const state = this.buckets.take(`ingest:cluster:${request.agent!.clusterId}`, this.shape);
-    const headers = this.headersOf(state);
+    const headers = rateLimitHeaders({
+      limit: this.shape.burst,
+      remaining: state.remaining,
+      resetSeconds: state.secondsUntilFull,
+      retryAfterSeconds: state.allowed ? null : state.retryAfterSeconds,
+    });
     if (!state.allowed) {
       const { rate, periodMs, burst } = this.shape;
       const windowSeconds = Math.round(periodMs / 1000);
@@ -49,14 +55,5 @@ export class IngestRateLimitGuard implements CanActivate {
     }
     for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
     return true;
-  }
-
-  private headersOf(state: BucketState): Record<string, string> {
-    return {
-      'X-RateLimit-Limit': String(this.shape.burst),
-      'X-RateLimit-Remaining': String(state.remaining),
-      'X-RateLimit-Reset': String(state.secondsUntilFull),
-      ...(state.allowed ? {} : { 'Retry-After': String(state.retryAfterSeconds) }),
-    };
   }
 }
