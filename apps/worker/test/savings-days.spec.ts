@@ -40,7 +40,8 @@ const DAY = 24 * HOUR;
 /** 05:17 UTC: snapshots fall at odd minutes, so intervals start and end inside days. */
 const T0 = Date.UTC(2026, 5, 1, 5, 17);
 const SERVICES = 30;
-const SNAPSHOTS = 28;
+/** Up to Thursday 2026-06-18: the last week's rows hold several days up to the last snapshot. */
+const SNAPSHOTS = 33;
 
 const AGGREGATES: SnapshotAggregates = {
   services: 0,
@@ -223,6 +224,8 @@ function ranges(): { name: string; from: Date; to: Date; now: Date }[] {
   const after = new Date(lastSnapshot.getTime() + 5 * HOUR + 7 * 60_000);
   const minutesAfterLast = minutesAfterLastSnapshot();
   const at = (days: number, hours: number) => new Date(T0 + days * DAY + hours * HOUR + 11 * 60_000);
+  // The Monday 00:00 UTC of `after`'s week (T0's day, 2026-06-01, is a Monday).
+  const thisWeek = Math.floor((after.getTime() - Date.UTC(2026, 5, 1)) / (7 * DAY)) * 7 * DAY + Date.UTC(2026, 5, 1);
   return [
     { name: 'all of it, up to now', from: new Date(T0 - DAY), to: after, now: after },
     { name: 'edges inside days', from: at(2, 3), to: at(9, 14), now: after },
@@ -241,6 +244,10 @@ function ranges(): { name: string; from: Date; to: Date; now: Date }[] {
       to: new Date(after.getTime() + DAY),
       now: after,
     },
+    // This week's days up to now from this week's row, when the range holds its Monday: from the days
+    // before it (no whole week), and from inside it (its day rows).
+    { name: 'this week up to now, from the days before it', from: new Date(thisWeek - 2 * DAY + 5 * HOUR), to: after, now: after },
+    { name: 'this week up to now, from inside it', from: new Date(thisWeek + 5 * HOUR), to: after, now: after },
     // `now` minutes after the last snapshot, or at it: its day's row holds intervals it closed.
     { name: 'up to minutes after the last snapshot', from: at(3, 2), to: minutesAfterLast, now: minutesAfterLast },
     { name: 'up to the last snapshot itself', from: at(3, 2), to: minutesAfterLast, now: lastSnapshot },

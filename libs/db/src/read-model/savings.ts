@@ -85,6 +85,8 @@ export interface OpportunityRow {
  * day are thousands (30% of the statement after a few dozen 1,000-Service snapshots in a day). A cluster
  * with an interval ending after now (a snapshot from an agent whose clock runs ahead, within the skew
  * ingest allows, or `now` inside the history) is read raw as before: its day row holds time past now.
+ * When the range also holds this week's days up to today ($11: this week's Monday), this week's row
+ * stands in for them and today's: it is the sum of its day rows, and none lies after today.
  *
  * The snapshot's traffic and the plain months are summed apart, because an API or measured volume set
  * since overrides the snapshot's for the whole range: gb × Σ months, else Σ months × traffic_gb.
@@ -95,6 +97,9 @@ export interface OpportunityRow {
  * Reading the roll-up rather than every interval made `groupBy=service` over 30 days of a 1,000-Service
  * cluster several times faster (see `npm run bench`).
  */
+const RIGHT_EDGE_FROM_ROLLUP = '(SELECT from_rollup FROM right_edge)::uuid[]';
+const RAW_RIGHT_EDGE = '(SELECT raw FROM right_edge)::uuid[]';
+
 function perServiceSql(namespaceFilter: string): string {
   const leftEdgeMonths = `GREATEST(date_part('epoch', LEAST(i.valid_to, $4, $6::timestamptz) - GREATEST(i.valid_from, $3)), 0)`;
   const rawMonths = `CASE WHEN i.valid_to IS NULL
@@ -120,7 +125,7 @@ function perServiceSql(namespaceFilter: string): string {
     pieces AS (
       ${rawIntervals(`i.valid_from < LEAST($4::timestamptz, $5::timestamptz) AND i.valid_to IS NULL`)}
       UNION ALL
-      ${rawIntervals(`i.valid_from < LEAST($4::timestamptz, $5::timestamptz) AND i.valid_to > $7::timestamptz`, '(SELECT raw FROM right_edge)::uuid[]')}
+      ${rawIntervals(`i.valid_from < LEAST($4::timestamptz, $5::timestamptz) AND i.valid_to > $7::timestamptz`, RAW_RIGHT_EDGE)}
       UNION ALL
       ${rawIntervals(`i.valid_to > $3::timestamptz AND i.valid_to <= $6::timestamptz`)}
       UNION ALL
@@ -130,15 +135,17 @@ function perServiceSql(namespaceFilter: string): string {
        ${weightsSql(`${leftEdgeMonths} / ${SECONDS_PER_MONTH}`)}
        WHERE r.cluster_id = ANY($1::uuid[]) AND r.span_days = 1 AND r.day = ($6 AT TIME ZONE 'UTC')::date
          AND $6 < $7 AND r.head_valid_to > $6
-         AND (r.head_valid_to <= $7 OR r.cluster_id = ANY((SELECT from_rollup FROM right_edge)::uuid[]))
+         AND (r.head_valid_to <= $7 OR r.cluster_id = ANY(${RIGHT_EDGE_FROM_ROLLUP}))
       UNION ALL
       ${rollupRows(`span_days = 7 AND day >= $8::date AND day < $9::date`)}
       UNION ALL
       ${rollupRows(`span_days = 1 AND day >= ($6 AT TIME ZONE 'UTC')::date AND day < $8::date`)}
       UNION ALL
-      ${rollupRows(`span_days = 1 AND day >= $9::date AND day < ($7 AT TIME ZONE 'UTC')::date`)}
+      ${rollupRows(`span_days = 1 AND day >= $9::date AND day < ($7 AT TIME ZONE 'UTC')::date`, RAW_RIGHT_EDGE)}
       UNION ALL
-      ${rollupRows(`span_days = 1 AND day = ($7 AT TIME ZONE 'UTC')::date`, '(SELECT from_rollup FROM right_edge)::uuid[]')}
+      ${rollupRows(`span_days = 1 AND day >= $9::date AND day < COALESCE($11::date, ($7 AT TIME ZONE 'UTC')::date + 1)`, RIGHT_EDGE_FROM_ROLLUP)}
+      UNION ALL
+      ${rollupRows(`span_days = 7 AND day = $11::date`, RIGHT_EDGE_FROM_ROLLUP)}
     ), summed AS (
       SELECT cluster_id, service_id, ${SUMMED_FIGURES_SQL}
         FROM pieces WHERE months > 0
@@ -297,6 +304,9 @@ export async function savingsWithOpportunities(
 function parametersOf(query: SavingsQuery): { values: unknown[]; namespaceFilter: string } {
   const { firstWholeDay, lastWholeDayEnd } = wholeDaysOf(query);
   const { firstWholeWeek, lastWholeWeekEnd } = wholeWeeksOf(firstWholeDay, lastWholeDayEnd);
+  const runsToNow = query.to >= query.now && firstWholeDay < lastWholeDayEnd;
+  // Today's midnight when the range runs to now: this week's Monday, when the range's whole days hold it.
+  const thisWeek = mondayAtOrBefore(lastWholeDayEnd.getTime());
   const values: unknown[] = [
     query.clusters.map((c) => c.id),
     query.clusters.map((c) => c.pricePerGb),
@@ -307,7 +317,8 @@ function parametersOf(query: SavingsQuery): { values: unknown[]; namespaceFilter
     lastWholeDayEnd,
     utcDate(firstWholeWeek),
     utcDate(lastWholeWeekEnd),
-    query.to >= query.now && firstWholeDay < lastWholeDayEnd,
+    runsToNow,
+    runsToNow && thisWeek >= firstWholeDay.getTime() ? utcDate(new Date(thisWeek)) : null,
   ];
   const namespaceFilter = query.namespace === undefined ? '' : ` AND s.namespace = $${values.push(query.namespace)}`;
   return { values, namespaceFilter };
@@ -331,12 +342,16 @@ function wholeDaysOf(query: SavingsQuery): { firstWholeDay: Date; lastWholeDayEn
  * days hold no whole week.
  */
 function wholeWeeksOf(firstDay: Date, lastDayEnd: Date): { firstWholeWeek: Date; lastWholeWeekEnd: Date } {
-  const mondayOffset = 4 * DAY_MS; // 1970-01-01 was a Thursday
-  const week = 7 * DAY_MS;
-  const first = Math.ceil((firstDay.getTime() - mondayOffset) / week) * week + mondayOffset;
-  const last = Math.floor((lastDayEnd.getTime() - mondayOffset) / week) * week + mondayOffset;
+  const first = mondayAtOrBefore(firstDay.getTime() + WEEK_MS - 1);
+  const last = mondayAtOrBefore(lastDayEnd.getTime());
   if (first >= last) return { firstWholeWeek: firstDay, lastWholeWeekEnd: firstDay };
   return { firstWholeWeek: new Date(first), lastWholeWeekEnd: new Date(last) };
+}
+
+/** The last Monday 00:00 UTC at or before `instant` (ms); 1970-01-01 was a Thursday. */
+function mondayAtOrBefore(instant: number): number {
+  const mondayOffset = 4 * DAY_MS;
+  return Math.floor((instant - mondayOffset) / WEEK_MS) * WEEK_MS + mondayOffset;
 }
 
 /** `YYYY-MM-DD` of a UTC instant, for a date parameter. */
@@ -345,32 +360,37 @@ function utcDate(instant: Date): string {
 }
 
 const DAY_MS = 24 * 3600_000;
+const WEEK_MS = 7 * DAY_MS;
 
 /**
- * `grouped` (the groups and the totals) and `ranked` (the totals, and the first `limit` groups largest
- * cost first, with their rank) over `weighted`. By Service, each Service is its group (a cluster's
- * Services have unique names); otherwise GROUPING SETS gives the groups and the totals in one pass. The
- * order names every group column, so the first `limit` are one set whatever the plan (a top-N sort,
- * cheaper than ranking every group).
+ * `ranked`: the totals, and the first `limit` groups largest cost first, with their rank. By Service, each
+ * Service is its group (a cluster's Services have unique names): the first `limit` are picked from
+ * `weighted` and only their columns computed, the totals summed over all. Otherwise GROUPING SETS gives
+ * the groups and the totals in one pass. The order names every group column, so the first `limit` are one
+ * set whatever the plan (a top-N sort, cheaper than ranking every group).
  */
 function groupedSql(columns: string[], limit: string): string {
-  const grouped =
-    columns.length === GROUP_COLUMNS.service.length
-      ? `SELECT ${columns.join(', ')}, false AS is_total, ${groupColumnsOf('oneService')}
-           FROM weighted
-          UNION ALL
-         SELECT ${columns.map((column) => `NULL${column === 'cluster_id' ? '::uuid' : ''}`).join(', ')}, true,
-                ${groupColumnsOf('summed')}
-           FROM ${inServiceOrder(['cluster_id'])}`
-      : `SELECT ${columns.join(', ')}, GROUPING(${columns[0]}) = 1 AS is_total, ${groupColumnsOf('summed')}
-           FROM ${inServiceOrder(columns)}
-          GROUP BY GROUPING SETS ((${columns.join(', ')}), ())`;
   const order = `${inMillionths('with_cost')} DESC, ${inMillionths('with_gb')} DESC, ${columns.join(', ')}`;
-  return `grouped AS (${grouped}
+  const ranking = `row_number() OVER (ORDER BY ${order}) AS rank`;
+  if (columns.length === GROUP_COLUMNS.service.length) {
+    return `top_groups AS (
+      SELECT ${columns.join(', ')}, false AS is_total, ${groupColumnsOf('oneService')}
+        FROM (SELECT * FROM weighted ORDER BY ${order} LIMIT ${limit}) top
+    ), ranked AS (
+      SELECT *, ${ranking} FROM top_groups
+      UNION ALL
+      SELECT NULL::uuid, NULL, NULL, true, ${groupColumnsOf('summed')}, 1
+        FROM ${inServiceOrder(['cluster_id'])}
+    )`;
+  }
+  return `grouped AS (
+      SELECT ${columns.join(', ')}, GROUPING(${columns[0]}) = 1 AS is_total, ${groupColumnsOf('summed')}
+        FROM ${inServiceOrder(columns)}
+       GROUP BY GROUPING SETS ((${columns.join(', ')}), ())
     ), top_groups AS (
       SELECT * FROM grouped WHERE NOT is_total ORDER BY ${order} LIMIT ${limit}
     ), ranked AS (
-      SELECT *, row_number() OVER (ORDER BY ${order}) AS rank FROM top_groups
+      SELECT *, ${ranking} FROM top_groups
       UNION ALL
       SELECT *, 1 FROM grouped WHERE is_total
     )`;
