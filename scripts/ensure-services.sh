@@ -42,6 +42,10 @@ apt_install() { # package binary purpose
 if [ "${ZONEWISE_SKIP_CHROMIUM:-}" != "1" ]; then
   apt_install chromium "${CHROMIUM_PATH:-/usr/bin/chromium}" "browser tests"
 fi
+# The bench times the dashboard's pages in Chromium's headless shell (bench/dashboard.ts says why).
+if [ "${1:-}" = "--bench" ] && [ "${ZONEWISE_SKIP_CHROMIUM:-}" != "1" ]; then
+  apt_install chromium-headless-shell "${CHROMIUM_HEADLESS_SHELL_PATH:-/usr/bin/chromium-headless-shell}" "the dashboard's page timings in npm run bench"
+fi
 if [ "${ZONEWISE_SKIP_PROMETHEUS:-}" != "1" ]; then
   apt_install prometheus "${PROMETHEUS_PATH:-/usr/bin/prometheus}" "traffic-source tests and promtool"
 fi
