@@ -246,7 +246,12 @@ function ranges(): { name: string; from: Date; to: Date; now: Date }[] {
     },
     // This week's days up to now from this week's row, when the range holds its Monday: from the days
     // before it (no whole week), and from inside it (its day rows).
-    { name: 'this week up to now, from the days before it', from: new Date(thisWeek - 2 * DAY + 5 * HOUR), to: after, now: after },
+    {
+      name: 'this week up to now, from the days before it',
+      from: new Date(thisWeek - 2 * DAY + 5 * HOUR),
+      to: after,
+      now: after,
+    },
     { name: 'this week up to now, from inside it', from: new Date(thisWeek + 5 * HOUR), to: after, now: after },
     // `now` minutes after the last snapshot, or at it: its day's row holds intervals it closed.
     { name: 'up to minutes after the last snapshot', from: at(3, 2), to: minutesAfterLast, now: minutesAfterLast },
