@@ -207,6 +207,16 @@ const COUNTS: { name: string; oneService: string; summed: string }[] = [
   { name: 'opportunities', oneService: 'opportunity::int', summed: 'count(*) FILTER (WHERE opportunity)' },
 ];
 
+/** The columns of `weighted` the sums across Services read (sorting narrower rows costs less). */
+const SUMMED_COLUMNS = [
+  'months',
+  'gb_m',
+  'measured_gb_m',
+  ...['without', 'with', 'missed'].flatMap((figure) => [`${figure}_gb`, `${figure}_cost`]),
+  ...['api', 'measured', 'annotation', 'default'].map((source) => `source_${source}`),
+  'opportunity',
+];
+
 function groupColumnsOf(pick: 'oneService' | 'summed'): string {
   return [
     ...FIGURES.map((figure) => `(${figure[pick]})::float8 AS ${figure.name}`),
@@ -216,7 +226,8 @@ function groupColumnsOf(pick: 'oneService' | 'summed'): string {
 
 /** `weighted` in a fixed order: what the sums across Services read, so they add in the same order each time. */
 function inServiceOrder(columns: string[]): string {
-  return `(SELECT * FROM weighted ORDER BY ${[...columns, 'service_id'].join(', ')}) ordered`;
+  return `(SELECT ${[...columns, ...SUMMED_COLUMNS].join(', ')} FROM weighted
+            ORDER BY ${[...columns, 'service_id'].join(', ')}) ordered`;
 }
 
 const GROUP_COLUMNS: Record<SavingsGroupBy, string[]> = {
