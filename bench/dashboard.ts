@@ -36,7 +36,7 @@ function findDashboard(): string {
 const DASHBOARD = findDashboard();
 const INITIAL_BUDGET_BYTES = 250 * 1024;
 const TARGET_RATIO = 2;
-const RUNS = 7;
+const RUNS = 11;
 const COLD_RUNS = 3;
 /**
  * Decision: the timings run in Chromium's headless shell (Debian's chromium-headless-shell, what Playwright
