@@ -30,6 +30,7 @@ export async function createApiApp(options: { logger?: LogLevel[] } = {}): Promi
     bodyParser: false,
     ...(options.logger ? { logger: options.logger } : {}),
   });
+  app.disable('x-powered-by'); // no answer names the framework behind it
   if (config.TRUST_PROXY) app.set('trust proxy', trustProxySetting(config.TRUST_PROXY));
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
   if (config.CORS_ORIGINS.length > 0) {

@@ -131,6 +131,17 @@ describe('rate-limit headers', () => {
   });
 });
 
+describe('answers', () => {
+  it('do not name the framework behind the API (no X-Powered-By)', async () => {
+    const api = apiClient(stack.url, tenant.adminKey);
+    for (const path of ['/v1/fleet', '/v1/clusters/00000000-0000-7000-8000-000000000000', '/healthz', '/v1/nowhere']) {
+      const answer = await api.get(path);
+      expect(answer.status, path).toBeLessThan(500);
+      expect(answer.headers.get('x-powered-by'), path).toBeNull();
+    }
+  });
+});
+
 describe('money', () => {
   it('is in cents in every REST and GraphQL answer', async () => {
     const api = apiClient(stack.url, tenant.readKey);
