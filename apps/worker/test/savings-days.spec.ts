@@ -198,7 +198,13 @@ beforeAll(async () => {
     // The second cluster's snapshots arrive out of order: every third one late, after the rest.
     const order =
       n === 0 ? snapshots : [...snapshots.filter((_, i) => i % 3 !== 1), ...snapshots.filter((_, i) => i % 3 === 1)];
-    for (const snapshot of order) {
+    // It also has one snapshot an hour after the others' last (half its Services gone): with `now` before
+    // it, its intervals end after now and it is read raw, beside the first read from the roll-up.
+    const later = {
+      at: new Date(lastSnapshot.getTime() + HOUR),
+      services: snapshots.at(-1)!.services.filter((_, i) => i % 2 === 0),
+    };
+    for (const snapshot of n === 0 ? order : [...order, later]) {
       await recordAt(prisma, cluster.id, snapshot.at, {
         services: snapshot.services,
         aggregates: { ...AGGREGATES, services: snapshot.services.length },
