@@ -77,6 +77,11 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
   HEAVY_READ_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
   /** Heavy reads one organization may run at once (per API process); more wait, then 429. */
   HEAVY_READS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(1),
+  /**
+   * Most of the time one of an organization's heavy-read slots may be busy while its heavy reads wait in
+   * line: between two, it pauses (1 − this) / this of the first's time (0.5: as long as it ran; 1: never).
+   */
+  HEAVY_READ_DUTY_CYCLE: z.coerce.number().gt(0).max(1).default(0.5),
   /** Longest a heavy read waits for its organization's turn before 429 with Retry-After. */
   HEAVY_READ_QUEUE_WAIT_MS: z.coerce.number().int().min(0).default(2000),
   /** /readyz answers 503 (saturated) when more requests than this wait for a read-pool connection. */

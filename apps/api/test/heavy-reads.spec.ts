@@ -34,6 +34,8 @@ beforeAll(async () => {
   stack = await startQueryStack('heavyreads', {
     HEAVY_READS_PER_ORGANIZATION: '1',
     HEAVY_READ_QUEUE_WAIT_MS: '0',
+    // No pause after a heavy read here: with no wait in line, a read right after another would be refused.
+    HEAVY_READ_DUTY_CYCLE: '1',
     HEAVY_READ_STATEMENT_TIMEOUT_MS: '2000',
     READ_POOL_MAX: '1',
     READY_MAX_POOL_WAITING: '1',
@@ -78,6 +80,43 @@ describe('the per-organization heavy-read budget', () => {
     gates[1]();
     expect(await second).toBe('done');
     expect(budget.load()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('pauses an organization’s slot between heavy reads waiting in line, for its duty cycle; a lone read never waits', async () => {
+    const budget = new HeavyReadBudget(
+      configOf({ HEAVY_READS_PER_ORGANIZATION: 1, HEAVY_READ_QUEUE_WAIT_MS: 1000, HEAVY_READ_DUTY_CYCLE: 0.5 }),
+    );
+    const order: string[] = [];
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const read = (name: string, ms: number) => async () => {
+      order.push(`${name} started`);
+      await pause(ms);
+      order.push(`${name} ended`);
+      return performance.now();
+    };
+    // a2 waits in line behind a1: the slot rests as long as a1 ran before a2 starts, while another
+    // organization's read runs at once.
+    let secondStarted = 0;
+    const [firstEnded] = await Promise.all([
+      budget.run('org-a', 'savings', read('a1', 60)).then(async (ended) => {
+        await budget.run('org-b', 'savings', read('b1', 1));
+        return ended;
+      }),
+      budget.run('org-a', 'savings', async () => {
+        secondStarted = performance.now();
+        return read('a2', 1)();
+      }),
+    ]);
+    expect(secondStarted - firstEnded).toBeGreaterThanOrEqual(50);
+    expect(order).toEqual(['a1 started', 'a1 ended', 'b1 started', 'b1 ended', 'a2 started', 'a2 ended']);
+
+    // Nothing waited behind c1: the next read runs at once (with no wait in line allowed, a pause would be a 429).
+    const lone = new HeavyReadBudget(
+      configOf({ HEAVY_READS_PER_ORGANIZATION: 1, HEAVY_READ_QUEUE_WAIT_MS: 0, HEAVY_READ_DUTY_CYCLE: 0.5 }),
+    );
+    await lone.run('org-a', 'savings', read('c1', 30));
+    expect(await lone.run('org-a', 'savings', async () => 'at once')).toBe('at once');
+    expect(lone.load()).toEqual({ running: 0, waiting: 0 });
   });
 
   it('answers an organization flooding savings 429 with Retry-After while another organization’s reads succeed', async () => {

@@ -14,6 +14,8 @@ interface Waiter {
 
 interface OrganizationSlots {
   running: number;
+  /** Slots pausing after a heavy read (HEAVY_READ_DUTY_CYCLE), not yet free for the next. */
+  resting: number;
   waiting: Waiter[];
 }
 
@@ -26,6 +28,13 @@ interface OrganizationSlots {
  *
  * Decision: per API process, in memory (like the rate limits): with N replicas an organization may run
  * N × the budget; the heavy-read pool and its statement timeout bound each process either way.
+ *
+ * Decision: when more of an organization's heavy reads wait in line as one ends, its slot pauses before
+ * the next starts, for as long as keeps the slot busy at most HEAVY_READ_DUTY_CYCLE of the time (0.5:
+ * it rests as long as the read ran). Without it, an organization with a backlog of heavy reads kept a
+ * database core busy all the time, and on a small database server (2 cores in the bench) another
+ * organization's reads slowed by more than 3× while the first also pushed snapshots. A read with none
+ * waiting behind it (a person's, or one client's one after another) never waits for the pause.
  */
 @Injectable()
 export class HeavyReadBudget {
@@ -33,23 +42,28 @@ export class HeavyReadBudget {
   private readonly perOrganization: number;
   private readonly queueWaitMs: number;
   private readonly statementTimeoutMs: number;
+  /** Pause after a heavy read, per ms it ran: (1 − duty cycle) / duty cycle. */
+  private readonly restPerBusyMs: number;
 
   constructor(@Inject(ConfigService) config: ConfigService<ApiConfig, true>) {
     this.perOrganization = config.get('HEAVY_READS_PER_ORGANIZATION', { infer: true });
     this.queueWaitMs = config.get('HEAVY_READ_QUEUE_WAIT_MS', { infer: true });
     this.statementTimeoutMs = config.get('HEAVY_READ_STATEMENT_TIMEOUT_MS', { infer: true });
+    const dutyCycle = config.get('HEAVY_READ_DUTY_CYCLE', { infer: true }) ?? 1;
+    this.restPerBusyMs = (1 - dutyCycle) / dutyCycle;
   }
 
   /** Runs `work` inside the organization's budget (waiting for a slot, or 429). */
   async run<T>(organizationId: string, what: string, work: () => Promise<T>): Promise<T> {
     await this.acquire(organizationId, what);
+    const started = performance.now();
     try {
       return await work();
     } catch (error) {
       if ((error as { code?: unknown }).code === STATEMENT_TIMEOUT) throw this.tooSlow(what);
       throw error;
     } finally {
-      this.release(organizationId);
+      this.release(organizationId, performance.now() - started);
     }
   }
 
@@ -67,10 +81,10 @@ export class HeavyReadBudget {
   private acquire(organizationId: string, what: string): Promise<void> {
     let slots = this.slots.get(organizationId);
     if (!slots) {
-      slots = { running: 0, waiting: [] };
+      slots = { running: 0, resting: 0, waiting: [] };
       this.slots.set(organizationId, slots);
     }
-    if (slots.running < this.perOrganization) {
+    if (slots.running + slots.resting < this.perOrganization) {
       slots.running++;
       return Promise.resolve();
     }
@@ -90,14 +104,27 @@ export class HeavyReadBudget {
     });
   }
 
-  /** Hands the slot to the next in line, or frees it. */
-  private release(organizationId: string): void {
+  /** Hands the slot to the next in line (after its pause for `busyMs`), or frees it. */
+  private release(organizationId: string, busyMs: number): void {
     const slots = this.slots.get(organizationId);
     if (!slots) return;
-    const next = slots.waiting.shift();
-    if (next) return next.admit();
     slots.running--;
-    if (slots.running === 0) this.slots.delete(organizationId);
+    const restMs = busyMs * this.restPerBusyMs;
+    if (slots.waiting.length === 0 || restMs < 1) return this.handOver(organizationId, slots);
+    slots.resting++;
+    setTimeout(() => {
+      slots.resting--;
+      this.handOver(organizationId, slots);
+    }, restMs).unref();
+  }
+
+  private handOver(organizationId: string, slots: OrganizationSlots): void {
+    const next = slots.waiting.shift();
+    if (next) {
+      slots.running++;
+      return next.admit();
+    }
+    if (slots.running + slots.resting === 0) this.slots.delete(organizationId);
   }
 
   private tooSlow(what: string): ProblemException {
@@ -113,7 +140,7 @@ export class HeavyReadBudget {
     const retryAfter = Math.max(1, Math.ceil(this.queueWaitMs / 1000));
     return new ProblemException(
       429,
-      `too many ${what} requests of this organization at once: at most ${this.perOrganization} run together, and this one waited ${this.queueWaitMs} ms; retry in ${retryAfter} s`,
+      `too many ${what} requests of this organization at once: at most ${this.perOrganization} run together, with a pause between those waiting in line (HEAVY_READ_DUTY_CYCLE), and this one waited ${this.queueWaitMs} ms; retry in ${retryAfter} s`,
       { concurrentLimit: this.perOrganization, retryAfterSeconds: retryAfter },
       { 'Retry-After': String(retryAfter) },
     );
