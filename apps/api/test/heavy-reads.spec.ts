@@ -58,7 +58,9 @@ afterAll(async () => {
 
 describe('the per-organization heavy-read budget', () => {
   it('admits an organization’s heavy reads up to its budget, queues the next briefly, then refuses; others run', async () => {
-    const budget = new HeavyReadBudget(configOf({ HEAVY_READS_PER_ORGANIZATION: 1, HEAVY_READ_QUEUE_WAIT_MS: 100 }));
+    const budget = new HeavyReadBudget(
+      configOf({ HEAVY_READS_PER_ORGANIZATION: 1, HEAVY_READ_QUEUE_WAIT_MS: 100, HEAVY_READ_DUTY_CYCLE: 1 }),
+    );
     const gates: (() => void)[] = [];
     const held = () => new Promise<string>((resolve) => gates.push(() => resolve('done')));
     // A slot that frees within the wait goes to the first in line.

@@ -49,7 +49,7 @@ export class HeavyReadBudget {
     this.perOrganization = config.get('HEAVY_READS_PER_ORGANIZATION', { infer: true });
     this.queueWaitMs = config.get('HEAVY_READ_QUEUE_WAIT_MS', { infer: true });
     this.statementTimeoutMs = config.get('HEAVY_READ_STATEMENT_TIMEOUT_MS', { infer: true });
-    const dutyCycle = config.get('HEAVY_READ_DUTY_CYCLE', { infer: true }) ?? 1;
+    const dutyCycle = config.get('HEAVY_READ_DUTY_CYCLE', { infer: true });
     this.restPerBusyMs = (1 - dutyCycle) / dutyCycle;
   }
 

@@ -316,7 +316,8 @@ function parametersOf(query: SavingsQuery): { values: unknown[]; namespaceFilter
   const { firstWholeDay, lastWholeDayEnd } = wholeDaysOf(query);
   const { firstWholeWeek, lastWholeWeekEnd } = wholeWeeksOf(firstWholeDay, lastWholeDayEnd);
   const runsToNow = query.to >= query.now && firstWholeDay < lastWholeDayEnd;
-  // Today's midnight when the range runs to now: this week's Monday, when the range's whole days hold it.
+  // When the range runs to now its whole days end at today's midnight: this week's row ($11) stands in for
+  // this week's days when they all lie in the range (its Monday is one of the range's whole days).
   const thisWeek = mondayAtOrBefore(lastWholeDayEnd.getTime());
   const values: unknown[] = [
     query.clusters.map((c) => c.id),
