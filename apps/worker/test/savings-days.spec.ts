@@ -106,7 +106,7 @@ function history(): { at: Date; services: ServiceState[] }[] {
 }
 
 /**
- * The migrations' backfills (the roll-up's, then its heads'), into a scratch table: the roll-up as it must
+ * The migrations' backfills (the roll-up's, its heads', then its week tails'), into a scratch table: the roll-up as it must
  * be for the intervals stored now.
  */
 async function rebuiltFromScratch(clusterIds: string[]): Promise<unknown[]> {
@@ -114,7 +114,7 @@ async function rebuiltFromScratch(clusterIds: string[]): Promise<unknown[]> {
   await prisma.$executeRawUnsafe(
     'CREATE TABLE savings_days_rebuilt (LIKE service_savings_days INCLUDING DEFAULTS INCLUDING CONSTRAINTS)',
   );
-  for (const migration of ['_savings_days', '_savings_day_heads']) {
+  for (const migration of ['_savings_days', '_savings_day_heads', '_savings_week_tails']) {
     for (const statement of backfillOf(migration).split(';')) {
       if (/INSERT|UPDATE/.test(statement)) await prisma.$executeRawUnsafe(statement);
     }
@@ -236,6 +236,9 @@ function ranges(): { name: string; from: Date; to: Date; now: Date }[] {
     { name: 'all of it, up to now', from: new Date(T0 - DAY), to: after, now: after },
     { name: 'edges inside days', from: at(2, 3), to: at(9, 14), now: after },
     { name: 'whole weeks and days, edges inside days', from: at(0, 19), to: at(15, 6), now: after },
+    // The days before the first whole week from that week's tail: from a Thursday, from a Saturday.
+    { name: "a week's tail from a Thursday, then a whole week", from: at(1, 20), to: at(15, 6), now: after },
+    { name: "a week's tail from a Saturday, then whole weeks up to now", from: at(3, 20), to: after, now: after },
     { name: 'within one day', from: at(4, 1), to: at(4, 9), now: after },
     { name: 'across one midnight', from: at(5, 15), to: at(6, 4), now: after },
     { name: 'ending after now, now inside the history', from: at(1, 0), to: after, now: at(7, 8) },
@@ -271,6 +274,9 @@ describe('savings from the per-day roll-up', () => {
     const written = (await expectRollupRebuiltFromScratch(ids)) as { span_days: number; head_valid_from: unknown }[];
     expect(written.filter((row) => row.span_days === 1).length).toBeGreaterThan(SERVICES * 10);
     expect(written.filter((row) => row.span_days === 7).length).toBeGreaterThan(SERVICES);
+    for (const tailSpan of [2, 3, 4, 5, 6]) {
+      expect(written.filter((row) => row.span_days === tailSpan).length).toBeGreaterThan(SERVICES);
+    }
     expect(written.filter((row) => row.head_valid_from !== null).length).toBeGreaterThan(SERVICES);
   });
 

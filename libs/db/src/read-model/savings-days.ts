@@ -98,10 +98,25 @@ export const FIGURE_COLUMNS = `months, traffic_months, without_months, without_t
   opportunity, opportunity_default`;
 
 /**
+ * A week's tails: the rows of a Service from one of its days to the end of its ISO week, for the days
+ * Tuesday to Saturday (`span_days` 6 to 2, keyed on their first day). Monday's tail is the week row and
+ * Sunday's the day row. A range whose first whole day falls inside a week reads that week's days from
+ * one tail row instead of up to six day rows.
+ *
+ * `day` is a date column; the lateral gives each tail holding it (those starting on or before it), as
+ * `tail.first_weekday` (ISO, 2 to 6): the tail's first day is `tailDay(day)`, its span TAIL_SPAN_SQL.
+ */
+function tailsHolding(day: string): string {
+  return `CROSS JOIN LATERAL generate_series(2, LEAST(extract(isodow FROM ${day})::int, 6)) AS tail(first_weekday)`;
+}
+const tailDay = (day: string) => `${day} - (extract(isodow FROM ${day})::int - tail.first_weekday)`;
+const TAIL_SPAN_SQL = '8 - tail.first_weekday';
+
+/**
  * Rewrites the roll-up of these Services over these spans: every UTC day a span touches is deleted and
  * summed again from the Services' closed intervals as they are now, then every ISO week holding such a
- * day from its day rows. Call it, in the transaction that changed the intervals, with spans covering
- * every instant whose interval changed (a span may be wider).
+ * day, and its tails, from its day rows. Call it, in the transaction that changed the intervals, with
+ * spans covering every instant whose interval changed (a span may be wider).
  *
  * Decision: days are cut in UTC timestamps (not timestamptz), so the session's time zone and its DST
  * changes cannot shift a day's boundaries.
@@ -116,7 +131,9 @@ export async function refreshSavingsDays(db: Db, clusterId: string, spans: Savin
        WHERE hi > lo
        GROUP BY service_id
     ), weeks AS (
-      SELECT service_id, date_trunc('week', lo)::date AS first_week, hi::date AS end_day FROM touched
+      SELECT service_id, date_trunc('week', lo)::date AS first_week, hi::date AS end_day,
+             (date_trunc('week', hi - interval '1 day') + interval '7 days')::date AS end_week
+        FROM touched
     )`;
   const statements = [
     `DELETE FROM service_savings_days r USING touched t
@@ -136,15 +153,26 @@ export async function refreshSavingsDays(db: Db, clusterId: string, spans: Savin
      SELECT r.cluster_id, 7, date_trunc('week', r.day::timestamp)::date, r.service_id, ${DAY_SUMS_SQL}
        FROM weeks w JOIN service_savings_days r
          ON r.cluster_id = $1::uuid AND r.span_days = 1 AND r.service_id = w.service_id
-        AND r.day >= w.first_week AND r.day < date_trunc('week', (w.end_day - 1)::timestamp) + interval '7 days'
+        AND r.day >= w.first_week AND r.day < w.end_week
       GROUP BY r.cluster_id, date_trunc('week', r.day::timestamp)::date, r.service_id`,
+    `DELETE FROM service_savings_days r USING weeks w
+      WHERE r.cluster_id = $1::uuid AND r.span_days BETWEEN 2 AND 6 AND r.service_id = w.service_id
+        AND r.day >= w.first_week AND r.day < w.end_week`,
+    `INSERT INTO service_savings_days (cluster_id, span_days, day, service_id, ${FIGURE_COLUMNS})
+     SELECT r.cluster_id, ${TAIL_SPAN_SQL}, ${tailDay('r.day')}, r.service_id, ${DAY_SUMS_SQL}
+       FROM weeks w JOIN service_savings_days r
+         ON r.cluster_id = $1::uuid AND r.span_days = 1 AND r.service_id = w.service_id
+        AND r.day >= w.first_week AND r.day < w.end_week
+      ${tailsHolding('r.day')}
+      GROUP BY r.cluster_id, ${TAIL_SPAN_SQL}, ${tailDay('r.day')}, r.service_id`,
   ];
   for (const statement of statements) await db.$executeRawUnsafe(`WITH ${touched} ${statement}`, ...values);
 }
 
 /**
  * Adds intervals that were open and are now closed (in time order: nothing of theirs is in the roll-up yet)
- * to the roll-up: each piece is added to its day's row and its week's, created when missing, and a piece
+ * to the roll-up: each piece is added to its day's row, its week's and the tails holding it (see
+ * {@link tailsHolding}), created when missing, and a piece
  * that holds at its day's first instant becomes that day row's head. Call it, in the transaction that
  * closed them, before any {@link refreshSavingsDays} of the same transaction (which sums its days again
  * from scratch, these intervals included).
@@ -168,7 +196,7 @@ export async function addClosedIntervalsToSavingsDays(db: Db, clusterId: string,
   const head = HEAD_COLUMNS.map(
     (c) => `head_${c} = CASE WHEN excluded.head_valid_from IS NULL THEN r.head_${c} ELSE excluded.head_${c} END`,
   ).join(', ');
-  // One statement: the pieces are computed once for the day rows and the week rows (disjoint rows).
+  // One statement: the pieces are computed once for the day rows, the week rows and the tails (disjoint rows).
   await db.$executeRawUnsafe(
     `WITH pieces AS (${pieces}), days AS (
        INSERT INTO service_savings_days AS r (cluster_id, span_days, day, service_id, ${FIGURE_COLUMNS}, ${HEAD_COLUMN_NAMES})
@@ -176,6 +204,13 @@ export async function addClosedIntervalsToSavingsDays(db: Db, clusterId: string,
          FROM pieces WHERE months > 0
         GROUP BY cluster_id, day, service_id
        ON CONFLICT (cluster_id, span_days, day, service_id) DO UPDATE SET ${added}, ${head}
+     ), tails AS (
+       INSERT INTO service_savings_days AS r (cluster_id, span_days, day, service_id, ${FIGURE_COLUMNS})
+       SELECT cluster_id, ${TAIL_SPAN_SQL}, ${tailDay('day')}, service_id, ${SUMMED_FIGURES_SQL}
+         FROM pieces ${tailsHolding('day')}
+        WHERE months > 0
+        GROUP BY cluster_id, ${TAIL_SPAN_SQL}, ${tailDay('day')}, service_id
+       ON CONFLICT (cluster_id, span_days, day, service_id) DO UPDATE SET ${added}
      )
      INSERT INTO service_savings_days AS r (cluster_id, span_days, day, service_id, ${FIGURE_COLUMNS})
      SELECT cluster_id, 7, date_trunc('week', day::timestamp)::date, service_id, ${SUMMED_FIGURES_SQL}

@@ -67,7 +67,9 @@ export interface OpportunityRow {
  * Every interval overlapping the range, summed per Service: its months in the range, its traffic and
  * cross-zone GB over them, what enabling topology routing would have saved, and where its traffic came
  * from. Whole ISO weeks and the whole UTC days around them of closed intervals come from the roll-up
- * (service_savings_days: a row per Service and week, $8 to $9, and per Service and day); what it does not
+ * (service_savings_days: a row per Service and week, $8 to $9; the days before the first whole week from
+ * that week's tail, one row per Service from the first whole day to the week's end; the days after the
+ * last whole week per Service and day); what it does not
  * hold are the partial days at the range's edges ($6 = the first whole day's start, $7 = the end of the
  * last; equal to `from` when the range holds no whole day) and the open intervals. Four disjoint sets
  * answer for those: the raw intervals still open, those ending after the right edge's start, those ending
@@ -139,7 +141,8 @@ function perServiceSql(namespaceFilter: string): string {
       UNION ALL
       ${rollupRows(`span_days = 7 AND day >= $8::date AND day < $9::date`)}
       UNION ALL
-      ${rollupRows(`span_days = 1 AND day >= ($6 AT TIME ZONE 'UTC')::date AND day < $8::date`)}
+      ${rollupRows(`span_days = $8::date - ($6 AT TIME ZONE 'UTC')::date AND day = ($6 AT TIME ZONE 'UTC')::date
+                    AND day < $8::date`)}
       UNION ALL
       ${rollupRows(`span_days = 1 AND day >= $9::date AND day < ($7 AT TIME ZONE 'UTC')::date`, RAW_RIGHT_EDGE)}
       UNION ALL
