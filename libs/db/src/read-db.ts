@@ -47,6 +47,8 @@ export interface ExecutedQuery {
 export class ReadDb {
   readonly pool: pg.Pool;
   private readonly prepared: boolean;
+  /** Prepared statements' names by their text: looking a text up costs less than hashing it again. */
+  private readonly statementNames = new Map<string, string>();
   private readonly listeners = new Set<(query: ExecutedQuery) => void>();
 
   constructor(options: ReadDbOptions) {
@@ -65,13 +67,24 @@ export class ReadDb {
   async query<Row extends object>(text: string, values: unknown[] = []): Promise<Row[]> {
     const started = performance.now();
     const result = await this.pool.query<Row>(
-      this.prepared ? { name: statementNameOf(text), text, values } : { text, values },
+      this.prepared ? { name: this.statementNameOf(text), text, values } : { text, values },
     );
     if (this.listeners.size > 0) {
       const executed = { text, durationMs: performance.now() - started, rows: result.rowCount ?? 0 };
       for (const listener of this.listeners) listener(executed);
     }
     return result.rows;
+  }
+
+  private statementNameOf(text: string): string {
+    let name = this.statementNames.get(text);
+    if (name === undefined) {
+      // A bound on memory only: the heavy reads have a handful of texts.
+      if (this.statementNames.size >= MAX_STATEMENT_NAMES) this.statementNames.clear();
+      name = statementNameOf(text);
+      this.statementNames.set(text, name);
+    }
+    return name;
   }
 
   /** Calls `listener` after every statement; returns the function that stops it. */
@@ -94,6 +107,8 @@ export class ReadDb {
     await this.pool.end();
   }
 }
+
+const MAX_STATEMENT_NAMES = 256;
 
 /** A prepared statement's name: the same text always gets the same name, another text another. */
 function statementNameOf(text: string): string {

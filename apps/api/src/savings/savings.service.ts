@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { describePricingModel } from '@zw/core';
+import { describePricingModel, roundCents } from '@zw/core';
 import { HOURS_PER_MONTH, type ReadDb, type SavingsRow, savingsWithOpportunities } from '@zw/db';
 import type { z } from 'zod';
 import { clusterNotFound } from '../clusters/clusters.service.js';
@@ -79,7 +79,7 @@ export class SavingsService {
         namespace: row.namespace,
         name: row.name,
         trafficGb: row.traffic_gb,
-        missedSavings: { crossZoneGb: row.missed_gb, cost: row.missed_cost },
+        missedSavings: { crossZoneGb: row.missed_gb, cost: roundCents(row.missed_cost) },
         estimate: row.estimated || byId.get(row.cluster_id)!.pricing.source === 'unknown-cloud-default',
       })),
       model: {
@@ -111,6 +111,11 @@ export class SavingsService {
   }
 }
 
+/**
+ * A group's figures, its money rounded to cents here (as every answer writes money), so the answer can be
+ * written without a JSON replacer: with one, V8 leaves its fast serializer (1.8 ms instead of 0.6 ms for
+ * the 80 KB answer of 100 Services and 100 opportunities).
+ */
 function figures(row: SavingsRow | undefined, unknownPrice: boolean) {
   const zero = { crossZoneGb: 0, cost: 0 };
   if (!row) {
@@ -134,10 +139,13 @@ function figures(row: SavingsRow | undefined, unknownPrice: boolean) {
   return {
     months: row.months ?? 0,
     trafficGb: row.traffic_gb,
-    withoutHints: { crossZoneGb: row.without_gb, cost: row.without_cost },
-    withHints: { crossZoneGb: row.with_gb, cost: row.with_cost },
-    realizedSavings: { crossZoneGb: row.without_gb - row.with_gb, cost: row.without_cost - row.with_cost },
-    missedSavings: { crossZoneGb: row.missed_gb, cost: row.missed_cost },
+    withoutHints: { crossZoneGb: row.without_gb, cost: roundCents(row.without_cost) },
+    withHints: { crossZoneGb: row.with_gb, cost: roundCents(row.with_cost) },
+    realizedSavings: {
+      crossZoneGb: row.without_gb - row.with_gb,
+      cost: roundCents(row.without_cost - row.with_cost),
+    },
+    missedSavings: { crossZoneGb: row.missed_gb, cost: roundCents(row.missed_cost) },
     services: row.services,
     opportunities: row.opportunities,
     inputs: {

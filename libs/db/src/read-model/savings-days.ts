@@ -15,26 +15,51 @@ export const SECONDS_PER_MONTH = 730 * 3600;
  * a third of the savings statement and of the worker's roll-up writes.
  */
 export function weightsSql(months: string): string {
-  return `CROSS JOIN LATERAL (SELECT ${months} AS m,
-                                      CASE WHEN ${OPPORTUNITY_SQL} THEN ${MISSED_FRACTION_SQL} END AS missed
-                              OFFSET 0) w`;
+  return `CROSS JOIN LATERAL (SELECT ${months} AS m, ${MISSED_SQL} AS missed OFFSET 0) w`;
+}
+
+/** Interval `i`'s missed fraction when it is an opportunity, else null. */
+const MISSED_SQL = `CASE WHEN ${OPPORTUNITY_SQL} THEN ${MISSED_FRACTION_SQL} END`;
+
+/**
+ * The savings figures of interval `i` weighted by its months, `weights`.m, with its missed fraction
+ * `weights`.missed (see {@link weightsSql}), as the roll-up's columns.
+ */
+function weightedFiguresSql(weights: string): string {
+  const [m, missed] = [`${weights}.m`, `${weights}.missed`];
+  return `${m} AS months,
+          ${m} * i.traffic_gb AS traffic_months,
+          ${m} * COALESCE(i.cross_zone_without_hints, 0) AS without_months,
+          ${m} * i.traffic_gb * COALESCE(i.cross_zone_without_hints, 0) AS without_traffic,
+          ${m} * COALESCE(i.cross_zone_with_hints, 0) AS with_months,
+          ${m} * i.traffic_gb * COALESCE(i.cross_zone_with_hints, 0) AS with_traffic,
+          COALESCE(${m} * ${missed}, 0) AS missed_months,
+          COALESCE(${m} * i.traffic_gb * ${missed}, 0) AS missed_traffic,
+          CASE WHEN ${missed} IS NOT NULL THEN ${m} ELSE 0 END AS opportunity_months,
+          CASE WHEN ${missed} IS NOT NULL THEN ${m} * i.traffic_gb ELSE 0 END AS opportunity_traffic,
+          COALESCE(i.traffic_source = 'annotation', false) AS annotation,
+          COALESCE(i.traffic_source = 'default-per-endpoint', false) AS default_source,
+          ${missed} IS NOT NULL AS opportunity,
+          ${missed} IS NOT NULL AND COALESCE(i.traffic_source = 'default-per-endpoint', false) AS opportunity_default`;
 }
 
 /** The savings figures of interval `i` weighted by its months (see {@link weightsSql}), as the roll-up's columns. */
-export const WEIGHTED_FIGURES_SQL = `w.m AS months,
-          w.m * i.traffic_gb AS traffic_months,
-          w.m * COALESCE(i.cross_zone_without_hints, 0) AS without_months,
-          w.m * i.traffic_gb * COALESCE(i.cross_zone_without_hints, 0) AS without_traffic,
-          w.m * COALESCE(i.cross_zone_with_hints, 0) AS with_months,
-          w.m * i.traffic_gb * COALESCE(i.cross_zone_with_hints, 0) AS with_traffic,
-          COALESCE(w.m * w.missed, 0) AS missed_months,
-          COALESCE(w.m * i.traffic_gb * w.missed, 0) AS missed_traffic,
-          CASE WHEN w.missed IS NOT NULL THEN w.m ELSE 0 END AS opportunity_months,
-          CASE WHEN w.missed IS NOT NULL THEN w.m * i.traffic_gb ELSE 0 END AS opportunity_traffic,
-          COALESCE(i.traffic_source = 'annotation', false) AS annotation,
-          COALESCE(i.traffic_source = 'default-per-endpoint', false) AS default_source,
-          w.missed IS NOT NULL AS opportunity,
-          w.missed IS NOT NULL AND COALESCE(i.traffic_source = 'default-per-endpoint', false) AS opportunity_default`;
+const WEIGHTED_FIGURES_SQL = weightedFiguresSql('w');
+
+/**
+ * The savings figures of the intervals `source` names `i` and `where` keeps, each weighted by its months
+ * in the range (`months`, an expression over `i`): rows of cluster_id, service_id and the roll-up's columns.
+ *
+ * Decision: a set of intervals read together has its weights computed in one subquery over the whole set
+ * (kept apart by `OFFSET 0`, as in {@link weightsSql}), not in a lateral subquery that Postgres starts
+ * again for every interval.
+ */
+export function weightedIntervalsSql(source: string, where: string, months: string): string {
+  return `SELECT i.cluster_id, i.service_id, ${weightedFiguresSql('i')}
+        FROM (SELECT i.cluster_id, i.service_id, i.traffic_gb, i.cross_zone_without_hints, i.cross_zone_with_hints,
+                     i.traffic_source, ${months} AS m, ${MISSED_SQL} AS missed
+                FROM ${source} WHERE ${where} OFFSET 0) i`;
+}
 
 const SUMMED = [
   'months',

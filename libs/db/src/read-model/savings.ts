@@ -4,8 +4,7 @@ import {
   HEAD_AS_INTERVAL_SQL,
   SECONDS_PER_MONTH,
   SUMMED_FIGURES_SQL,
-  WEIGHTED_FIGURES_SQL,
-  weightsSql,
+  weightedIntervalsSql,
 } from './savings-days.js';
 
 /**
@@ -109,12 +108,8 @@ function perServiceSql(namespaceFilter: string): string {
                  ELSE ${leftEdgeMonths}
                     + GREATEST(date_part('epoch', LEAST(i.valid_to, $4) - GREATEST(i.valid_from, $3, $7::timestamptz)), 0)
                END / ${SECONDS_PER_MONTH}`;
-  const rawIntervals = (
-    where: string,
-    clusters = '$1::uuid[]',
-  ) => `SELECT i.cluster_id, i.service_id, ${WEIGHTED_FIGURES_SQL}
-        FROM service_intervals i ${weightsSql(rawMonths)}
-       WHERE i.cluster_id = ANY(${clusters}) AND ${where}`;
+  const rawIntervals = (where: string, clusters = '$1::uuid[]') =>
+    weightedIntervalsSql('service_intervals i', `i.cluster_id = ANY(${clusters}) AND ${where}`, rawMonths);
   const rollupRows = (where: string, clusters = '$1::uuid[]') => `SELECT cluster_id, service_id, ${FIGURE_COLUMNS}
         FROM service_savings_days WHERE cluster_id = ANY(${clusters}) AND ${where}`;
   return `
@@ -131,13 +126,13 @@ function perServiceSql(namespaceFilter: string): string {
       UNION ALL
       ${rawIntervals(`i.valid_to > $3::timestamptz AND i.valid_to <= $6::timestamptz`)}
       UNION ALL
-      SELECT i.cluster_id, i.service_id, ${WEIGHTED_FIGURES_SQL}
-        FROM service_savings_days r
-       CROSS JOIN LATERAL (${HEAD_AS_INTERVAL_SQL}) i
-       ${weightsSql(`${leftEdgeMonths} / ${SECONDS_PER_MONTH}`)}
-       WHERE r.cluster_id = ANY($1::uuid[]) AND r.span_days = 1 AND r.day = ($6 AT TIME ZONE 'UTC')::date
+      ${weightedIntervalsSql(
+        `service_savings_days r CROSS JOIN LATERAL (${HEAD_AS_INTERVAL_SQL}) i`,
+        `r.cluster_id = ANY($1::uuid[]) AND r.span_days = 1 AND r.day = ($6 AT TIME ZONE 'UTC')::date
          AND $6 < $7 AND r.head_valid_to > $6
-         AND (r.head_valid_to <= $7 OR r.cluster_id = ANY(${RIGHT_EDGE_FROM_ROLLUP}))
+         AND (r.head_valid_to <= $7 OR r.cluster_id = ANY(${RIGHT_EDGE_FROM_ROLLUP}))`,
+        `${leftEdgeMonths} / ${SECONDS_PER_MONTH}`,
+      )}
       UNION ALL
       ${rollupRows(`span_days = 7 AND day >= $8::date AND day < $9::date`)}
       UNION ALL
