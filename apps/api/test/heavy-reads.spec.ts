@@ -1,5 +1,5 @@
 import { ConfigService } from '@nestjs/config';
-import { ReadDb } from '@zw/db';
+import { PrismaService, ReadDb } from '@zw/db';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -154,6 +154,17 @@ describe('the heavy-read pool', () => {
         .value;
     expect(await setting(stack.api.get<ReadDb>(HEAVY_READ_DB))).toBe('0');
     expect(await setting(stack.api.get(ReadDb))).not.toBe('0');
+  });
+
+  it('compiles no statement with JIT, on every pool the API opens', async () => {
+    const jit = async (db: ReadDb) =>
+      (await db.query<{ value: string }>('SELECT current_setting($1) AS value', ['jit']))[0].value;
+    expect(await jit(stack.api.get<ReadDb>(HEAVY_READ_DB))).toBe('off');
+    expect(await jit(stack.api.get(ReadDb))).toBe('off');
+    const [prisma] = await stack.api.get(PrismaService).$queryRaw<
+      { value: string }[]
+    >`SELECT current_setting('jit') AS value`;
+    expect(prisma.value).toBe('off');
   });
 
   it('prepares each statement once per connection, named by its text hash', async () => {

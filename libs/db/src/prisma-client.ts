@@ -1,5 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/prisma/client.js';
+import { sessionOptions } from './session-settings.js';
 
 export interface DbOptions {
   /** postgresql://user[:password]@host:port/database */
@@ -10,7 +11,7 @@ export interface DbOptions {
 
 /** The one way this code base builds a Prisma client: the pg driver adapter (Prisma 7 has no built-in driver). */
 export function prismaClientOptions({ databaseUrl, poolMax = 10 }: DbOptions) {
-  return { adapter: new PrismaPg({ connectionString: databaseUrl, max: poolMax }) };
+  return { adapter: new PrismaPg({ connectionString: databaseUrl, max: poolMax, options: sessionOptions() }) };
 }
 
 export function createPrismaClient(options: DbOptions): PrismaClient {

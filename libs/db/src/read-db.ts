@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { sessionOptions } from './session-settings.js';
 
 export interface ReadDbOptions {
   databaseUrl: string;
@@ -57,7 +58,7 @@ export class ReadDb {
       max: options.poolMax ?? 10,
       ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
       ...(options.connectionTimeoutMs ? { connectionTimeoutMillis: options.connectionTimeoutMs } : {}),
-      ...(options.oneCorePerStatement ? { options: '-c max_parallel_workers_per_gather=0' } : {}),
+      options: sessionOptions(options.oneCorePerStatement ? { max_parallel_workers_per_gather: '0' } : {}),
     });
     this.prepared = options.preparedStatements === true;
     // An idle client losing its connection (Postgres restarted) must not crash the process.

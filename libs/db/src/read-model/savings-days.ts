@@ -128,11 +128,17 @@ export const FIGURE_COLUMNS = `months, traffic_months, without_months, without_t
  * Sunday's the day row. A range whose first whole day falls inside a week reads that week's days from
  * one tail row instead of up to six day rows.
  *
+ * Decision: the worker keeps them with every write, as it keeps week rows. Each closed interval's piece
+ * adds to the tails holding it (none on a Monday, five on a Saturday or Sunday): the roll-up write of a
+ * 1,000-Service snapshot in which every Service changed went from about 70 ms to 130 ms of Postgres, for
+ * a 30-day savings statement about a tenth faster (its range's first days read as one row, not four).
+ *
  * `day` is a date column; the lateral gives each tail holding it (those starting on or before it), as
  * `tail.first_weekday` (ISO, 2 to 6): the tail's first day is `tailDay(day)`, its span TAIL_SPAN_SQL.
  */
 function tailsHolding(day: string): string {
-  return `CROSS JOIN LATERAL generate_series(2, LEAST(extract(isodow FROM ${day})::int, 6)) AS tail(first_weekday)`;
+  // A VALUES list, not generate_series: Postgres estimates a set-returning function at 1,000 rows a call.
+  return `JOIN (VALUES (2), (3), (4), (5), (6)) AS tail(first_weekday) ON tail.first_weekday <= extract(isodow FROM ${day})`;
 }
 const tailDay = (day: string) => `${day} - (extract(isodow FROM ${day})::int - tail.first_weekday)`;
 const TAIL_SPAN_SQL = '8 - tail.first_weekday';
