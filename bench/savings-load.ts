@@ -151,6 +151,31 @@ class Client {
 
   /** Median latency (ms) of `count` requests one after another, each answered 200. */
   async median(apiKey: string, path: string, count: number): Promise<number> {
+    return medianOf(await this.latencies(apiKey, path, count));
+  }
+
+  /**
+   * Median latencies (ms) of two requests measured in `blocks` alternating blocks of `count / blocks`
+   * each, every block after two unmeasured requests: a burst of the machine's other load then falls on
+   * both requests' samples, not on one request's alone.
+   */
+  async alternatingMedians(
+    apiKey: string,
+    paths: [string, string],
+    count: number,
+    blocks: number,
+  ): Promise<[number, number]> {
+    const samples: [number[], number[]] = [[], []];
+    for (let block = 0; block < blocks; block++) {
+      for (const [which, path] of paths.entries()) {
+        await this.latencies(apiKey, path, 2);
+        samples[which].push(...(await this.latencies(apiKey, path, Math.ceil(count / blocks))));
+      }
+    }
+    return [medianOf(samples[0]), medianOf(samples[1])];
+  }
+
+  private async latencies(apiKey: string, path: string, count: number): Promise<number[]> {
     const samples: number[] = [];
     for (let i = 0; i < count; i++) {
       const started = performance.now();
@@ -158,9 +183,13 @@ class Client {
       if (status !== 200) throw new Error(`savings bench: ${path} answered ${status}`);
       samples.push(performance.now() - started);
     }
-    samples.sort((a, b) => a - b);
-    return samples[Math.floor(samples.length / 2)];
+    return samples;
   }
+}
+
+function medianOf(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
 }
 
 if (!isMainThread && (workerData as { role?: string } | null)?.role === 'savings-load') {
