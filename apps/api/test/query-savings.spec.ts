@@ -218,6 +218,22 @@ describe('GET /v1/savings', () => {
     }
   });
 
+  it('is written with a strong ETag (304 when the client has it) and gzip when the client accepts it', async () => {
+    const url = `${stack.url}/v1/savings?groupBy=service&from=${RANGE.from}&to=${RANGE.to}`;
+    const authorization = `Bearer ${tenant.readKey}`;
+    const plain = await fetch(url, { headers: { authorization, 'accept-encoding': 'identity' } });
+    expect(plain.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    const etag = plain.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const answer = SavingsSchema.parse(await plain.json());
+    expect(answer.groups.length).toBeGreaterThan(0);
+    expect((await fetch(url, { headers: { authorization, 'if-none-match': etag } })).status).toBe(304);
+    const gzipped = await fetch(url, { headers: { authorization, 'accept-encoding': 'gzip' } });
+    expect(gzipped.headers.get('content-encoding')).toBe('gzip');
+    expect(SavingsSchema.parse(await gzipped.json())).toEqual(answer);
+  });
+
   it('answers 400 naming the bad query parameter, 404 for an unknown cluster', async () => {
     const client = apiClient(stack.url, tenant.readKey);
     const problem = async (query: string, status: number, detail: RegExp) => {

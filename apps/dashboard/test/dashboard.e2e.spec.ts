@@ -535,6 +535,11 @@ describe.skipIf(skipReason !== '')(
         const cost = page.getByTestId('service-cost');
         expect(await cost.textContent()).toContain(money(detail.current.monthly.withHints.cost));
         expect(await cost.locator('[data-traffic]').textContent()).toBe('measured traffic');
+        // The inputs name the source once, then the measurement's note (preset, query, window, time).
+        const inputs = await page.getByTestId('service-inputs').textContent();
+        expect(inputs).toContain(`(${detail.current.monthly.inputs.trafficNote})`);
+        expect(detail.current.monthly.inputs.trafficNote).toMatch(/^measured: /);
+        expect(inputs).not.toContain('measured: measured');
         expect(await page.getByTestId('service-measured-cost').textContent()).toContain(
           `${money(detail.current.modelVsMeasured.measured.cost)} a month at the measured cross-zone share`,
         );

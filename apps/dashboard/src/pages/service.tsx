@@ -71,7 +71,9 @@ export default function ServicePage() {
                 <TrafficBasis measuredShare={current.monthly.inputs.trafficSource === 'measured' ? 1 : 0} />
               </dd>
               <dt>Inputs</dt>
-              <dd className="small">{inputsText(current)}</dd>
+              <dd className="small" data-testid="service-inputs">
+                {inputsText(current)}
+              </dd>
               <dt>Measured traffic</dt>
               <dd data-testid="service-measured">
                 {current.measured

@@ -133,7 +133,7 @@ export const FIGURE_COLUMNS = `months, traffic_months, without_months, without_t
  * 1,000-Service snapshot in which every Service changed went from about 70 ms to 130 ms of Postgres, for
  * a 30-day savings statement about a tenth faster (its range's first days read as one row, not four).
  *
- * `day` is a date column; the lateral gives each tail holding it (those starting on or before it), as
+ * `day` is a date column; the join gives each tail holding it (those starting on or before it), as
  * `tail.first_weekday` (ISO, 2 to 6): the tail's first day is `tailDay(day)`, its span TAIL_SPAN_SQL.
  */
 function tailsHolding(day: string): string {
