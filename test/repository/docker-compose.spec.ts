@@ -23,7 +23,7 @@ interface ComposeService {
   command?: string[];
   env_file?: (string | { path: string; required?: boolean })[];
   environment?: Record<string, string | number | boolean | null>;
-  healthcheck?: { test: string[] };
+  healthcheck?: { test: string[]; retries?: number };
 }
 
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
@@ -153,7 +153,12 @@ describe("the API container's healthcheck", () => {
   });
 
   it('passes against a real, ready API', async () => {
-    expect(await runCheck(stack.url)).toBe(0);
+    // As Docker judges it: unhealthy only after `retries` failures in a row. On a loaded machine one check
+    // can outlast its 2.5 s fetch timeout (a node process started, two requests) or meet a saturated /readyz.
+    const retries = compose.services.api!.healthcheck!.retries!;
+    const codes: number[] = [];
+    while (codes.length < retries && codes.at(-1) !== 0) codes.push(await runCheck(stack.url));
+    expect(codes.at(-1)).toBe(0);
   });
 
   it('fails when /readyz answers 503 though /healthz answers', async () => {
