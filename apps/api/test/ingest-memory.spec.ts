@@ -145,16 +145,21 @@ describe('ingest under gzip amplification (API child process, default limits)', 
     const bodies = Array.from({ length: PUSHES }, (_, i) => amplifiedSnapshot(new Date(Date.now() - (i + 1) * 60_000)));
     expect(bodies[0].length).toBeLessThan(400 * 1024); // each inflates more than 200-fold
     const idle = memoryMib('VmRSS');
+    const started = performance.now();
     const pushes = Promise.all(bodies.map(push));
     const slowest = await slowestHealthz(pushes);
     const statuses = await pushes;
+    const pushesMs = performance.now() - started;
     const peak = memoryMib('VmHWM');
     console.log(
-      `ingest memory: idle ${idle.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB (bound ${MEMORY_BOUND_MIB}); slowest /healthz ${slowest.toFixed(0)} ms`,
+      `ingest memory: idle ${idle.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB (bound ${MEMORY_BOUND_MIB}); slowest /healthz ${slowest.toFixed(0)} ms of the pushes' ${pushesMs.toFixed(0)} ms`,
     );
     expect(statuses).toEqual(Array(PUSHES).fill(202));
     expect(await prisma.snapshot.count()).toBe(PUSHES);
     expect(peak).toBeLessThan(MEMORY_BOUND_MIB);
-    expect(slowest).toBeLessThan(1000);
+    // Against the run itself, not a wall-clock bound (this shared machine's speed varies by more than 2×):
+    // the event loop never stalls for a tenth of the time the pushes take (the outage this guards against
+    // stalled /healthz for 12 s).
+    expect(slowest).toBeLessThan(pushesMs / 10);
   }, 600_000);
 });
