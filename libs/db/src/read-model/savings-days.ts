@@ -14,7 +14,7 @@ export const SECONDS_PER_MONTH = 730 * 3600;
  * subtractions, two date_parts) were computed a dozen times per interval and the missed fraction eight,
  * a third of the savings statement and of the worker's roll-up writes.
  */
-export function weightsSql(months: string): string {
+function weightsSql(months: string): string {
   return `CROSS JOIN LATERAL (SELECT ${months} AS m, ${MISSED_SQL} AS missed OFFSET 0) w`;
 }
 
@@ -162,10 +162,14 @@ export async function refreshSavingsDays(db: Db, clusterId: string, spans: Savin
        WHERE hi > lo
        GROUP BY service_id
     ), weeks AS (
-      SELECT service_id, date_trunc('week', lo)::date AS first_week, hi::date AS end_day,
+      SELECT service_id, date_trunc('week', lo)::date AS first_week,
              (date_trunc('week', hi - interval '1 day') + interval '7 days')::date AS end_week
         FROM touched
     )`;
+  // The day rows of the touched weeks, which their week rows and tails are summed from.
+  const weekDays = `weeks w JOIN service_savings_days r
+         ON r.cluster_id = $1::uuid AND r.span_days = 1 AND r.service_id = w.service_id
+        AND r.day >= w.first_week AND r.day < w.end_week`;
   const statements = [
     `DELETE FROM service_savings_days r USING touched t
       WHERE r.cluster_id = $1::uuid AND r.span_days = 1 AND r.service_id = t.service_id
@@ -177,24 +181,17 @@ export async function refreshSavingsDays(db: Db, clusterId: string, spans: Savin
                    AND i.valid_from < t.hi AT TIME ZONE 'UTC'`)}) pieces
       WHERE months > 0
       GROUP BY cluster_id, day, service_id`,
+    // The touched weeks' rows and tails (span_days 7, and 2 to 6), all keyed inside those weeks.
     `DELETE FROM service_savings_days r USING weeks w
-      WHERE r.cluster_id = $1::uuid AND r.span_days = 7 AND r.service_id = w.service_id
-        AND r.day >= w.first_week AND r.day < w.end_day`,
-    `INSERT INTO service_savings_days (cluster_id, span_days, day, service_id, ${FIGURE_COLUMNS})
-     SELECT r.cluster_id, 7, date_trunc('week', r.day::timestamp)::date, r.service_id, ${DAY_SUMS_SQL}
-       FROM weeks w JOIN service_savings_days r
-         ON r.cluster_id = $1::uuid AND r.span_days = 1 AND r.service_id = w.service_id
-        AND r.day >= w.first_week AND r.day < w.end_week
-      GROUP BY r.cluster_id, date_trunc('week', r.day::timestamp)::date, r.service_id`,
-    `DELETE FROM service_savings_days r USING weeks w
-      WHERE r.cluster_id = $1::uuid AND r.span_days BETWEEN 2 AND 6 AND r.service_id = w.service_id
+      WHERE r.cluster_id = $1::uuid AND r.span_days BETWEEN 2 AND 7 AND r.service_id = w.service_id
         AND r.day >= w.first_week AND r.day < w.end_week`,
     `INSERT INTO service_savings_days (cluster_id, span_days, day, service_id, ${FIGURE_COLUMNS})
+     SELECT r.cluster_id, 7, date_trunc('week', r.day::timestamp)::date, r.service_id, ${DAY_SUMS_SQL}
+       FROM ${weekDays}
+      GROUP BY r.cluster_id, date_trunc('week', r.day::timestamp)::date, r.service_id`,
+    `INSERT INTO service_savings_days (cluster_id, span_days, day, service_id, ${FIGURE_COLUMNS})
      SELECT r.cluster_id, ${TAIL_SPAN_SQL}, ${tailDay('r.day')}, r.service_id, ${DAY_SUMS_SQL}
-       FROM weeks w JOIN service_savings_days r
-         ON r.cluster_id = $1::uuid AND r.span_days = 1 AND r.service_id = w.service_id
-        AND r.day >= w.first_week AND r.day < w.end_week
-      ${tailsHolding('r.day')}
+       FROM ${weekDays} ${tailsHolding('r.day')}
       GROUP BY r.cluster_id, ${TAIL_SPAN_SQL}, ${tailDay('r.day')}, r.service_id`,
   ];
   for (const statement of statements) await db.$executeRawUnsafe(`WITH ${touched} ${statement}`, ...values);
