@@ -46,7 +46,6 @@ describe('GET /v1/events: a cluster whose agent stops pushing', () => {
   it('announces the crossing once to its organization, with several workers and a restart, and the return', async () => {
     const alices = await openEvents(stack.url, alice.readKey);
     const bobs = await openEvents(stack.url, bob.readKey);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the stream is read from its end: be on it
     const aliceList = fresh();
     await waitProcessed(stack.prisma, [
       await pushSnapshot(stack.url, aliceCluster.token, aliceList),
@@ -91,7 +90,6 @@ describe('GET /v1/events: a cluster whose agent stops pushing', () => {
   it('announces once when workers check the same crossing at the same instant (atomic guard)', async () => {
     const late = await createCluster(stack.prisma, alice, 'alice-late');
     const events = await openEvents(stack.url, alice.readKey);
-    await new Promise((resolve) => setTimeout(resolve, 300));
     // Captured an hour ago: stale from its first sweep on.
     const list = capturedAt(evolve(base, ++step), new Date(Date.now() - 3_600_000));
     await waitProcessed(stack.prisma, [await pushSnapshot(stack.url, late.token, list)]);

@@ -10,6 +10,7 @@ import {
   waitProcessed,
 } from '../../../test/support/query-api.js';
 import { openEvents } from '../../../test/support/live-events.js';
+import { ReadModelPublisher } from '../../worker/src/read-model-events.js';
 import { capturedAt, evolve, fleet } from '../../../test/support/snapshots.js';
 
 describe('GET /v1/events', () => {
@@ -33,7 +34,6 @@ describe('GET /v1/events', () => {
 
   it("streams the organization's snapshots as they are recorded, never another tenant's", async () => {
     const events = await openEvents(stack.url, alice.readKey);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the stream is read from its end: be on it
     await waitProcessed(stack.prisma, [await pushSnapshot(stack.url, bobCluster.token, next())]);
     await waitProcessed(stack.prisma, [await pushSnapshot(stack.url, aliceCluster.token, next())]);
     const recorded = await events.waitFor((event) => event.event === 'snapshot.recorded');
@@ -43,9 +43,17 @@ describe('GET /v1/events', () => {
     await events.close();
   });
 
+  it('delivers an event recorded the moment the connection is answered, before the stream is first read', async () => {
+    const events = await openEvents(stack.url, alice.readKey);
+    // Over the worker's connection, already open: the append beats the answer's first blocking read.
+    stack.worker.get(ReadModelPublisher).liveEvent('snapshot.recorded', { clusterId: aliceCluster.id });
+    const recorded = await events.waitFor((event) => event.event === 'snapshot.recorded', 10_000);
+    expect(recorded.data).toEqual({ clusterId: aliceCluster.id });
+    await events.close();
+  });
+
   it('resumes after Last-Event-ID with what was missed while disconnected', async () => {
     const first = await openEvents(stack.url, alice.readKey);
-    await new Promise((resolve) => setTimeout(resolve, 300));
     await waitProcessed(stack.prisma, [await pushSnapshot(stack.url, aliceCluster.token, next())]);
     const seen = await first.waitFor((event) => event.event === 'snapshot.recorded');
     await first.close();
@@ -61,7 +69,6 @@ describe('GET /v1/events', () => {
   it('tells the organization a report is ready', async () => {
     const events = await openEvents(stack.url, alice.readKey);
     const bobs = await openEvents(stack.url, bob.readKey);
-    await new Promise((resolve) => setTimeout(resolve, 300));
     const admin = apiClient(stack.url, alice.adminKey);
     const schedule = (await admin.post('/v1/report-schedules', { name: 'live', cadence: 'daily' })).body.schedule;
     const run = await admin.post(`/v1/report-schedules/${schedule.id}/run`, {});

@@ -10,6 +10,7 @@ import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from '../../../test/su
 import { CAPTURED_AT, capturedAt, fleet } from '../../../test/support/snapshots.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { createApiApp } from '../src/http-app.js';
+import { SnapshotReader } from '../src/ingest/snapshot-reader.js';
 import { startInProcessWorker } from '../../../test/support/worker.js';
 import { buildProjects } from '../../../test/support/processes.js';
 
@@ -317,7 +318,8 @@ describe('POST /v1/ingest/snapshots', () => {
       });
       try {
         slow.write(text.slice(0, 10));
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        const reader = busy.app.get(SnapshotReader);
+        await waitFor('the slow push to hold the slot', async () => reader.reading === 1);
         const refused = await push(JSON.stringify(snapshot()), a.token, {}, busy.url);
         expect(refused.status).toBe(503);
         expect(refused.headers.get('retry-after')).toBe('5');

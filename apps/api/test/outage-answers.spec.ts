@@ -84,16 +84,18 @@ function expectOutage(answer: Answer, dependency: 'database' | 'queue', what: st
 /** Every GET data route of the OpenAPI document, its path parameters filled in. */
 async function dataRoutes(): Promise<string[]> {
   const document = (await apiClient(url, null).get('/docs-json')).body as { paths: Record<string, object> };
-  return Object.entries(document.paths)
-    // /v1/events streams from Redis alone (a cached key needs no database): it stays open, by design.
-    .filter(([path, operations]) => path.startsWith('/v1/') && path !== '/v1/events' && 'get' in operations)
-    .map(([path]) =>
-      path
-        .replace('{id}', cluster.id)
-        .replace('{namespace}', 'default')
-        .replace('{name}', 'web')
-        .replace(/\{[^}]+\}/g, () => randomUUID()),
-    );
+  return (
+    Object.entries(document.paths)
+      // /v1/events streams from Redis alone (a cached key needs no database): it stays open, by design.
+      .filter(([path, operations]) => path.startsWith('/v1/') && path !== '/v1/events' && 'get' in operations)
+      .map(([path]) =>
+        path
+          .replace('{id}', cluster.id)
+          .replace('{namespace}', 'default')
+          .replace('{name}', 'web')
+          .replace(/\{[^}]+\}/g, () => randomUUID()),
+      )
+  );
 }
 
 describe('while PostgreSQL is down', () => {
@@ -143,6 +145,8 @@ describe('while Redis is down', () => {
         url: 'https://prometheus.example.com',
       });
       expectOutage(source, 'queue', 'PUT traffic-source');
+      // Live events come from Redis alone: told to come back, rather than held open on a stream that is away.
+      expectOutage(await apiClient(url, tenant.readKey).get('/v1/events'), 'queue', 'GET /v1/events');
       // The snapshot is stored in PostgreSQL: accepted, and queued once Redis is back.
       const push = await fetch(`${url}/v1/ingest/snapshots`, {
         method: 'POST',

@@ -61,6 +61,10 @@ export class EventsController {
         { location: 'header', field: 'Last-Event-ID', message: 'expected an event id such as 1764065400000-0' },
       ]);
     }
+    // Where "from now on" starts, fixed before the answer's headers leave: a client that has its 200 gets
+    // every event recorded after it, even one recorded before this connection's first blocking read (which,
+    // given '$', would start after it). Read on the shared connection, so that Redis being away answers 503.
+    const after = lastEventId ?? (await this.newestEventId());
     // Its own connection (a blocking read holds it), queueing commands until connected, unlike the shared one.
     const reader = this.redis
       .duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null })
@@ -77,8 +81,27 @@ export class EventsController {
       'X-Accel-Buffering': 'no',
     });
     response.write('retry: 3000\n\n');
-    let after = lastEventId ?? '$';
-    while (open) {
+    await this.relay(reader, after, caller.organizationId, response, () => open);
+    reader.disconnect();
+    response.end();
+  }
+
+  /** The id of the stream's newest event; '0-0' while it holds none (every event is then newer). */
+  private async newestEventId(): Promise<string> {
+    const [newest] = await this.redis.xrevrange(this.stream, '+', '-', 'COUNT', 1);
+    return newest?.[0] ?? '0-0';
+  }
+
+  /** Writes the organization's events after `from` to the answer until the client leaves or Redis goes away. */
+  private async relay(
+    reader: Redis,
+    from: string,
+    organizationId: string,
+    response: ServerResponse,
+    open: () => boolean,
+  ): Promise<void> {
+    let after = from;
+    while (open()) {
       let batches: [string, [string, string[]][]][] | null;
       try {
         batches = (await reader.xread(
@@ -99,12 +122,10 @@ export class EventsController {
       }
       for (const [id, fields] of batches[0][1]) {
         after = id;
-        const event = await this.eventFor(fields, caller.organizationId);
+        const event = await this.eventFor(fields, organizationId);
         if (event) response.write(`id: ${id}\nevent: ${event.type}\ndata: ${event.data}\n\n`);
       }
     }
-    reader.disconnect();
-    response.end();
   }
 
   /** The event when it belongs to the organization, else null (another tenant's never leaves this process). */

@@ -37,6 +37,11 @@ export class ConcurrencySlots {
     else this.free++;
   }
 
+  /** Slots taken now. */
+  get taken(): number {
+    return this.size - this.free;
+  }
+
   /** Callers waiting for a slot now. */
   get queued(): number {
     return this.waiting.length;

@@ -73,6 +73,11 @@ export class SnapshotReader implements OnApplicationShutdown {
     }
   }
 
+  /** Pushes being read now (each holds a slot). */
+  get reading(): number {
+    return this.slots.taken;
+  }
+
   /**
    * Inflates, parses, validates, hashes and compresses one body in a thread. A document dense enough
    * (tiny values by the million) to need more than a thread's heap, or to keep the thread collecting
