@@ -1,4 +1,12 @@
-import { Controller, Get, Header, Inject, type OnApplicationBootstrap, type OnModuleDestroy, Res } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Header,
+  Inject,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+  Res,
+} from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ReadDb } from '@zw/db';
