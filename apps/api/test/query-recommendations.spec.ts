@@ -128,6 +128,45 @@ describe('GET /v1/clusters/{id}/recommendations', () => {
     expect(seen).toEqual(whole.services.map((s: { namespace: string; name: string }) => `${s.namespace}/${s.name}`));
   });
 
+  it('ranks Services with traffic of their own (API values on every other one) among the rest, on one page and across pages', async () => {
+    const client = apiClient(stack.url, alice.adminKey);
+    const listing = async (query: string) =>
+      ClusterRecommendationsSchema.parse((await client.get(`/v1/clusters/${east.id}/recommendations?${query}`)).body);
+    const before = await listing('limit=500');
+    const keyOf = (service: { namespace: string; name: string }) => `${service.namespace}/${service.name}`;
+    // Spread so that some move up past Services ranked at their own rows and some move down.
+    const own = new Map(before.services.filter((_, i) => i % 2 === 1).map((s, i) => [keyOf(s), 3 + 50 * (i % 4)]));
+    const servicePath = (key: string) => `/v1/clusters/${east.id}/services/${key}`;
+    for (const [key, gb] of own)
+      expect((await client.patch(servicePath(key), { monthlyTrafficGb: gb })).status).toBe(200);
+    try {
+      const whole = await listing('limit=500');
+      expect(new Set(whole.services.map(keyOf))).toEqual(new Set(before.services.map(keyOf)));
+      const snapshotTraffic = new Map(before.services.map((s) => [keyOf(s), s.traffic]));
+      for (const service of whole.services) {
+        const set = own.get(keyOf(service));
+        expect(service.traffic.gb).toBe(set ?? snapshotTraffic.get(keyOf(service))!.gb);
+        expect(service.traffic.source).toBe(set === undefined ? snapshotTraffic.get(keyOf(service))!.source : 'api');
+        expect(service.recommendations).toEqual(
+          expectedFixes(lists[east.id], service.namespace, service.name, AWS.pricePerGb, service.traffic.gb),
+        );
+      }
+      const costs = whole.services.map((s) => s.bestSavings.cost);
+      expect(costs).toEqual([...costs].sort((a, b) => b - a));
+      expect(whole.services.map(keyOf)).not.toEqual(before.services.map(keyOf));
+      const paged: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await listing(`limit=3${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+        paged.push(...page.services.map(keyOf));
+        cursor = page.nextCursor;
+      } while (cursor !== null);
+      expect(paged).toEqual(whole.services.map(keyOf));
+    } finally {
+      for (const key of own.keys()) await client.patch(servicePath(key), { monthlyTrafficGb: null });
+    }
+  });
+
   it('answers 404 for another tenant’s cluster and 400 for a bad cursor or limit', async () => {
     const foreign = await apiClient(stack.url, bob.readKey).get(`/v1/clusters/${east.id}/recommendations`);
     expect(foreign.status).toBe(404);
