@@ -10,6 +10,7 @@ import pg from 'pg';
  */
 const ROOT = join(__dirname, '..', '..');
 const SERVER_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432';
+const KEPT_TEMPLATES = 10;
 
 export function databaseUrl(database: string, serverUrl = SERVER_URL): string {
   return `${serverUrl}/${database}`;
@@ -59,7 +60,12 @@ export async function createTestDatabase(tag: string, serverUrl = SERVER_URL): P
     try {
       const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
       if (exists.rowCount === 0) {
-        const stale = await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE 'zw\\_tpl\\_%'`);
+        // Several checkouts (worktrees, branches) may test against one server, each with its own migrations:
+        // keep the newest few templates so they do not drop each other's, and drop only older ones.
+        const stale = await admin.query(
+          `SELECT datname FROM pg_database WHERE datname LIKE 'zw\\_tpl\\_%' ORDER BY oid DESC OFFSET $1`,
+          [KEPT_TEMPLATES - 1],
+        );
         for (const row of stale.rows) await admin.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`);
         const result = migrate(template, serverUrl);
         if (result.status !== 0) throw new Error(`migrating the test template failed:\n${result.output}`);
