@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -27,5 +27,15 @@ describe('the repository speaks only of itself', () => {
   it('the CLI reference the README links exists', () => {
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('(docs/cli.md)');
     expect(readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8')).toMatch(/## `zonewise analyze FILE\|-`/);
+  });
+
+  it("the README's core-module table names every module of libs/core", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('### The analysis core'));
+    const listed = new Set([...table.matchAll(/`([a-z0-9-]+)`/g)].map((match) => match[1]));
+    const modules = readdirSync(join(ROOT, 'libs', 'core', 'src'))
+      .filter((file) => file.endsWith('.ts') && file !== 'index.ts')
+      .map((file) => file.replace(/\.ts$/, ''));
+    expect(modules.filter((module) => !listed.has(module))).toEqual([]);
   });
 });
