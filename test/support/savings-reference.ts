@@ -14,7 +14,7 @@ import {
 /**
  * The savings query as it was before the per-day roll-up (service_savings_days): every interval
  * overlapping the range integrated at query time. Kept only as the reference the roll-up's answers must
- * equal (see libs/db/test/savings-days.spec.ts); never used by the product.
+ * equal (see apps/worker/test/savings-days.spec.ts); never used by the product.
  */
 
 /**

@@ -56,7 +56,7 @@ beforeAll(() => {
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('zonewise cidr', () => {
-  it('prints the contract JSON for the seed examples', () => {
+  it('prints the contract JSON for 10.96.0.0/16, /20 and /24', () => {
     expect(json(zonewise(['cidr', '10.96.0.0/16']))).toEqual({
       cidr: '10.96.0.0/16',
       family: 'IPv4',

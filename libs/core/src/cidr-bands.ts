@@ -1,7 +1,8 @@
 /**
  * How kube-apiserver splits a Service IP range into a static (lower) and a dynamic (upper) band
- * (KEP-3070), under the current ServiceCIDR/IPAddress allocator. Spec: clusterip-allocation.md
- * sections 2-3 and 8-10.
+ * (KEP-3070), under the current ServiceCIDR/IPAddress allocator: upstream
+ * `pkg/registry/core/service/ipallocator/bitmap.go calculateRangeOffset` for the offset, the usable
+ * range of `ipallocator.go` (IPAddress objects) and the size of k8s.io/utils `net.RangeSize`.
  *
  * Everything is counted with bigint arithmetic; no range is ever enumerated.
  */

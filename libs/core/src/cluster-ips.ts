@@ -1,6 +1,8 @@
 /**
  * ClusterIP analysis of a snapshot against its Service CIDRs, and a pure model of the apiserver's
- * ClusterIP allocator (clusterip-allocation.md sections 4-6) for what-if simulations.
+ * ClusterIP allocator (upstream `pkg/registry/core/service/ipallocator`: `ipallocator.go`
+ * `allocateService` / `allocateNextService`, `cidrallocator.go` for several ServiceCIDRs) for what-if
+ * simulations.
  *
  * The model is the current ServiceCIDR/IPAddress allocator (default since 1.33, the only one from 1.34):
  * one allocator per distinct CIDR, each with its own static/dynamic bands. Counting is bigint arithmetic
@@ -611,7 +613,7 @@ function notesOf(parsed: ParsedInput, tally: RangeTally, dynamicSize: bigint): s
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Allocation model (spec sections 4-6)
+// Allocation model (upstream `ipallocator.go allocateService`, `allocateNextService`; `cidrallocator.go`)
 
 /** Returns a value in [0, maxExclusive); injected so simulations and tests are reproducible. */
 export type RandomSource = (maxExclusive: bigint) => bigint;

@@ -49,7 +49,10 @@ export interface ServiceHintsResult {
   hintCounts: Partial<Record<AddressType, Record<string, number>>>;
 }
 
-/** Decision (spec 0.3 / 4.6): the two families of a dual-stack Service are processed IPv4 first. */
+/**
+ * Decision: the two families of a dual-stack Service are processed IPv4 first (upstream `reconciler.go
+ * Reconcile` ranges over a Go set of address types, so its order is random).
+ */
 const ADDRESS_TYPES: readonly AddressType[] = ['IPv4', 'IPv6'];
 const ONLY_IPV4: readonly AddressType[] = ['IPv4'];
 const ONLY_IPV6: readonly AddressType[] = ['IPv6'];

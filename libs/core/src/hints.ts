@@ -204,8 +204,9 @@ export function hintsLeft(
 }
 
 /**
- * Step C: unchanged slices keep their hints while those stay within every zone's maximum, judged
- * against what earlier valid slices already account for. The others must be rewritten.
+ * Upstream `sliceinfo.go getAllocatedHintsByZone` (called by `topologycache.go AddHints`): unchanged slices
+ * keep their hints while those stay within every zone's maximum, judged against what earlier valid slices
+ * already account for. The others must be rewritten.
  */
 function validateUnchangedSlices(
   slices: readonly EndpointSlice[],
@@ -227,8 +228,8 @@ function validateUnchangedSlices(
 }
 
 /**
- * Per-zone hint counts of one existing slice's ready endpoints, or null when its hints are not
- * acceptable: a ready endpoint without zone hints, a hint for a zone without allocation, or a zone
+ * Upstream `utils.go getHintsByZone`: per-zone hint counts of one existing slice's ready endpoints, or
+ * null when its hints are not acceptable: a ready endpoint without zone hints, a hint for a zone without allocation, or a zone
  * pushed over its maximum. Only `forZones` is looked at.
  */
 export function validHintCounts(
@@ -254,8 +255,8 @@ export function validHintCounts(
 }
 
 /**
- * Step E, counting: every ready endpoint of the slices about to be written will be hinted for its own
- * zone. Returns false when one has no zone (missing or ''), which disables hints. Zone-less endpoints
+ * `topologycache.go AddHints`, its same-zone pass, counting: every ready endpoint of the slices about to
+ * be written will be hinted for its own zone. Returns false when one has no zone (missing or ''), which disables hints. Zone-less endpoints
  * in valid unchanged slices are not looked at.
  */
 function countSameZoneHints(allocatable: readonly EndpointSlice[], allocated: Map<string, number>): boolean {
@@ -270,7 +271,7 @@ function countSameZoneHints(allocatable: readonly EndpointSlice[], allocated: Ma
 }
 
 /**
- * Steps E and G, writing: a copy of the slice whose ready endpoints are hinted for the zone
+ * `topologycache.go AddHints` (same-zone pass) and `utils.go redistributeHints`, writing: a copy of the slice whose ready endpoints are hinted for the zone
  * `zoneFor(own zone)` picks. Non-ready endpoints keep whatever hints they had: upstream's attempt to
  * clear them writes to a temporary copy.
  */
@@ -284,11 +285,12 @@ function hintWriter(zoneFor: (ownZone: string) => string): (slice: EndpointSlice
 }
 
 /**
- * Step F: how many endpoints each zone gives away and receives, moving one endpoint at a time from
- * the zone with the largest surplus to the zone with the largest deficit.
+ * Upstream `utils.go getGivingAndReceivingZones`: how many endpoints each zone gives away and receives,
+ * moving one endpoint at a time from the zone with the largest surplus to the zone with the largest
+ * deficit.
  *
- * Decision (spec 0.3): ties go to the zone whose name sorts first (upstream picks at random); the
- * returned maps list their zones in ascending name order.
+ * Decision: ties go to the zone whose name sorts first (upstream's `utils.go getMost` iterates a Go map,
+ * so it picks at random); the returned maps list their zones in ascending name order.
  */
 export function computeGivingAndReceiving(
   allocations: ReadonlyMap<string, Pick<ZoneAllocation, 'desired'>>,
@@ -298,14 +300,14 @@ export function computeGivingAndReceiving(
   return { giving: positiveCounts(zones, given), receiving: positiveCounts(zones, received) };
 }
 
-/** Step F's outcome as counts per zone, position by position with `zones` (ascending). */
+/** `getGivingAndReceivingZones`' outcome as counts per zone, position by position with `zones` (ascending). */
 interface ZoneMoves {
   zones: readonly string[];
   given: number[];
   received: number[];
 }
 
-/** {@link computeGivingAndReceiving} over arrays: step F runs for every Service whose hints change. */
+/** {@link computeGivingAndReceiving} over arrays: it runs for every Service whose hints change. */
 function givingAndReceiving(
   allocations: ReadonlyMap<string, Pick<ZoneAllocation, 'desired'>>,
   allocated: ReadonlyMap<string, number>,
@@ -339,8 +341,9 @@ function givingAndReceiving(
 }
 
 /**
- * Step G, one endpoint at a time in visiting order: returns the zone an endpoint of `ownZone` is hinted
- * for. While its zone still has to give, it goes to the first zone (by name) that still receives.
+ * Upstream `utils.go redistributeHints`, one endpoint at a time in visiting order: returns the zone an
+ * endpoint of `ownZone` is hinted for. While its zone still has to give, it goes to the first zone (by
+ * name) that still receives (upstream: the first in Go map order, i.e. any).
  * `allocated` follows every move.
  */
 function redistributor(

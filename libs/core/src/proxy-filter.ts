@@ -2,10 +2,11 @@ import type { AddressType, Endpoint, EndpointSlice, Service, ServicePort } from 
 import { isCanonicalIPv4 } from './ip-addresses.js';
 
 /**
- * kube-proxy's endpoint selection for one node (spec section 5): which endpoints a Service's traffic
- * may reach from that node, and why topology hints were or were not honoured. Models current
- * Kubernetes (v1.35), where kube-proxy reads only the hints on the slices (never the annotation or
- * `spec.trafficDistribution`) and honours node hints (PreferSameTrafficDistribution GA).
+ * kube-proxy's endpoint selection for one node (upstream `pkg/proxy/topology.go CategorizeEndpoints`):
+ * which endpoints a Service's traffic may reach from that node, and why topology hints were or were not
+ * honoured. Models current Kubernetes (v1.35), where kube-proxy reads only the hints on the slices (never
+ * the annotation or `spec.trafficDistribution`) and honours node hints (PreferSameTrafficDistribution
+ * GA); the options carry what earlier versions do differently.
  *
  * Reading order: the per-Service view, the per-port traffic policy, kube-proxy's preprocessing of
  * EndpointSlices, CategorizeEndpoints, the topology mode, and finally address canonicalisation.
@@ -13,7 +14,7 @@ import { isCanonicalIPv4 } from './ip-addresses.js';
 
 export type TopologyMode = 'PreferSameNode' | 'PreferSameZone';
 
-/** kube-proxy's own log wording for each topology fallback (spec 5.3). */
+/** kube-proxy's own log wording for each topology fallback (`pkg/proxy/topology.go topologyModeFromHints`, v1.33+). */
 export const TOPOLOGY_FALLBACK = {
   noNodeHintForNode: 'Ignoring same-node topology hints for service since no hints were provided for node',
   endpointMissingNodeHint:
@@ -208,7 +209,7 @@ function isAddressType(value: string): value is AddressType {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Per-port traffic policy (spec 5.1, "Per service port")
+// Per-port traffic policy (upstream `pkg/proxy/serviceport.go UsesClusterEndpoints` / `UsesLocalEndpoints`)
 // ---------------------------------------------------------------------------------------------
 
 export interface PortTrafficPolicy {
@@ -257,7 +258,7 @@ function externalIPsOfFamily(service: Service, family: AddressType): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// kube-proxy's preprocessing of EndpointSlices (spec 5.1, "Per endpoint")
+// kube-proxy's preprocessing of EndpointSlices (upstream `pkg/proxy/endpointslicecache.go`)
 // ---------------------------------------------------------------------------------------------
 
 /** What the topology decision reads from an endpoint. Shared with the traffic model. */
@@ -381,7 +382,7 @@ function joinHostPort(host: string, port: number): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// CategorizeEndpoints (spec 5.2)
+// CategorizeEndpoints (upstream `pkg/proxy/topology.go CategorizeEndpoints`)
 // ---------------------------------------------------------------------------------------------
 
 export interface CategorizedEndpoints {
@@ -499,7 +500,8 @@ function unionByIdentity(first: readonly ProxyEndpoint[], second: readonly Proxy
 }
 
 // ---------------------------------------------------------------------------------------------
-// Topology mode (spec 5.3). Shared with the traffic model.
+// Topology mode (upstream `pkg/proxy/topology.go topologyModeFromHints`, v1.33+; `canUseTopology` before).
+// Shared with the traffic model.
 // ---------------------------------------------------------------------------------------------
 
 /** What the ready endpoints' hints say, independent of the node asking. */

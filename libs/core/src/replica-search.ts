@@ -3,8 +3,8 @@
  * replica floor that keeps them written while an autoscaler moves between the counts it was seen at.
  *
  * The search asks the controller, not a formula: a candidate count is first put to the controller's own
- * allocation step (`computeAllocations`, step B of its sync, which alone decides whether a count can be
- * allocated), and the count it accepts is then run through the whole controller sync and traffic model
+ * allocation step (`computeAllocations`, upstream `topologycache.go getAllocations`, which alone decides
+ * whether a count can be allocated), and the count it accepts is then run through the whole controller sync and traffic model
  * with the endpoints really placed (an `evaluate` callback), so the overload threshold, the
  * half-endpoint stop rule of the redistribution and every later safeguard decide the answer.
  */

@@ -75,7 +75,7 @@ describe('computeAllocations: rule order', () => {
   });
 });
 
-describe('computeAllocations: worked examples 2.2', () => {
+describe('computeAllocations (topologycache.go getAllocations): worked examples', () => {
   it('a) 3 equal zones, 4 endpoints: fails the overload threshold', () => {
     expect(failureOf(computeAllocations(ratiosFor({ a: [1], b: [1], c: [1] }), 4))).toEqual({
       kind: 'MinAllocationExceedsOverloadThreshold',
@@ -156,9 +156,9 @@ describe('computeAllocations: worked examples 2.2', () => {
   });
 });
 
-describe('computeAllocations: which endpoint counts work (2.3)', () => {
+describe('computeAllocations (topologycache.go getAllocations): which endpoint counts work, n = 1..20', () => {
   type Outcome = 'ok' | 'too few' | 'fail';
-  /** Expands the spec's table rows into an outcome per n = 1..20. */
+  /** Expands table rows (from, to, outcome) into an outcome per n = 1..20. */
   function expand(rows: [number, number, Outcome][]): Outcome[] {
     const outcomes: Outcome[] = [];
     for (const [from, to, outcome] of rows) for (let n = from; n <= to; n++) outcomes[n - 1] = outcome;
@@ -251,7 +251,7 @@ describe('computeAllocations: which endpoint counts work (2.3)', () => {
   });
 });
 
-describe('isAllocationOverloaded (1.3)', () => {
+describe('isAllocationOverloaded (utils.go serviceOverloaded)', () => {
   const ratios = new Map([
     ['a', 0.5],
     ['b', 0.5],

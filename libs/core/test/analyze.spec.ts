@@ -17,7 +17,7 @@ function only(report: ReturnType<typeof analyze>, name = 'web'): ServiceAnalysis
 
 const threeEqualZones = nodes({ 'zone-a': [4], 'zone-b': [4], 'zone-c': [4] });
 
-describe('analyze: the seed documents’ examples end to end', () => {
+describe('analyze: first examples end to end (overload, CPU ratio, a zone lost, too few endpoints)', () => {
   it('4 endpoints over 3 equal zones: no hints, 33% expected overload in the zones that would get one endpoint', () => {
     const report = analyze({
       nodes: threeEqualZones,
@@ -273,7 +273,7 @@ describe('analyze: properties', () => {
 
   /**
    * The controller stops moving endpoints when the largest surplus or the largest deficit left is under
-   * half an endpoint (spec 3.5). So the invariants "every zone gets an endpoint" and "every zone stays
+   * half an endpoint (`utils.go getGivingAndReceivingZones`). So the invariants "every zone gets an endpoint" and "every zone stays
    * within [minimum, maximum]" hold except when that stop leaves a zone short: the test below pins the
    * smallest such case, which upstream produces too.
    */
@@ -285,7 +285,7 @@ describe('analyze: properties', () => {
           ...nodes({ [zone]: [cpu] })[0],
           metadata: { name: `n${i}`, labels: { 'topology.kubernetes.io/zone': zone } },
         }));
-        // Endpoints in a zone without CPU get a same-zone hint no allocation counts (spec edge case 5).
+        // Endpoints in a zone without CPU get a same-zone hint no allocation counts (topologycache.go AddHints).
         const zonesWithCpu = new Set(cpus.map(([zone]) => zone));
         const counted = endpoints.filter((zone) => zonesWithCpu.has(zone));
         const web = only(

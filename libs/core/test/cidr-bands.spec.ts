@@ -12,7 +12,7 @@ function sizeOf(size: number | string): bigint {
   return BigInt(size);
 }
 
-describe('band offset table (spec section 3)', () => {
+describe('band offset table (ipallocator/bitmap.go calculateRangeOffset)', () => {
   it.each([
     ['10.96.0.0/32', 1n, 0],
     ['10.96.0.0/30', 4n, 0],
@@ -43,7 +43,7 @@ describe('band offset table (spec section 3)', () => {
   });
 });
 
-describe('worked examples, IPv4 (spec section 9)', () => {
+describe('worked examples, IPv4', () => {
   it.each([
     ['10.96.0.0/24', 16, 254, ['10.96.0.1', '10.96.0.16', 16n], ['10.96.0.17', '10.96.0.254', 238n]],
     ['10.96.0.0/20', 256, 4094, ['10.96.0.1', '10.96.1.0', 256n], ['10.96.1.1', '10.96.15.254', 3838n]],
@@ -82,7 +82,7 @@ describe('worked examples, IPv4 (spec section 9)', () => {
   });
 });
 
-describe('worked examples, IPv6 under the IPAddress allocator (spec section 9)', () => {
+describe('worked examples, IPv6 under the IPAddress allocator (ipallocator.go)', () => {
   it.each([
     ['fd00::/120', 16, 255, ['fd00::1', 'fd00::10'], ['fd00::11', 'fd00::ff']],
     ['fd00::/112', 256, 65535, ['fd00::1', 'fd00::100'], ['fd00::101', 'fd00::ffff']],
@@ -128,8 +128,8 @@ describe('worked examples, IPv6 under the IPAddress allocator (spec section 9)',
   });
 });
 
-describe('the seed examples (10.96.0.0/24, /20, /16), word for word', () => {
-  // "Ukuran Rentang", "Offset Pita", "Awal/Akhir pita statis", "Akhir Rentang" of the seed document.
+describe('10.96.0.0/24, /20 and /16: range size, band offset and both bands', () => {
+  // Range size, band offset, first and last address of the static band, last address of the range.
   it.each([
     ['10.96.0.0/24', 8, 254, 256, 16, '10.96.0.1', '10.96.0.16', '10.96.0.254'],
     ['10.96.0.0/20', 12, 4094, 4096, 256, '10.96.0.1', '10.96.1.0', '10.96.15.254'],

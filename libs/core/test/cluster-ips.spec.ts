@@ -210,7 +210,7 @@ describe('analyzeClusterIPs: bands, counts and the DNS convention', () => {
     expect(v6.conflicts).toEqual([]);
   });
 
-  it('/24: the seed example, with the DNS address in the 16-address static band', () => {
+  it('/24: the DNS address in the 16-address static band', () => {
     const [report] = analyzeClusterIPs(
       [{ cidr: '10.96.0.0/24', source: 'annotation', ready: true }],
       [kubeDns('10.96.0.10'), service('app/web', ['10.96.0.17'])],
@@ -515,7 +515,7 @@ describe('analyzeClusterIPs: requested static IPs and readiness', () => {
   });
 });
 
-describe('allocateDynamic: upper band first, random start, wrap-around (spec section 5)', () => {
+describe('allocateDynamic: upper band first, random start, wrap-around (ipallocator.go allocateNextService)', () => {
   const RANGE_27 = [{ cidr: '10.96.0.0/27', source: 'kubernetes', ready: true }];
 
   it('fills the whole upper band before touching the lower band, then reports range is full', () => {
@@ -658,7 +658,7 @@ describe('allocateDynamic: upper band first, random start, wrap-around (spec sec
   });
 });
 
-describe('allocateStatic (spec section 4)', () => {
+describe('allocateStatic (ipallocator.go allocateService)', () => {
   const RANGE_24 = [{ cidr: '10.96.0.0/24', source: 'kubernetes', ready: true }];
 
   it('accepts a free address in the static band (the DNS convention address)', () => {

@@ -26,7 +26,7 @@ function reconcile(svc: Service, slices: EndpointSlice[], clusterNodes: Node[]):
 
 const hinted = (zones: string[]): EndpointInput[] => zones.map((zone) => ({ zone, hints: [zone] }));
 
-describe('seed examples', () => {
+describe('topologycache.go AddHints: first examples (overload, CPU ratio, a zone lost, too few endpoints)', () => {
   it('4 endpoints over 3 equal zones: no hints (overload)', () => {
     const result = reconcile(autoService(), [slice('web-1', ['a', 'a', 'b', 'c'])], nodes({ a: [4], b: [4], c: [4] }));
     expect(result.routing).toBe('Auto');
@@ -84,7 +84,7 @@ describe('seed examples', () => {
   });
 });
 
-describe('mode selection (4.3)', () => {
+describe('reconciler.go reconcileByAddressType: which mode decides the hints', () => {
   const cluster = nodes({ a: [4], b: [4], c: [4] });
 
   it('no annotation, no trafficDistribution, no hints: nothing happens', () => {
@@ -97,7 +97,7 @@ describe('mode selection (4.3)', () => {
     });
   });
 
-  it('the annotation wins over trafficDistribution (edge case 12)', () => {
+  it('the annotation wins over trafficDistribution (reconciler.go: hintsEnabled before canUseTrafficDistribution)', () => {
     const svc = autoService({ trafficDistribution: 'PreferClose' });
     const result = reconcile(svc, [slice('s', ['a', 'a', 'b', 'c'])], cluster);
     expect(result.routing).toBe('Auto');
@@ -193,7 +193,7 @@ describe('the populated mark seeded from observed hints', () => {
   });
 });
 
-describe('dual-stack (3.7, 4.3, edge case 10)', () => {
+describe('dual-stack: the populated mark is per Service, not per address type (topologycache.go hintsPopulatedByService)', () => {
   const cluster = nodes({ a: [4], b: [4] });
   const dual = (svc: Service) => ({ ...svc, spec: { ...svc.spec, ipFamilies: ['IPv4', 'IPv6'] } });
   const v4 = (zones: EndpointInput[]) => slice('v4', zones);
@@ -252,7 +252,7 @@ describe('dual-stack (3.7, 4.3, edge case 10)', () => {
 describe('reconcileServiceHints: other behaviour', () => {
   const cluster = nodes({ a: [4], b: [4] });
 
-  it('insufficient node info disables Auto Services, not trafficDistribution ones (1.2)', () => {
+  it('insufficient node info disables Auto Services, not trafficDistribution ones (topologycache.go getAllocations)', () => {
     const poisoned = [...cluster, node({ name: 'x', zone: null, cpu: '4' })];
     const auto = reconcile(autoService(), [slice('s', hinted(['a', 'b']))], poisoned);
     const message = 'Insufficient Node information: allocatable CPU or zone not specified on one or more nodes';
@@ -263,7 +263,7 @@ describe('reconcileServiceHints: other behaviour', () => {
     expect(td.hints.state).toBe('populated');
   });
 
-  it('a single-zone cluster yields the Insufficient Node information message (edge case 2)', () => {
+  it('a single-zone cluster yields the Insufficient Node information message (topologycache.go SetNodes keeps no ratios under two zones)', () => {
     const result = reconcile(autoService(), [slice('s', ['a', 'a'])], nodes({ a: [4, 4] }));
     expect(result.hints.reason).toBe(
       'Insufficient Node information: allocatable CPU or zone not specified on one or more nodes',
@@ -293,7 +293,7 @@ describe('reconcileServiceHints: other behaviour', () => {
     ]);
   });
 
-  it('an endpoint in a zone without CPU makes the controller rewrite its slice on every sync (edge case 5)', () => {
+  it('an endpoint in a zone without CPU makes the controller rewrite its slice on every sync (utils.go getHintsByZone refuses a hint for a zone without allocation)', () => {
     const withGpuZone = [
       ...cluster,
       node({ name: 'cp', zone: 'gpu', cpu: '8', labels: { 'node-role.kubernetes.io/control-plane': '' } }),
@@ -364,7 +364,7 @@ describe('properties', () => {
   }
 
   /**
-   * Upstream's stop rule (3.5) on the final counts: the loop ends when no zone can give or receive, when
+   * Upstream's stop rule (`utils.go getGivingAndReceivingZones`) on the final counts: the loop ends when no zone can give or receive, when
    * both the largest surplus and the largest deficit are below 1, or when either is below 0.5. With every
    * slice unhinted all planned moves happen, so the final counts must satisfy it. (Tolerance: the loop
    * subtracts 1 repeatedly, which can round differently from a single subtraction.)

@@ -80,7 +80,7 @@ describe('giving and receiving zones (3.5, upstream table)', () => {
   });
 });
 
-describe('validation of unchanged slices (3.3)', () => {
+describe('validation of unchanged slices (utils.go getHintsByZone, sliceinfo.go getAllocatedHintsByZone)', () => {
   const allocations = (() => {
     const result = computeAllocations(ratios({ a: 0.5, b: 0.5 }), 4);
     if (!result.ok) throw new Error('unexpected');
@@ -134,7 +134,7 @@ describe('validation of unchanged slices (3.3)', () => {
   });
 });
 
-describe('addHints: worked examples (3.9)', () => {
+describe('addHints (topologycache.go AddHints): worked examples', () => {
   it('example 1: slices to create and update within the 3-zone threshold', () => {
     const result = run(ratios({ a: 0.35, b: 0.35, c: 0.3 }), {
       toCreate: [slice('S1', ['a', 'b']), slice('S2', ['c', 'c', 'a'])],
@@ -253,7 +253,7 @@ describe('addHints: procedure details', () => {
     expect(zoneHintsOf(result.toUpdate)).toEqual([['a'], ['b'], ['b']]);
   });
 
-  it('keeps suboptimal but valid hints (edge case 9)', () => {
+  it('keeps suboptimal but valid hints (sliceinfo.go getAllocatedHintsByZone)', () => {
     // All four endpoints live in a, yet the unchanged hints 2 a / 2 b are within the maxima.
     const u = slice('u', [
       { zone: 'a', hints: ['b'] },
@@ -315,7 +315,7 @@ describe('addHints: procedure details', () => {
     expect(result.allocations?.get('a')).toEqual({ minimum: 2, maximum: 2, desired: 2 });
   });
 
-  it('an endpoint in a zone without CPU keeps a same-zone hint and is stored (edge case 5)', () => {
+  it('an endpoint in a zone without CPU keeps a same-zone hint and is stored (topologycache.go AddHints)', () => {
     // 6 ready endpoints: minimum = maximum = desired = 3 per CPU zone. a is one short, but no CPU zone
     // has a surplus to give: the gpu endpoint is never a candidate.
     const result = run(even, { toCreate: [slice('s', ['a', 'b', 'gpu', 'a', 'b', 'b'])] });
@@ -355,7 +355,7 @@ describe('addHints: procedure details', () => {
     expect(names(result.unchanged)).toEqual(['other']);
   });
 
-  it('an empty zone string counts as zone-less (edge case 6)', () => {
+  it('an empty zone string counts as zone-less (topologycache.go AddHints: Zone nil or "")', () => {
     const result = run(even, { toCreate: [slice('s', ['a', 'b', '', 'a'])] });
     expect(result.failure?.kind).toBe('EndpointsWithoutZone');
   });
@@ -387,7 +387,7 @@ describe('addHints: procedure details', () => {
   });
 });
 
-describe('addHints: the per-Service cache (3.7)', () => {
+describe('addHints: the per-Service cache (topologycache.go SetHints, RemoveHints, HasPopulatedHints)', () => {
   const even = ratios({ a: 0.5, b: 0.5 });
 
   it('no Enabled event when the Service is already populated', () => {
@@ -450,7 +450,7 @@ describe('addHints: the per-Service cache (3.7)', () => {
   });
 });
 
-describe('events, word for word, for both address types (3.8)', () => {
+describe('events, word for word, for both address types (topologycache/event.go, utils.go FormatWithAddressType)', () => {
   const cases: [string, ReadonlyMap<string, number> | null, Partial<SliceSets>, (t: string) => string][] = [
     [
       'ratios none',
@@ -523,7 +523,7 @@ describe('events, word for word, for both address types (3.8)', () => {
   }
 });
 
-describe('removeAllHints (4.4)', () => {
+describe('removeAllHints (utils.go RemoveHintsFromSlices)', () => {
   it('clears every endpoint of to-create and to-update slices, ready or not', () => {
     const result = removeAllHints(
       deepFreeze({

@@ -13,7 +13,7 @@ function ratiosOf(list: Node[]): Record<string, number> | null {
   return ratios === null ? null : Object.fromEntries(ratios);
 }
 
-describe('computeNodeInfo: spec 1.4 table', () => {
+describe('computeNodeInfo (topologycache.go SetNodes): node sets and their ratios', () => {
   it('no nodes: insufficient', () => {
     const info = computeNodeInfo([]);
     expect(info).toEqual({
@@ -103,7 +103,7 @@ describe('computeNodeInfo: spec 1.4 table', () => {
     expect(ratiosOf(nodes({ a: [12], b: [4] }))).toEqual({ a: 0.75, b: 0.25 });
   });
 
-  it('a ready node without a zone label poisons the cluster (edge case 1)', () => {
+  it('a ready node without a zone label poisons the cluster (topologycache.go SetNodes)', () => {
     const list = [
       node({ name: 'n1', zone: 'a', cpu: '1000m' }),
       node({ name: 'n3', zone: null, cpu: '1000m' }),
@@ -143,7 +143,7 @@ describe('computeNodeInfo: spec 1.4 table', () => {
     );
   });
 
-  it('not-ready and control-plane nodes without zone or CPU never cause insufficiency (edge case 1)', () => {
+  it('not-ready and control-plane nodes without zone or CPU never cause insufficiency (topologycache.go SetNodes skips them first)', () => {
     const list = [
       ...nodes({ a: [2], b: [2] }),
       node({ name: 'cp', zone: null, cpu: null, labels: CONTROL_PLANE }),

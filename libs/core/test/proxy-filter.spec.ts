@@ -26,7 +26,7 @@ const NOT_READY = { ready: false, serving: false, terminating: false } as const;
 const ip = (last: number) => `10.0.0.${last}`;
 const nodeIn = (zone: string, name = 'n1'): ProxyNode => ({ name, zone });
 
-/** Endpoint `.last` hinted for the given zones (spec 5.4 notation), ready unless told otherwise. */
+/** Endpoint `.last` hinted for the given zones, ready unless told otherwise. */
 function hinted(last: number, zones: string[], options: ProxyTestEndpointOptions = R): ReturnType<typeof ep> {
   return ep(ip(last), { forZones: zones, ...options });
 }
@@ -39,7 +39,7 @@ const example1Slices = () => [
   slice('web-1', [hinted(3, ['zone-a']), hinted(4, ['zone-b']), hinted(5, ['zone-c']), hinted(6, ['zone-a'])]),
 ];
 
-describe('kube-proxy: spec 5.4 worked examples', () => {
+describe('kube-proxy (pkg/proxy/topology.go CategorizeEndpoints): worked examples', () => {
   it('1: ClusterIP, ITP Cluster, node in zone-a keeps the zone-a hinted endpoints', () => {
     const result = view(svc(), example1Slices(), nodeIn('zone-a'));
     expect(result.clusterEndpoints).toEqual([ip(3), ip(6)]);
@@ -507,7 +507,7 @@ describe('kube-proxy: traffic policies', () => {
     expect(view(service, localAndRemote(), nodeIn('zone-a', 'n1')).localEndpoints).toBeNull();
   });
 
-  it('ITP Local: topology hints are not used (seed doc constraint); only local endpoints, no reason', () => {
+  it('ITP Local: topology hints are not used (topology.go CategorizeEndpoints never filters local endpoints); only local endpoints, no reason', () => {
     const result = view(svc({ internalTrafficPolicy: 'Local' }), localAndRemote(), nodeIn('zone-b', 'n1'));
     expect(result.clusterEndpoints).toBeNull();
     expect(result.localEndpoints).toEqual([ip(1)]);

@@ -11,7 +11,7 @@ import { service } from './fixtures.js';
 const mode = (value: string) => ({ [TOPOLOGY_MODE_ANNOTATION]: value });
 const legacy = (value: string) => ({ [TOPOLOGY_AWARE_HINTS_ANNOTATION]: value });
 
-describe('hintsEnabledByAnnotation (4.1)', () => {
+describe('hintsEnabledByAnnotation (utils.go hintsEnabled)', () => {
   it.each([
     [{}, false],
     [mode('Auto'), true],
@@ -38,7 +38,7 @@ describe('hintsEnabledByAnnotation (4.1)', () => {
   });
 });
 
-describe('usableTrafficDistribution (4.2)', () => {
+describe('usableTrafficDistribution (reconciler.go validTrafficDistribution)', () => {
   it.each([
     [undefined, null],
     ['PreferClose', 'PreferClose'],
@@ -59,7 +59,7 @@ describe('usableTrafficDistribution (4.2)', () => {
   });
 });
 
-describe('routingOf: the decision table (4.3)', () => {
+describe('routingOf: the decision table (reconciler.go reconcileByAddressType)', () => {
   it.each([
     [mode('Auto'), undefined, 'Auto'],
     [mode('Auto'), 'PreferClose', 'Auto'],

@@ -26,7 +26,7 @@ describe('which unchanged slices need an update (4.5.1)', () => {
     expect(needs({ zone: 'a', hints: [] })).toBe(true);
   });
 
-  it('an endpoint with an empty zone string still "has a zone" (edge case 6)', () => {
+  it('an endpoint with an empty zone string still "has a zone" (trafficdist.go preferCloseHeuristic.needsUpdate)', () => {
     expect(needs({ zone: '', hints: [''] })).toBe(false);
     expect(needs({ zone: '' })).toBe(true);
   });
@@ -47,7 +47,7 @@ describe('which unchanged slices need an update (4.5.1)', () => {
     expect(needs({ zone: 'a', hints: ['a'], nodeName: 'n1' }, false)).toBe(false);
   });
 
-  it('non-ready endpoints are not examined (edge case 7)', () => {
+  it('non-ready endpoints are not examined (trafficdist.go endpointReady)', () => {
     expect(needs({ zone: 'a', ready: false, hints: ['z'] })).toBe(false);
     expect(needs({ zone: 'a', ready: null })).toBe(false);
   });
@@ -59,7 +59,7 @@ describe('which unchanged slices need an update (4.5.1)', () => {
   });
 });
 
-describe('applyTrafficDistribution (4.5)', () => {
+describe('applyTrafficDistribution (trafficdist.go ReconcileHints)', () => {
   it.each(['PreferClose', 'PreferSameZone'] as const)('%s hints every ready endpoint for its own zone only', (mode) => {
     const result = applyTrafficDistribution(
       sets({

@@ -29,7 +29,7 @@ const equalThirds = new Map([
   ['c', 1 / 3],
 ]);
 
-describe('traffic model: seed examples', () => {
+describe('traffic model: first examples', () => {
   it('4 endpoints over 3 equal zones allocated 2/1/1: the single-endpoint zones are overloaded by 1/3', () => {
     const endpoints = [endpoint('a'), endpoint('a'), endpoint('b'), endpoint('c')];
     const overload = expectedOverloadByZone({ endpoints, originShares: equalThirds });
@@ -55,7 +55,7 @@ describe('traffic model: seed examples', () => {
   });
 
   it('an endpoint the controller moved to another zone carries that zone’s traffic across', () => {
-    // Spec 3.9 example 2: four endpoints in `big`, the first re-hinted for `small`.
+    // 12 and 4 vCPU zones (topologycache.go AddHints): four endpoints in `big`, the first re-hinted for `small`.
     const endpoints = [endpoint('big', ['small']), endpoint('big'), endpoint('big'), endpoint('big')];
     const shares = new Map([
       ['big', 0.75],
@@ -290,7 +290,7 @@ describe('traffic model: properties', () => {
           address: `10.0.0.${index}`,
           zone: record.zone,
           ready: record.ready,
-          // trafficDistribution hints: own zone when the endpoint has one (spec 4.5).
+          // trafficDistribution hints: own zone when the endpoint has one (trafficdist.go preferCloseHeuristic).
           zoneHints: [record.zone],
           nodeHints: [],
         }));

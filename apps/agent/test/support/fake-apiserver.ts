@@ -140,7 +140,10 @@ export class FakeApiServer {
     });
   }
 
-  /** A kubeconfig for client-node: plain HTTP needs insecure-skip-tls-verify (toolchain notes §5). */
+  /**
+   * A kubeconfig for client-node: plain HTTP needs `insecure-skip-tls-verify` (without it client-node
+   * refuses with "HTTP protocol is not allowed when skipTLSVerify is not set or false").
+   */
   writeKubeconfig(file: string): string {
     writeFileSync(
       file,
