@@ -26,6 +26,7 @@ import {
   type ControllerFeatures,
   KUBERNETES_1_35_FEATURES,
   type Routing,
+  isTrafficDistribution,
   routingOf,
   usableTrafficDistribution,
 } from './routing-mode.js';
@@ -69,7 +70,13 @@ export function reconcileServiceHints(
 /** What the controller reads from a Service: what decides its hints, and the IP families it declares. */
 export interface ServiceRouting {
   routing: Routing;
+  /** The `spec.trafficDistribution` the controller acts on (none when the annotation routes). */
   trafficDistribution: TrafficDistribution | null;
+  /**
+   * The Service asks for topology through `spec.trafficDistribution` alone (a value upstream defines,
+   * used or ignored by this version, and no enabling annotation): it never enters the CPU heuristic's cache.
+   */
+  asksOnlyThroughTrafficDistribution: boolean;
   /** `spec.ipFamilies`, else the family of `spec.clusterIP`; IPv4/IPv6 only, IPv4 first. */
   declaredAddressTypes: readonly AddressType[];
 }
@@ -82,6 +89,7 @@ export function serviceRoutingOf(
   return {
     routing,
     trafficDistribution: routing === 'Auto' ? null : usableTrafficDistribution(service, features),
+    asksOnlyThroughTrafficDistribution: routing !== 'Auto' && isTrafficDistribution(service.spec?.trafficDistribution),
     declaredAddressTypes: declaredAddressTypesOf(service),
   };
 }
@@ -117,7 +125,7 @@ export function syncServiceHints(
   ratios: ReadonlyMap<string, number> | null,
   reuseUnwrittenSlices: boolean,
 ): ServiceHintsSync {
-  const { routing, trafficDistribution } = service;
+  const { routing, trafficDistribution, asksOnlyThroughTrafficDistribution } = service;
   const copy = reuseUnwrittenSlices ? null : shallowCopy;
   // Without routing, the controller only removes hints: when no slice carries any, it writes nothing.
   if (routing === 'None' && !slices.some(hasIpSliceHints)) return unroutedSync(slicesAfterSync(slices, null, copy));
@@ -131,7 +139,7 @@ export function syncServiceHints(
     written: [],
   };
   const rewrittenFrom = new Map<EndpointSlice, EndpointSlice>();
-  let populated = observedPopulated(slices, trafficDistribution);
+  let populated = !asksOnlyThroughTrafficDistribution && observedPopulated(slices);
   let failure: HintsFailure | null = null;
   for (const addressType of addressTypesOf(service, slices)) {
     const existing: SliceSets = { toCreate: [], toUpdate: [], unchanged: slicesOfType(slices, addressType) };
@@ -213,15 +221,22 @@ function hasIpSliceHints(slice: EndpointSlice): boolean {
 }
 
 /**
- * Decision: the controller's in-memory `populated` mark cannot be observed, so it is seeded from the
- * hints the slices carry: the Service counts as populated when any IPv4/IPv6 slice has a `forZones`
- * hint, unless the Service is on the trafficDistribution path (those hints were written by that path,
- * which never marks the cache). This yields the controller's real events: no `enabled` event when hints
- * already exist and stay, `has been disabled` when the annotation was switched off but CPU-heuristic
- * hints remain. The stored per-zone counts only feed the overload requeue and are not modelled.
+ * Decision: the controller's in-memory `populated` mark (upstream `topologycache.go HasPopulatedHints`,
+ * set only by `AddHints`) cannot be observed, so it is seeded from the hints the slices carry: the
+ * Service counts as populated when any IPv4/IPv6 slice has a `forZones` hint. This yields the
+ * controller's real events: no `enabled` event when hints already exist and stay, `has been disabled`
+ * when the annotation was switched off but CPU-heuristic hints remain. The stored per-zone counts only
+ * feed the overload requeue and are not modelled.
+ *
+ * A Service that asks for topology only through `spec.trafficDistribution` is never seeded: its hints
+ * came from the trafficDistribution path (`trafficdist.go ReconcileHints`), which never marks the cache,
+ * and a value this version ignores (every value before 1.31, PreferSameZone and PreferSameNode before
+ * 1.34) never reached `AddHints` either. `reconciler.go reconcileByAddressType` raises
+ * `TopologyAwareHintsDisabled` only when `HasPopulatedHints` is true (k8s.io/endpointslice v0.28.0
+ * lines 267-276, v0.30.0 304-314, v0.33.0 328-338; the same test in kubernetes v1.27.0
+ * pkg/controller/endpointslice/reconciler.go), so such a Service gets no event while its hints are removed.
  */
-function observedPopulated(slices: readonly EndpointSlice[], trafficDistribution: TrafficDistribution | null): boolean {
-  if (trafficDistribution !== null) return false;
+function observedPopulated(slices: readonly EndpointSlice[]): boolean {
   return slices.some(
     (slice) => isIpSlice(slice) && endpointsOf(slice).some((endpoint) => (endpoint.hints?.forZones?.length ?? 0) > 0),
   );
