@@ -1,4 +1,4 @@
-import type { INestApplication, LogLevel } from '@nestjs/common';
+import type { INestApplication, LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -6,6 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { moneyReplacer } from '@zw/core';
 import { AppModule } from './app.module.js';
 import { validateApiEnv } from './config.js';
+import { fragmentNestingLimit } from './graphql/fragment-nesting.js';
 import { graphQLPostOnly } from './graphql/graphql-get.middleware.js';
 import { JSON_CONTENT_TYPE, jsonBodiesOnly } from './http/media-type.middleware.js';
 import { INGEST_PATH } from './ingest/ingest.controller.js';
@@ -14,6 +15,7 @@ import { dashboardDirectory, serveDashboard } from './http/dashboard.js';
 import { httpMetricsMiddleware } from './ops/http-metrics.middleware.js';
 import { MetricsService } from './ops/metrics.service.js';
 import { AllProblemsFilter } from './problem.js';
+import { REQUEST_ID_HEADER, requestIdMiddleware } from './http/request-id.js';
 
 export const SIMULATE_PATH = '/v1/simulate';
 
@@ -22,7 +24,7 @@ export const SIMULATE_PATH = '/v1/simulate';
  * (gzip kept as received, a size limit measured uncompressed, and only after authentication); the
  * simulate route takes whole snapshots (SIMULATE_MAX_BODY_BYTES); every other route gets a 1 MB JSON parser.
  */
-export async function createApiApp(options: { logger?: LogLevel[] } = {}): Promise<INestApplication> {
+export async function createApiApp(options: { logger?: LogLevel[] | LoggerService } = {}): Promise<INestApplication> {
   // ConfigModule validates too, but inside Nest's bootstrap a failure is logged with a stack trace and the
   // process aborted; checking first gives the caller (main) a plain error to print.
   const config = validateApiEnv(process.env);
@@ -32,6 +34,7 @@ export async function createApiApp(options: { logger?: LogLevel[] } = {}): Promi
   });
   app.disable('x-powered-by'); // no answer names the framework behind it
   if (config.TRUST_PROXY) app.set('trust proxy', trustProxySetting(config.TRUST_PROXY));
+  app.use(requestIdMiddleware());
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
   if (config.CORS_ORIGINS.length > 0) {
     app.enableCors({
@@ -45,6 +48,7 @@ export async function createApiApp(options: { logger?: LogLevel[] } = {}): Promi
         'X-RateLimit-Limit',
         'X-RateLimit-Remaining',
         'X-RateLimit-Reset',
+        REQUEST_ID_HEADER,
       ],
       maxAge: 600,
     });
@@ -61,6 +65,7 @@ export async function createApiApp(options: { logger?: LogLevel[] } = {}): Promi
     limit: '1mb',
     type: (request: IncomingMessage) => !request.url?.startsWith(INGEST_PATH) && isJson(request),
   });
+  app.use(fragmentNestingLimit(config.GRAPHQL_MAX_DEPTH, config.GRAPHQL_MAX_TOKENS));
   // Every `cost` of every JSON answer in cents (res.json); cached answers and GraphQL use the same replacer.
   app.set('json replacer', moneyReplacer);
   app.useGlobalFilters(new AllProblemsFilter());

@@ -3,6 +3,7 @@ import { GraphQLError } from 'graphql';
 import type { ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import { OUTAGE_RETRY_AFTER_SECONDS, outageDetail, unavailableDependency } from './http/dependency-outage.js';
+import { currentRequestId } from './http/request-id.js';
 
 /**
  * An RFC 9457 problem: what went wrong, as `application/problem+json`. `extensions` carry machine-readable
@@ -121,7 +122,25 @@ export function problemOf(exception: unknown): {
     const status = exception.getStatus();
     return { status, body: problemBody(status, exception.message), headers: {} };
   }
-  return { status: 500, body: problemBody(500, 'internal error; it has been logged'), headers: {} };
+  return internalProblem();
+}
+
+/** An unexpected error's answer: nothing of it, but the request id its log line carries (logInternalError). */
+function internalProblem(): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
+  const requestId = currentRequestId();
+  if (requestId === undefined) {
+    return { status: 500, body: problemBody(500, 'internal error; it has been logged'), headers: {} };
+  }
+  const detail = `internal error; it has been logged with request id ${requestId}`;
+  return { status: 500, body: problemBody(500, detail, { requestId }), headers: {} };
+}
+
+const internalErrors = new Logger('InternalError');
+
+/** Logs an error that answers 500, with the id of the request it broke (the answer carries the same id). */
+export function logInternalError(exception: unknown): void {
+  const what = exception instanceof Error ? (exception.stack ?? exception.message) : String(exception);
+  internalErrors.error(`request ${currentRequestId() ?? '(none)'}: ${what}`);
 }
 
 const GRAPHQL_CODES: Record<number, string> = {
@@ -150,8 +169,7 @@ export class AllProblemsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): unknown {
     const { status, body, headers } = problemOf(exception);
     if (status === 503) this.logger.warn(String(body.detail));
-    else if (status >= 500)
-      this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : exception);
+    else if (status >= 500) logInternalError(exception);
     if (host.getType<string>() === 'graphql') {
       if (exception instanceof GraphQLError) return exception;
       return new GraphQLError(String(body.detail), { extensions: graphQLExtensions(status, body) });

@@ -71,6 +71,20 @@ async function withApi(settings: Record<string, string>, work: (url: string) => 
   }
 }
 
+/** An operation spreading F0, which spreads F1 … F(length-1). */
+const chain = (length: number) =>
+  `query { ...F0 } ${Array.from({ length }, (_, i) =>
+    i < length - 1 ? `fragment F${i} on Query { ...F${i + 1} }` : `fragment F${i} on Query { fleet { generatedAt } }`,
+  ).join(' ')}`;
+
+/** Each fragment spreading the next twice: 2^levels copies of the innermost selection once expanded. */
+const bomb = (levels: number) =>
+  `query { ...F0 } ${Array.from({ length: levels }, (_, i) =>
+    i < levels - 1
+      ? `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`
+      : `fragment F${i} on Query { fleet { generatedAt } }`,
+  ).join(' ')}`;
+
 const SERVICES_PAGE = (first: string) => `
   fleet { clusters { services(first: ${first}) { nodes { name namespace monthly { withHints { cost crossZoneGb } }
     timeline { changes entries { from hintState routing } } } } } }`;
@@ -130,6 +144,67 @@ describe('GraphQL limits', () => {
     expect(aliasBomb.body.errors?.[0].message).toMatch(/Aliases limit of 10 exceeded, found 40/);
     expect(hugeDocument.status).toBe(400);
     expect(hugeDocument.body.errors?.[0].message).toMatch(/Document contains more th(an|at) 1000 tokens/);
+  });
+
+  it('refuses fragment chains of 100, 300 and 1,000 and fragment bombs of 2^25 and 2^30 with a 400 naming the limit, before any SQL, in bounded memory', async () => {
+    const shapes = [chain(100), chain(300), chain(1000), bomb(25), bomb(30)];
+    const heapBefore = process.memoryUsage().heapUsed;
+    // With this file's limits the token limit (1,000) refuses the longer chains; either limit is named.
+    const answers: GraphQLAnswer[] = [];
+    const sql = await sqlDuring(async () => {
+      for (const query of shapes)
+        answers.push(...(await Promise.all([null, tenant.readKey].map((key) => graphql(key, query)))));
+    });
+    expect(sql).toEqual([]);
+    for (const answer of answers) {
+      expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+      expect(answer.body.errors?.[0].message).toMatch(
+        /^(fragments nested too deep: a chain of \d+ fragment spreads, at most 8 \(GRAPHQL_MAX_DEPTH\)|Syntax Error: Document contains more th(an|at) 1000 tokens)/,
+      );
+    }
+    // With room for 100,000 tokens every shape meets the fragment limit, 40 of each at once, without a key.
+    await withApi({ GRAPHQL_MAX_TOKENS: '100000' }, async (url) => {
+      for (const [query, nesting] of [
+        [chain(100), 100],
+        [chain(300), 300],
+        [chain(1000), 1000],
+        [bomb(25), 25],
+        [bomb(30), 30],
+      ] as const) {
+        const parallel = await Promise.all(Array.from({ length: 40 }, () => post(null, { query }, url)));
+        for (const answer of parallel) {
+          expect(answer.status).toBe(400);
+          expect(answer.body.errors).toEqual([
+            {
+              message: `fragments nested too deep: a chain of ${nesting} fragment spreads, at most 8 (GRAPHQL_MAX_DEPTH)`,
+              extensions: { code: 'GRAPHQL_VALIDATION_FAILED', fragmentNesting: nesting, maxFragmentNesting: 8 },
+            },
+          ]);
+        }
+      }
+    });
+    // A bomb of 2^30 expanded would take gigabytes; refused, it takes what parsing its text does.
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(256 * 1024 * 1024);
+  });
+
+  it('refuses a bomb within the fragment limit by its cost, even a cost past exact numbers', async () => {
+    // Ten levels, each spreading the next 50 times: 50^9 copies of the innermost selection.
+    const wide = `query { ...F0 } ${Array.from({ length: 10 }, (_, i) =>
+      i < 9
+        ? `fragment F${i} on Query { ${Array.from({ length: 50 }, () => `...F${i + 1}`).join(' ')} }`
+        : `fragment F${i} on Query { fleet { generatedAt } }`,
+    ).join(' ')}`;
+    await withApi({ GRAPHQL_MAX_TOKENS: '100000', GRAPHQL_MAX_DEPTH: '12' }, async (url) => {
+      const answer = await post(null, { query: wide }, url);
+      expect(answer.status).toBe(400);
+      expect(answer.body.errors?.[0].message).toBe(
+        `query too costly: its computed cost is more than ${Number.MAX_SAFE_INTEGER}, at most 5000 (ask for fewer fields, less nesting or smaller pages)`,
+      );
+      expect(answer.body.errors?.[0].extensions).toMatchObject({ cost: null, maxCost: 5000 });
+      const chained = await post(null, { query: chain(10) }, url);
+      expect(chained.status).toBe(400);
+      expect(chained.body.errors?.[0].message).toMatch(/^query too costly: its computed cost is \d+, at most 5000/);
+    });
   });
 
   it('refuses a query nested deeper than GRAPHQL_MAX_DEPTH', async () => {

@@ -12,7 +12,7 @@ import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import type { CallerRequest } from '../auth/caller.js';
 import { ApiKeyRateLimitGuard } from '../auth/rate-limit.guard.js';
 import type { ApiConfig } from '../config.js';
-import { graphQLExtensions, problemOf } from '../problem.js';
+import { graphQLExtensions, logInternalError, problemOf } from '../problem.js';
 import { QueryModule } from '../query.module.js';
 import { armorProtection, gatePlugin } from './graphql-limits.js';
 import { HeavyReadBudget } from '../heavy-reads/heavy-read-budget.js';
@@ -111,5 +111,6 @@ function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): G
   // GraphQL's own errors (syntax, validation) and those the exception filter already turned into problems.
   if (original instanceof GraphQLError) return formatted;
   const { status, body } = problemOf(original);
+  if (status >= 500 && status !== 503) logInternalError(original);
   return { ...formatted, message: String(body.detail), extensions: graphQLExtensions(status, body) };
 }

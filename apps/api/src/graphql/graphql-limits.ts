@@ -16,7 +16,7 @@ import { clientAddressOf } from '../auth/unauthenticated-throttle.js';
 import type { CallerRequest } from '../auth/caller.js';
 import type { ApiKeyRateLimitGuard } from '../auth/rate-limit.guard.js';
 import type { ApiConfig } from '../config.js';
-import { graphQLExtensions, ProblemException, problemOf } from '../problem.js';
+import { graphQLExtensions, logInternalError, ProblemException, problemOf } from '../problem.js';
 
 export type GraphQLLimits = Pick<
   ApiConfig,
@@ -36,7 +36,7 @@ const COST_MODEL = { objectCost: 2, scalarCost: 1, depthCostFactor: 1.5 };
  * document while it is validated, before anything is resolved. Field suggestions are masked so a
  * caller without introspection cannot learn the schema from typos. The cost limit is not among them:
  * armor prices `first: $n` as 1 whatever `$n` is, so the cost is computed with the variables applied
- * (gatePlugin).
+ * (gatePlugin). Fragments nested past counting never reach them (fragment-nesting.ts).
  */
 export function armorProtection(limits: GraphQLLimits): {
   validationRules: ValidationRule[];
@@ -69,7 +69,11 @@ function withPageSizes(document: DocumentNode, variables: Record<string, unknown
   });
 }
 
-/** The computed cost of the costliest operation of a document (armor's cost model). */
+/**
+ * The computed cost of the costliest operation of a document (armor's cost model); Infinity when it is
+ * past counting (fragments spread within fragments multiply it by 1.5 a level, and a page of 0 times an
+ * infinite cost is no number). The rule never refuses here (no limit): a rule that refuses throws.
+ */
 export function queryCost(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -78,16 +82,25 @@ export function queryCost(
   let cost = 0;
   const rule = costLimitRule({
     ...COST_MODEL,
-    maxCost: Number.MAX_SAFE_INTEGER,
-    onAccept: [(_context, details: { n: number }) => (cost = Math.max(cost, details.n))],
+    maxCost: Number.POSITIVE_INFINITY,
+    onAccept: [
+      (_context, details: { n: number }) => (cost = Math.max(cost, Number.isNaN(details.n) ? Infinity : details.n)),
+    ],
   });
   validate(schema, withPageSizes(document, variables), [rule]);
   return cost;
 }
 
+/** A cost as the answer states it: a whole number, or "more than …" when it is past exact numbers. */
+function costStated(cost: number): { text: string; value: number | null } {
+  if (cost <= Number.MAX_SAFE_INTEGER) return { text: String(Math.ceil(cost)), value: Math.ceil(cost) };
+  return { text: `more than ${Number.MAX_SAFE_INTEGER}`, value: null };
+}
+
 /** A problem as a GraphQL request error: its HTTP status and headers, its fields as extensions. */
 function requestError(exception: unknown): GraphQLError {
   const { status, body, headers } = problemOf(exception);
+  if (status >= 500 && status !== 503) logInternalError(exception);
   const http = { status, headers: new HeaderMap(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])) };
   return new GraphQLError(String(body.detail), { extensions: { ...graphQLExtensions(status, body), http } });
 }
@@ -123,11 +136,12 @@ export function gatePlugin(
               );
             }
             const cost = queryCost(schema, document, variables);
-            if (cost > limits.GRAPHQL_MAX_COST) {
+            if (!(cost <= limits.GRAPHQL_MAX_COST)) {
+              const stated = costStated(cost);
               throw new ProblemException(
                 400,
-                `query too costly: its computed cost is ${Math.ceil(cost)}, at most ${limits.GRAPHQL_MAX_COST} (ask for fewer fields, less nesting or smaller pages)`,
-                { cost: Math.ceil(cost), maxCost: limits.GRAPHQL_MAX_COST },
+                `query too costly: its computed cost is ${stated.text}, at most ${limits.GRAPHQL_MAX_COST} (ask for fewer fields, less nesting or smaller pages)`,
+                { cost: stated.value, maxCost: limits.GRAPHQL_MAX_COST },
               );
             }
             const caller = await authenticator.authenticate(
