@@ -22,7 +22,8 @@ export class StartupError extends Error {
 }
 
 /**
- * The agent: watchers keep caches of the cluster's Nodes, Services, EndpointSlices and ServiceCIDRs; the
+ * The agent: watchers keep caches of the cluster's Nodes, Services, EndpointSlices and ServiceCIDRs (and
+ * the owner fields of its Pods and ReplicaSets); the
  * scheduler decides when a snapshot is due; a snapshot is compacted, annotated with the cluster's
  * Kubernetes version and data plane (read afresh each time), gzipped and written to the spool;
  * the shipper delivers the spool to the API. On shutdown the pending change becomes a last snapshot,
@@ -204,6 +205,8 @@ export class Agent {
         services,
         endpointSlices: this.watcher('endpointslices').objects(),
         serviceCIDRs: this.watcher('servicecidrs').objects(),
+        pods: this.watcher('pods').objects(),
+        replicaSets: this.watcher('replicasets').objects(),
       },
       capturedAt,
       this.config.serviceCidrs,

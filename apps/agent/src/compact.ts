@@ -5,6 +5,7 @@ import type {
   EndpointSlice,
   Node,
   ObjectMeta,
+  OwnedObject,
   Service,
   ServiceCIDR,
   ServicePort,
@@ -134,6 +135,27 @@ export function compactServiceCIDR(serviceCIDR: unknown): ServiceCIDR {
     result.status = {
       conditions: (conditions as Json[]).map((condition) => pick(condition, ['type', 'status', 'reason']) as Condition),
     };
+  }
+  return result;
+}
+
+/**
+ * A Pod or ReplicaSet as the workload lookup reads it: name, namespace and the controller owner
+ * reference (kind and name), nothing else.
+ */
+export function compactOwned(object: unknown, kind: 'Pod' | 'ReplicaSet'): OwnedObject {
+  const metadata = ((object as Json).metadata ?? {}) as Json;
+  const references = Array.isArray(metadata.ownerReferences) ? (metadata.ownerReferences as Json[]) : [];
+  const controller = references.find((reference) => reference.controller === true);
+  const result: OwnedObject = {
+    apiVersion: kind === 'Pod' ? 'v1' : 'apps/v1',
+    kind,
+    metadata: { name: String(metadata.name ?? '') },
+  };
+  if (typeof metadata.namespace === 'string' && metadata.namespace !== '')
+    result.metadata.namespace = metadata.namespace;
+  if (controller && typeof controller.kind === 'string' && typeof controller.name === 'string') {
+    result.metadata.ownerReferences = [{ kind: controller.kind, name: controller.name, controller: true }];
   }
   return result;
 }

@@ -1,4 +1,5 @@
 import {
+  AppsV1Api,
   CoreV1Api,
   DiscoveryV1Api,
   KubeConfig,
@@ -7,17 +8,45 @@ import {
   NetworkingV1Api,
 } from '@kubernetes/client-node';
 
-/** The four resources a snapshot is made of, each with its watch path and a paginated list call. */
+/**
+ * The resources a snapshot is made of, each with its watch path and a paginated list call: the four the
+ * analysis reads, and Pods and ReplicaSets for the workload behind each endpoint.
+ */
 
-export type ResourceName = 'nodes' | 'services' | 'endpointslices' | 'servicecidrs';
+export type ResourceName = 'nodes' | 'services' | 'endpointslices' | 'servicecidrs' | 'pods' | 'replicasets';
 
 export interface ResourceDefinition {
   name: ResourceName;
   /** The collection path the informer watches. */
   path: string;
-  /** When the cluster does not serve this resource (404), the snapshot goes without it. */
+  /** When the cluster does not serve this resource (404), or does not let the agent read it (403), the snapshot goes without it. */
   optional: boolean;
+  /** What a snapshot lacks without it (logged once when it is unavailable). */
+  withoutIt?: string;
+  /**
+   * What the cache keeps of each object, listed or watched: for Pods and ReplicaSets, only the owner
+   * fields, so the agent's memory grows by a few hundred bytes per Pod, not by whole Pod specs.
+   */
+  trim?: (object: KubernetesObject) => KubernetesObject;
   list(kubeConfig: KubeConfig): () => Promise<KubernetesListObject<KubernetesObject>>;
+}
+
+/**
+ * A Pod or ReplicaSet reduced to its name, namespace, resourceVersion (which the informer watches from)
+ * and controller owner reference: all the workload lookup reads.
+ */
+export function ownerFieldsOf(object: KubernetesObject): KubernetesObject {
+  const metadata = object.metadata ?? {};
+  const controller = (metadata.ownerReferences ?? []).find((reference) => reference.controller === true);
+  const trimmed: KubernetesObject = {
+    metadata: { name: metadata.name, namespace: metadata.namespace, resourceVersion: metadata.resourceVersion },
+  };
+  if (controller) {
+    trimmed.metadata!.ownerReferences = [
+      { apiVersion: controller.apiVersion, kind: controller.kind, name: controller.name, uid: '', controller: true },
+    ];
+  }
+  return trimmed;
 }
 
 /** Items per list page: large lists are read in pages, so the API server never builds one huge response. */
@@ -90,6 +119,34 @@ export const RESOURCES: readonly ResourceDefinition[] = [
       const api = kc.makeApiClient(NetworkingV1Api);
       return () =>
         listAllPages((page) => api.listServiceCIDR({ limit: LIST_PAGE_SIZE, _continue: page }) as Promise<Page>);
+    },
+  },
+  {
+    name: 'pods',
+    path: '/api/v1/pods',
+    optional: true,
+    withoutIt: 'the workload behind each endpoint (fixes then say the owner is unknown)',
+    trim: ownerFieldsOf,
+    list: (kc) => {
+      const api = kc.makeApiClient(CoreV1Api);
+      return () =>
+        listAllPages(
+          (page) => api.listPodForAllNamespaces({ limit: LIST_PAGE_SIZE, _continue: page }) as Promise<Page>,
+        );
+    },
+  },
+  {
+    name: 'replicasets',
+    path: '/apis/apps/v1/replicasets',
+    optional: true,
+    withoutIt: 'the Deployment behind a ReplicaSet (fixes then say the owner is unknown)',
+    trim: ownerFieldsOf,
+    list: (kc) => {
+      const api = kc.makeApiClient(AppsV1Api);
+      return () =>
+        listAllPages(
+          (page) => api.listReplicaSetForAllNamespaces({ limit: LIST_PAGE_SIZE, _continue: page }) as Promise<Page>,
+        );
     },
   },
 ];

@@ -1,9 +1,12 @@
 import {
   type Informer,
   type KubeConfig,
+  type KubernetesListObject,
   type KubernetesObject,
+  ListWatch,
   makeInformer,
   type ObjectCache,
+  Watch,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Backoff } from './backoff.js';
@@ -118,7 +121,7 @@ export class ResourceWatcher {
       }
       return list();
     };
-    run.informer = makeInformer(this.options.kubeConfig, this.options.definition.path, listFn);
+    run.informer = informerOf(this.options.kubeConfig, this.options.definition, listFn);
     this.current = run;
     this.lastSignalAt = Date.now();
     if (this.state !== 'synced' && this.state !== 'unavailable') this.state = 'starting';
@@ -172,13 +175,16 @@ export class ResourceWatcher {
   private fail(run: Run, error: unknown): void {
     run.failed = true;
     void run.informer.stop();
-    if (this.options.definition.optional && errorStatus(error) === 404) {
+    const status = errorStatus(error);
+    if (this.options.definition.optional && (status === 404 || status === 403)) {
       const wasServed = this.state !== 'unavailable';
       this.state = 'unavailable';
       this.resolved = true;
       this.serving = null;
       if (wasServed) {
-        this.logger.info('not served by this cluster (404); snapshots go without it and carry --service-cidr instead');
+        const why = status === 404 ? 'not served by this cluster (404)' : 'the agent may not list it (403)';
+        const lacking = this.options.definition.withoutIt ?? 'it, and carry --service-cidr instead';
+        this.logger.info(`${why}; snapshots go without ${lacking}`);
         this.options.onChange();
       }
       // Look again now and then: the cluster may be upgraded under the agent.
@@ -205,4 +211,38 @@ export class ResourceWatcher {
     this.logger.warn({ silentMs }, 'watch silent for too long; starting it again');
     this.launch('stalled');
   }
+}
+
+/**
+ * client-node's informer (list, then watch), keeping of each object only what the definition's `trim`
+ * keeps: listed items and watched objects are trimmed before the cache stores them.
+ */
+function informerOf(
+  kubeConfig: KubeConfig,
+  definition: ResourceDefinition,
+  list: () => Promise<KubernetesListObject<KubernetesObject>>,
+): Cache {
+  const trim = definition.trim;
+  if (trim === undefined) return makeInformer(kubeConfig, definition.path, list);
+  const trimmedList = async () => {
+    const listed = await list();
+    return { ...listed, items: listed.items.map(trim) };
+  };
+  const inner = new Watch(kubeConfig);
+  const watch = {
+    watch: (
+      path: string,
+      query: Record<string, string | number | boolean | undefined>,
+      callback: (phase: string, object: KubernetesObject) => void,
+      done: (error: unknown) => void,
+    ) =>
+      inner.watch(
+        path,
+        query,
+        (phase: string, object: KubernetesObject) =>
+          callback(phase, phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED' ? trim(object) : object),
+        done,
+      ),
+  } as unknown as Watch;
+  return new ListWatch(definition.path, watch, trimmedList, false);
 }

@@ -1,9 +1,9 @@
-import type { EndpointSlice, Node, Service, ServiceCIDR } from '@zw/core';
+import type { EndpointSlice, Node, OwnedObject, Service, ServiceCIDR } from '@zw/core';
 import { CAPTURED_AT_ANNOTATION, SERVICE_CIDR_ANNOTATION } from '@zw/core';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { compactEndpointSlice, compactNode, compactService, compactServiceCIDR } from './compact.js';
+import { compactEndpointSlice, compactNode, compactOwned, compactService, compactServiceCIDR } from './compact.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -12,6 +12,9 @@ export interface ClusterObjects {
   services: readonly unknown[];
   endpointSlices: readonly unknown[];
   serviceCIDRs: readonly unknown[];
+  /** Pods and ReplicaSets (their owner fields are enough); only those behind an endpoint are sent. */
+  pods?: readonly unknown[];
+  replicaSets?: readonly unknown[];
 }
 
 export interface BuiltSnapshot {
@@ -38,11 +41,15 @@ export function buildSnapshot(
   serviceCidrs: readonly string[],
   clusterAnnotations: Readonly<Record<string, string>> = {},
 ): BuiltSnapshot {
-  const items: (Node | Service | EndpointSlice | ServiceCIDR)[] = [
+  const endpointSlices = objects.endpointSlices.map(compactEndpointSlice);
+  const { pods, replicaSets } = ownersOfEndpoints(endpointSlices, objects.pods ?? [], objects.replicaSets ?? []);
+  const items: (Node | Service | EndpointSlice | ServiceCIDR | OwnedObject)[] = [
     ...sortByName(objects.nodes.map(compactNode)),
     ...sortByName(objects.services.map(compactService)),
-    ...sortByName(objects.endpointSlices.map(compactEndpointSlice)),
+    ...sortByName(endpointSlices),
     ...sortByName(objects.serviceCIDRs.map(compactServiceCIDR)),
+    ...sortByName(pods),
+    ...sortByName(replicaSets),
   ];
   const settings: Record<string, string> = { ...clusterAnnotations };
   if (objects.serviceCIDRs.length === 0 && serviceCidrs.length > 0) {
@@ -58,6 +65,43 @@ export function buildSnapshot(
     json: `{"apiVersion":"v1","kind":"List","metadata":{"annotations":${annotations}},"items":${itemsJson}}`,
     objectCount: items.length,
   };
+}
+
+/**
+ * The Pods an endpoint names (`targetRef`) and the ReplicaSets that own those Pods, compacted. Decision:
+ * only these, so a snapshot grows with the cluster's endpoints, not with every Job and completed Pod.
+ */
+function ownersOfEndpoints(
+  slices: readonly EndpointSlice[],
+  allPods: readonly unknown[],
+  allReplicaSets: readonly unknown[],
+): { pods: OwnedObject[]; replicaSets: OwnedObject[] } {
+  const wanted = new Set<string>();
+  for (const slice of slices) {
+    const namespace = slice.metadata.namespace ?? '';
+    for (const endpoint of slice.endpoints) {
+      const ref = endpoint.targetRef as { kind?: string; name?: string } | undefined;
+      if (ref?.kind === 'Pod' && ref.name) wanted.add(`${namespace}/${ref.name}`);
+    }
+  }
+  if (wanted.size === 0) return { pods: [], replicaSets: [] };
+  const pods = allPods.map((pod) => compactOwned(pod, 'Pod')).filter((pod) => wanted.has(keyOf(pod)));
+  const sets = new Set(
+    pods.flatMap((pod) =>
+      (pod.metadata.ownerReferences ?? [])
+        .filter((owner) => owner.kind === 'ReplicaSet')
+        .map((owner) => `${pod.metadata.namespace ?? ''}/${owner.name}`),
+    ),
+  );
+  const replicaSets =
+    sets.size === 0
+      ? []
+      : allReplicaSets.map((set) => compactOwned(set, 'ReplicaSet')).filter((set) => sets.has(keyOf(set)));
+  return { pods, replicaSets };
+}
+
+function keyOf(object: OwnedObject): string {
+  return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
 }
 
 export function gzipSnapshot(json: string): Promise<Buffer> {

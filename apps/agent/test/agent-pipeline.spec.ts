@@ -13,7 +13,7 @@ import { createApiApp } from '../../api/src/http-app.js';
 import { Agent } from '../src/agent.js';
 import { parseAgentConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { realisticCluster } from './support/cluster.js';
+import { ownerOfService, realisticCluster } from './support/cluster.js';
 import { FakeApiServer } from './support/fake-apiserver.js';
 import { buildAgentAndCli, expectedAnalysis, storedAnalysis, zonewiseAnalyze } from './support/pipeline.js';
 import { startInProcessWorker } from '../../../test/support/worker.js';
@@ -196,6 +196,22 @@ describe('agent → API → worker', () => {
 
     const first = await expectHistoryToMatchCli(server, cluster.id);
     expect(first.services.length).toBe(33); // 30 generated + kubernetes, kube-dns, legacy-ldap
+
+    // The Pods and ReplicaSets the agent watched lead every replicas fix to the real workload.
+    const fixes = await prisma.serviceFixes.findMany({ where: { clusterId: cluster.id } });
+    const replicas = fixes.flatMap((row) =>
+      ((row.fixes as { recommendations: { kind: string; workload?: unknown; patch: string }[] }).recommendations ?? [])
+        .filter((fix) => fix.kind === 'replicas' && fix.patch.includes('kubectl scale'))
+        .map((fix) => ({ service: row.name, namespace: row.namespace, fix })),
+    );
+    expect(new Set(replicas.map((entry) => ownerOfService(entry.service).kind))).toEqual(
+      new Set(['Deployment', 'StatefulSet']),
+    );
+    for (const { service, namespace, fix } of replicas) {
+      const owner = ownerOfService(service);
+      expect(fix.workload).toEqual({ ...owner, namespace });
+      expect(fix.patch).toContain(`kubectl scale ${owner.kind.toLowerCase()}/${owner.name} -n ${namespace}`);
+    }
 
     // Health and metrics, as the Helm chart's probes and Prometheus see them.
     const health = `http://127.0.0.1:${agent.healthPort}`;

@@ -10,7 +10,7 @@ import {
 } from '../src/cluster-reader.js';
 
 /**
- * The Helm chart's RBAC against what the agent reads: list+watch on the four snapshot resources, and
+ * The Helm chart's RBAC against what the agent reads: list+watch on the snapshot resources (Pods and ReplicaSets for their owners), and
  * `get` by name on the objects that tell the data plane. Rendering, schema validation and the agent
  * parsing the rendered arguments are test/repository/helm-chart.spec.ts (with a real helm).
  */
@@ -30,11 +30,12 @@ function staticYaml(text: string): unknown {
 }
 
 describe('deploy/helm/zonewise-agent', () => {
-  it('grants list and watch on exactly nodes, services, endpointslices and servicecidrs, and the data plane reads', () => {
+  it('grants list and watch on exactly nodes, services, endpointslices, servicecidrs, pods and replicasets, and the data plane reads', () => {
     const role = staticYaml(template('clusterrole.yaml')) as { kind: string; rules: unknown[] };
     expect(role.kind).toBe('ClusterRole');
     expect(role.rules).toEqual([
-      { apiGroups: [''], resources: ['nodes', 'services'], verbs: ['list', 'watch'] },
+      { apiGroups: [''], resources: ['nodes', 'services', 'pods'], verbs: ['list', 'watch'] },
+      { apiGroups: ['apps'], resources: ['replicasets'], verbs: ['list', 'watch'] },
       { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
       { apiGroups: ['networking.k8s.io'], resources: ['servicecidrs'], verbs: ['list', 'watch'] },
       { apiGroups: [''], resources: ['namespaces'], verbs: ['list'] },

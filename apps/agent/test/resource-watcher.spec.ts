@@ -184,6 +184,51 @@ describe('ResourceWatcher', () => {
     expect(cidrs.synced).toBe(true);
   });
 
+  it('keeps only the owner fields of Pods, listed or watched, so memory does not grow with Pod specs', async () => {
+    const pod = (name: string, owner: string, image: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        namespace: 'shop',
+        labels: { app: 'cart', 'pod-template-hash': '7c9' },
+        annotations: { 'kubectl.kubernetes.io/restartedAt': '2026-01-01T00:00:00Z' },
+        managedFields: [{ manager: 'kube-controller-manager', fieldsV1: { 'f:spec': {} } }],
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: owner, uid: 'r-1', controller: true },
+          { apiVersion: 'v1', kind: 'ConfigMap', name: 'not-the-controller', uid: 'c-1' },
+        ],
+      },
+      spec: { containers: [{ name: 'cart', image, env: [{ name: 'X', value: 'y'.repeat(4096) }] }] },
+      status: { phase: 'Running', podIP: '10.0.0.9' },
+    });
+    server.apply(pod('cart-7c9-a', 'cart-7c9', 'cart:1'));
+    const { watcher: pods } = watcher('pods');
+    await waitFor('the initial list', async () => pods.synced);
+    server.apply(pod('cart-7c9-b', 'cart-7c9', 'cart:2'));
+    await waitFor('the watch event', async () => pods.objects().length === 2);
+    for (const cached of pods.objects()) {
+      expect(Object.keys(cached)).toEqual(['metadata']);
+      expect(cached.metadata).toEqual({
+        name: cached.metadata!.name,
+        namespace: 'shop',
+        resourceVersion: expect.any(String),
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'cart-7c9', uid: '', controller: true }],
+      });
+    }
+    expect(JSON.stringify(pods.objects()).length).toBeLessThan(600);
+  });
+
+  it('treats a 403 on Pods or ReplicaSets (an older chart’s RBAC) as unavailable: snapshots go on without them', async () => {
+    server.forbid('/api/v1/pods');
+    server.forbid('/apis/apps/v1/replicasets');
+    const pods = watcher('pods', { relistIntervalMs: 300 });
+    const sets = watcher('replicasets', { relistIntervalMs: 300 });
+    await waitFor('resolved', async () => pods.watcher.synced && sets.watcher.synced);
+    expect([pods.watcher.state, sets.watcher.state]).toEqual(['unavailable', 'unavailable']);
+    expect(pods.watcher.objects()).toEqual([]);
+  });
+
   it('replaces a watch that has gone silent, and relists periodically without losing the cache', async () => {
     server.apply(node('a'));
     const stalled = watcher('nodes', { stallTimeoutMs: 1000 });

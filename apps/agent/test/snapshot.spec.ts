@@ -20,6 +20,8 @@ function byKind(items: Json[]) {
     services: of('Service'),
     endpointSlices: of('EndpointSlice'),
     serviceCIDRs: of('ServiceCIDR'),
+    pods: of('Pod'),
+    replicaSets: of('ReplicaSet'),
   };
 }
 
@@ -50,9 +52,43 @@ describe('buildSnapshot', () => {
     expect((node.status as Json).nodeInfo).toEqual({ kubeletVersion: 'v1.35.0' });
     // Pod references stay (kind and name): traffic sources map per-Pod bytes to Services with them.
     const slice = (JSON.parse(snapshot.json) as { items: Json[] }).items.find((item) => item.kind === 'EndpointSlice')!;
-    expect((slice.endpoints as Json[])[0].targetRef).toEqual({ kind: 'Pod', name: 'pod-0' });
+    expect((slice.endpoints as Json[])[0].targetRef).toEqual({ kind: 'Pod', name: 'svc-00001-5d4f7b9c8-x0' });
     expect(JSON.parse(snapshot.json).metadata.annotations).toEqual({
       [CAPTURED_AT_ANNOTATION]: '2026-03-01T12:00:00.123Z',
+    });
+  });
+
+  it('carries the Pods behind endpoints and their ReplicaSets, reduced to their controller owners', () => {
+    const compacted = (JSON.parse(buildSnapshot(byKind(items), capturedAt, []).json) as { items: Json[] }).items;
+    const pods = compacted.filter((item) => item.kind === 'Pod');
+    const endpoints = compacted
+      .filter((item) => item.kind === 'EndpointSlice')
+      .flatMap((item) => item.endpoints as Json[]);
+    expect(pods).toHaveLength(endpoints.length);
+    // The finished Job's Pod backs no endpoint: it is left out.
+    expect(pods.map((item) => (item.metadata as Json).name)).not.toContain('report-28391-abcde');
+    expect(pods.find((item) => (item.metadata as Json).name === 'svc-00001-5d4f7b9c8-x0')).toEqual({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: 'svc-00001-5d4f7b9c8-x0',
+        namespace: 'team-01',
+        ownerReferences: [{ kind: 'ReplicaSet', name: 'svc-00001-5d4f7b9c8', controller: true }],
+      },
+    });
+    expect(pods.find((item) => (item.metadata as Json).name === 'svc-00005-0')).toMatchObject({
+      metadata: { ownerReferences: [{ kind: 'StatefulSet', name: 'svc-00005', controller: true }] },
+    });
+    const sets = compacted.filter((item) => item.kind === 'ReplicaSet');
+    expect(sets).toHaveLength(48); // the 60 Services but the 12 StatefulSet-backed ones
+    expect(sets[0]).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: {
+        name: 'svc-00001-5d4f7b9c8',
+        namespace: 'team-01',
+        ownerReferences: [{ kind: 'Deployment', name: 'svc-00001', controller: true }],
+      },
     });
   });
 
@@ -110,6 +146,9 @@ describe('buildSnapshot', () => {
         services: listed[1].items,
         endpointSlices: listed[2].items,
         serviceCIDRs: listed[3].items,
+        // As the watchers cache them: only the owner fields.
+        pods: listed[4].items.map(RESOURCES[4].trim!),
+        replicaSets: listed[5].items.map(RESOURCES[5].trim!),
       };
       expect(typed.nodes[0]).not.toHaveProperty('kind'); // list items come without kind, as from kube-apiserver
       const raw = byKind(server.list());

@@ -212,8 +212,42 @@ describe('zonewise analyze: recommendations', () => {
     expect(first.crossZone).toEqual({ withHints: expect.any(Number) });
     expect(Object.keys(first.expectedOverload)).toEqual(['us-east-1a', 'us-east-1b', 'us-east-1c']);
     expect(first.patch).toContain('kubectl scale deployment/cart');
+    expect(first.workload).toEqual({ kind: 'Deployment', namespace: 'shop', name: 'cart' });
     expect(typeof first.summary).toBe('string');
     expect(report.nodeBlockers).toBeNull();
+  });
+
+  /** The fixture with shop/cart's Pods owned as `owner` says (null: no Pods or ReplicaSets at all). */
+  function withCartOwner(owner: { kind: string; name: string } | null): string {
+    const list = JSON.parse(readFileSync(eksSnapshot, 'utf8')) as {
+      items: { kind: string; metadata: { name: string; namespace?: string; ownerReferences?: unknown[] } }[];
+    };
+    list.items = list.items.filter((item) => {
+      if (owner === null) return item.kind !== 'Pod' && item.kind !== 'ReplicaSet';
+      if (item.kind === 'Pod' && item.metadata.name.startsWith('cart-')) {
+        item.metadata.ownerReferences = [
+          { apiVersion: 'apps/v1', kind: owner.kind, name: owner.name, controller: true },
+        ];
+      }
+      return true;
+    });
+    return JSON.stringify(list);
+  }
+
+  it('a StatefulSet-backed Service (Pod ownerReferences, as kubectl get pods prints them) is scaled as that StatefulSet', () => {
+    const report = json(zonewise(['analyze', '-'], withCartOwner({ kind: 'StatefulSet', name: 'cart-store' })));
+    const [first] = report.services.find((service: { name: string }) => service.name === 'cart').recommendations;
+    expect(first.workload).toEqual({ kind: 'StatefulSet', namespace: 'shop', name: 'cart-store' });
+    expect(first.patch).toContain('kubectl scale statefulset/cart-store -n shop --replicas=6');
+    expect(first.patch).not.toContain('deployment/');
+  });
+
+  it('without Pods the owner is unknown: the fix says so and names no guessed Deployment', () => {
+    const report = json(zonewise(['analyze', '-'], withCartOwner(null)));
+    const [first] = report.services.find((service: { name: string }) => service.name === 'cart').recommendations;
+    expect(first.workload).toBeNull();
+    expect(first.patch).toContain('# the workload behind Service shop/cart is not known');
+    expect(first.patch).not.toMatch(/^kubectl scale/m);
   });
 });
 

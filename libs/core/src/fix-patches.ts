@@ -6,6 +6,13 @@ import type { Service } from './k8s-objects.js';
 import { ZONE_LABEL } from './k8s-objects.js';
 import { TOPOLOGY_AWARE_HINTS_ANNOTATION, TOPOLOGY_MODE_ANNOTATION } from './routing-mode.js';
 import type { TrafficDistribution } from './traffic-distribution.js';
+import {
+  type ServiceWorkload,
+  type ServiceWorkloads,
+  type UnknownWorkloadReason,
+  unknownWorkloadText,
+  type WorkloadRef,
+} from './workloads.js';
 
 export interface PatchTarget {
   namespace: string;
@@ -43,42 +50,143 @@ export interface ReplicasPatchInput {
   enableAuto: boolean;
   /** An autoscaler floor to set instead of a fixed replica count. */
   minReplicas?: number;
+  /** Which workload gets which endpoints ({@link planWorkloadChanges}). */
+  plan: WorkloadPlan;
+}
+
+/** One workload's part of a replicas fix. */
+export interface WorkloadChange {
+  workload: WorkloadRef;
+  /** Per zone, negative = fewer there. */
+  endpointsToAdd: Record<string, number>;
+  /** The workload's ready endpoints of this Service now, and after the change. */
+  readyNow: number;
+  readyAfter: number;
+}
+
+export interface WorkloadPlan {
+  changes: WorkloadChange[];
+  /** The deltas no known workload takes (its endpoints' owner is unknown), and why. */
+  unassigned: Map<string, number>;
+  unknownReason: UnknownWorkloadReason | null;
+  /** Ready endpoints whose workload is unknown. */
+  unknownEndpoints: number;
 }
 
 /**
- * Decision: the snapshot has no workloads, so the commands name the Deployment after the Service (the
- * common case) and say so; the spread constraint selects the Service's own pod selector. A spread
- * constraint with maxSkew 1 only gives the per-zone counts when they are even, so for uneven counts the
- * snippet says which zone gets how many instead.
+ * Who takes each zone's change. Decision: a zone's added endpoints go to the workload that already has
+ * the most ready endpoints there (else the most overall, a DaemonSet last, since it cannot be scaled),
+ * so a Service backed by one workload per zone grows each where it is; removed endpoints come from the
+ * workloads that have endpoints in that zone, largest first.
+ */
+export function planWorkloadChanges(workloads: ServiceWorkloads, deltas: ReadonlyMap<string, number>): WorkloadPlan {
+  const totals = new Map(workloads.known.map((entry) => [entry, sum(entry.readyByZone.values())]));
+  const added = new Map<ServiceWorkload, Map<string, number>>();
+  const unassigned = new Map<string, number>();
+  const give = (entry: ServiceWorkload, zone: string, delta: number) => {
+    const zones = added.get(entry) ?? new Map<string, number>();
+    zones.set(zone, (zones.get(zone) ?? 0) + delta);
+    added.set(entry, zones);
+  };
+  for (const [zone, delta] of [...deltas].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (delta === 0) continue;
+    const ranked = [...workloads.known].sort(
+      (a, b) =>
+        Number(a.workload.kind === 'DaemonSet') - Number(b.workload.kind === 'DaemonSet') ||
+        (b.readyByZone.get(zone) ?? 0) - (a.readyByZone.get(zone) ?? 0) ||
+        totals.get(b)! - totals.get(a)!,
+    );
+    if (delta > 0) {
+      if (ranked.length === 0) unassigned.set(zone, delta);
+      else give(ranked[0], zone, delta);
+      continue;
+    }
+    let left = -delta;
+    for (const entry of ranked) {
+      const take = Math.min(left, entry.readyByZone.get(zone) ?? 0);
+      if (take > 0) give(entry, zone, -take);
+      left -= take;
+    }
+    if (left > 0) unassigned.set(zone, -left);
+  }
+  const changes = workloads.known
+    .filter((entry) => added.has(entry))
+    .map((entry) => {
+      const zones = added.get(entry)!;
+      const readyNow = totals.get(entry)!;
+      return {
+        workload: entry.workload,
+        endpointsToAdd: Object.fromEntries([...zones].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+        readyNow,
+        readyAfter: readyNow + sum(zones.values()),
+      };
+    });
+  return {
+    changes,
+    unassigned,
+    unknownReason: workloads.unknownReason,
+    unknownEndpoints: workloads.unknownEndpoints,
+  };
+}
+
+/**
+ * The commands of a replicas fix, acting on the workloads the plan names (`kubectl scale
+ * statefulset/ledger …`); a part whose workload is unknown says so in a comment and names no guessed
+ * object. The spread constraint selects the Service's own pod selector. A spread constraint with maxSkew 1
+ * only gives the per-zone counts when they are even, so for uneven counts the snippet says which zone
+ * gets how many instead.
  */
 export function replicasPatch(target: PatchTarget, input: ReplicasPatchInput): string {
   const { namespace, name } = target;
-  const total = sum(input.after.values());
   const lines = [
     `# ready endpoints per zone: ${[...input.after.keys()]
       .sort()
       .map((zone) => `${zone} ${input.before.get(zone) ?? 0} -> ${input.after.get(zone) ?? 0}`)
       .join(', ')}`,
-    `# the workload behind Service ${namespace}/${name}; the commands assume a Deployment named like the Service`,
   ];
   if (input.enableAuto) lines.push(topologyModePatch(target));
-  if (input.minReplicas !== undefined) {
+  for (const change of input.plan.changes) lines.push(...workloadLines(namespace, change, input));
+  if (input.plan.unassigned.size > 0 || input.plan.changes.length === 0) {
+    const counts = [...input.plan.unassigned]
+      .map(([zone, delta]) => `${delta > 0 ? '+' : ''}${delta} in ${zone}`)
+      .join(', ');
     lines.push(
-      `kubectl patch hpa ${name} -n ${namespace} --type=merge -p '{"spec":{"minReplicas":${input.minReplicas}}}'`,
+      `# the workload behind Service ${namespace}/${name} is not known: ${unknownWorkloadText(input.plan.unknownReason)}`,
+      `# no command is given for it: change whatever runs its Pods${counts === '' ? '' : ` by ${counts}`}` +
+        ` (${sum(input.after.values())} ready endpoints in all)`,
     );
-  } else {
-    lines.push(`kubectl scale deployment/${name} -n ${namespace} --replicas=${total}`);
   }
   const counts = [...input.after.values()];
   if (counts.length > 0 && Math.max(...counts) - Math.min(...counts) <= 1) {
     lines.push('# keep the pods spread over the zones (pod template spec):', ...spreadSnippet(target.service));
   } else {
     lines.push(
-      '# the counts per zone are uneven, which a spread constraint does not give: pin them with one Deployment per zone',
+      '# the counts per zone are uneven, which a spread constraint does not give: pin them with one workload per zone',
       `# (nodeSelector ${ZONE_LABEL}: <zone>) or a nodeAffinity per zone`,
     );
   }
   return lines.join('\n');
+}
+
+function workloadLines(namespace: string, change: WorkloadChange, input: ReplicasPatchInput): string[] {
+  const { kind, name } = change.workload;
+  const ref = `${kind.toLowerCase()}/${name}`;
+  const zones = Object.entries(change.endpointsToAdd)
+    .map(([zone, delta]) => `${delta > 0 ? '+' : ''}${delta} in ${zone}`)
+    .join(', ');
+  const header = `# ${ref}: ${zones} (ready endpoints ${change.readyNow} -> ${change.readyAfter})`;
+  if (kind === 'DaemonSet') {
+    return [
+      header,
+      `# ${ref} runs one Pod per eligible node and cannot be scaled: add nodes it runs on in those zones (or widen its nodeSelector)`,
+    ];
+  }
+  if (input.minReplicas !== undefined) {
+    const floor = input.plan.changes.length === 1 ? input.minReplicas : change.readyAfter;
+    const hpa = `$(kubectl get hpa -n ${namespace} -o jsonpath='{.items[?(@.spec.scaleTargetRef.name=="${name}")].metadata.name}')`;
+    return [header, `kubectl patch hpa ${hpa} -n ${namespace} --type=merge -p '{"spec":{"minReplicas":${floor}}}'`];
+  }
+  return [header, `kubectl scale ${ref} -n ${namespace} --replicas=${change.readyAfter}`];
 }
 
 function spreadSnippet(service: Service): string[] {

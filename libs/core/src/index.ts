@@ -35,3 +35,4 @@ export * from './replica-search.js';
 export * from './fix-patches.js';
 export * from './recommendations.js';
 export * from './fix-context.js';
+export * from './workloads.js';

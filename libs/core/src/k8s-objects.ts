@@ -123,3 +123,23 @@ export interface ServiceCIDR {
   status?: { conditions?: Condition[] };
   [field: string]: unknown;
 }
+
+export interface OwnerReference {
+  apiVersion?: string;
+  kind: string;
+  name: string;
+  /** true on the one reference of the controller that manages the object. */
+  controller?: boolean;
+  [field: string]: unknown;
+}
+
+/**
+ * A Pod or a ReplicaSet as far as the core reads it: who owns it (`metadata.ownerReferences`), to find
+ * the workload behind an endpoint.
+ */
+export interface OwnedObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta & { ownerReferences?: OwnerReference[] };
+  [field: string]: unknown;
+}

@@ -30,9 +30,11 @@ import {
   type BlockingNode,
   nodesPatch,
   type PatchTarget,
+  planWorkloadChanges,
   replicasPatch,
   topologyModePatch,
   trafficDistributionPatch,
+  type WorkloadPlan,
 } from './fix-patches.js';
 import { isEndpointReady } from './hints.js';
 import type { EndpointSlice, Node, Service } from './k8s-objects.js';
@@ -64,6 +66,7 @@ import {
 import type { Snapshot } from './snapshot-model.js';
 import type { EnableRoutingWhatIf, RoutingMode, ScaleReplicasWhatIf } from './what-if.js';
 import { WHAT_IF_LIMITS } from './what-if.js';
+import { serviceWorkloads, type ServiceWorkloads, WorkloadIndex, type WorkloadRef } from './workloads.js';
 
 export type RecommendationKind = 'topologyMode' | 'replicas' | 'trafficDistribution' | 'nodes' | 'dataPlane';
 export type OfferedTrafficDistribution = 'PreferSameZone' | 'PreferClose';
@@ -97,6 +100,13 @@ export interface Recommendation {
   whatIf: { enableRouting: EnableRoutingWhatIf[]; scaleReplicas: ScaleReplicasWhatIf[] } | null;
   /** `kubectl` commands or a manifest snippet. */
   patch: string;
+  /**
+   * Kind `replicas` (and a `nodes` fix that changes replicas): the workload the patch acts on (the one
+   * taking most of the change when there are several), null when the owner of the endpoints is unknown.
+   */
+  workload?: WorkloadRef | null;
+  /** When the endpoints belong to several workloads: each, with the endpoints per zone it gets. */
+  workloads?: (WorkloadRef & { endpointsToAdd: Record<string, number> })[];
 }
 
 /**
@@ -194,6 +204,7 @@ export function recommendFixes(
   const contextOf = options.contextOf ?? fixContextFromReport(report);
   const clusters = clustersOf(snapshot.nodes, report);
   const slicesByService = groupSlicesByService(snapshot.endpointSlices);
+  const workloadIndex = new WorkloadIndex(snapshot);
   const servicesByKey = new Map(snapshot.services.map((service) => [serviceKey(service), service]));
   const reuse = options.reuse?.begin(
     JSON.stringify([snapshot.nodes, report.trafficOrigin, report.nodeInfo.detail, price]),
@@ -216,6 +227,7 @@ export function recommendFixes(
             price,
             traffic: options.trafficGb?.get(key),
             countsSeen: options.history?.get(key),
+            workloads: serviceWorkloads(slices, workloadIndex),
           });
     const nodesFix = recommendations.find((entry) => entry.kind === 'nodes' && entry.resultingState === 'populated');
     if (nodesFix) {
@@ -253,6 +265,9 @@ function reusedOrComputed(reuse: FixReuseScope | undefined, key: string, input: 
     input.context,
     input.traffic ?? null,
     input.countsSeen ?? null,
+    input.workloads.known.map((entry) => [entry.workload, [...entry.readyByZone]]),
+    input.workloads.unknownEndpoints,
+    input.workloads.unknownReason,
     input.service,
     input.slices,
   ]);
@@ -394,6 +409,8 @@ interface ServiceInput {
   price: CrossZonePrice;
   traffic: number | MonthlyTraffic | undefined;
   countsSeen: readonly number[] | undefined;
+  /** The workloads behind its ready endpoints. */
+  workloads: ServiceWorkloads;
 }
 
 /** Everything the fixes of one Service share. */
@@ -532,13 +549,16 @@ function replicasFix(frame: FixFrame, fix: ReplicaFix, added: number): Recommend
   const summary = moves
     ? `Move replicas (${change}) for ${total} ready endpoints${enable}: fewer requests cross zones than by adding alone.`
     : `Add ${added} ready endpoint${added === 1 ? '' : 's'} (${change}) for ${total} in all${enable}: the fewest for which the controller writes hints.`;
+  const plan = planWorkloadChanges(frame.input.workloads, fix.deltas);
   return fixOf(frame, 'replicas', fix.outcome, {
     summary,
     deltas: fix.deltas,
+    plan,
     patch: replicasPatch(frame.target, {
       before,
       after: withoutZeroZones(after),
       enableAuto: frame.routing === 'Auto',
+      plan,
     }),
   });
 }
@@ -684,14 +704,17 @@ function stabilityFix(input: ServiceInput): Recommendation | null {
   const before = new Map([...frame.currentByZone].filter(([zone]) => zone !== ''));
   const after = new Map(before);
   for (const [zone, delta] of deltas) after.set(zone, (after.get(zone) ?? 0) + delta);
+  const plan = planWorkloadChanges(input.workloads, deltas);
   const fix = fixOf(frame, 'replicas', outcome, {
     summary: `Hints come and go at ${seen.join(', ')} ready endpoints: keep at least ${floor.floor} replicas (${describeCounts(after)}), so every count from ${floor.covers.from} to ${floor.covers.to} keeps them.`,
     deltas,
+    plan,
     patch: replicasPatch(frame.target, {
       before,
       after: withoutZeroZones(after),
       enableAuto: false,
       minReplicas: floor.floor,
+      plan,
     }),
   });
   return { ...fix, stability: { countsSeen: seen, minReplicas: floor.floor, covers: floor.covers } };
@@ -707,6 +730,8 @@ interface FixParts {
   deltas: ZoneDeltas | null;
   /** A trafficDistribution fix's value. */
   routing?: OfferedTrafficDistribution;
+  /** A replicas fix's workloads. */
+  plan?: WorkloadPlan;
   patch: string;
 }
 
@@ -739,7 +764,23 @@ function fixOf(frame: FixFrame, kind: RecommendationKind, outcome: ServiceOutcom
     recommendation.endpointsToAdd = Object.fromEntries(scale.map((entry) => [entry.zone, entry.delta]));
   }
   if (parts.routing !== undefined) recommendation.trafficDistribution = parts.routing;
+  if (parts.plan !== undefined) Object.assign(recommendation, workloadFields(parts.plan));
   return recommendation;
+}
+
+/** `workload` (the one taking most of the change; null when none is known) and, for several, `workloads`. */
+function workloadFields(plan: WorkloadPlan): Pick<Recommendation, 'workload' | 'workloads'> {
+  const size = (change: WorkloadPlan['changes'][number]) =>
+    Object.values(change.endpointsToAdd).reduce((total, delta) => total + Math.abs(delta), 0);
+  const largest = plan.changes.reduce<WorkloadPlan['changes'][number] | null>(
+    (best, change) => (best === null || size(change) > size(best) ? change : best),
+    null,
+  );
+  const fields: Pick<Recommendation, 'workload' | 'workloads'> = { workload: largest?.workload ?? null };
+  if (plan.changes.length > 1) {
+    fields.workloads = plan.changes.map((change) => ({ ...change.workload, endpointsToAdd: change.endpointsToAdd }));
+  }
+  return fields;
 }
 
 const KIND_ORDER: readonly RecommendationKind[] = [

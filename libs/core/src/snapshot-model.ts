@@ -1,4 +1,4 @@
-import type { EndpointSlice, Node, Service, ServiceCIDR } from './k8s-objects.js';
+import type { EndpointSlice, Node, OwnedObject, Service, ServiceCIDR } from './k8s-objects.js';
 
 /**
  * A cluster snapshot after parsing: the four kinds the core reads, in input order, plus the
@@ -20,4 +20,10 @@ export interface Snapshot {
   kubernetesVersion?: string | null;
   /** `zonewise.io/data-plane`: a data-plane name (see data-planes.ts); absent when the snapshot does not say. */
   dataPlane?: string | null;
+  /**
+   * Pods and ReplicaSets, reduced to their names and owner references: who owns each endpoint's Pod
+   * (see workloads.ts). Absent or empty when the snapshot does not carry them.
+   */
+  pods?: OwnedObject[];
+  replicaSets?: OwnedObject[];
 }

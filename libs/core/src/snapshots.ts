@@ -7,13 +7,15 @@ import {
 import { parseCidr } from './ip-addresses.js';
 import { parseKubernetesMinor } from './kubernetes-versions.js';
 import { jsonLimitProblem, jsonTextLimitProblem } from './json-limits.js';
-import type { EndpointSlice, Node, Service, ServiceCIDR } from './k8s-objects.js';
+import type { EndpointSlice, Node, OwnedObject, OwnerReference, Service, ServiceCIDR } from './k8s-objects.js';
 import { parseQuantity } from './quantity.js';
 import type { Snapshot } from './snapshot-model.js';
 
 /**
  * Reads a cluster snapshot: what `kubectl get nodes,services,endpointslices,servicecidrs -A -o json`
- * prints, or the same objects wrapped as `{nodes, services, endpointSlices, serviceCIDRs}`.
+ * prints, or the same objects wrapped as `{nodes, services, endpointSlices, serviceCIDRs}`; optionally
+ * with Pods and ReplicaSets (`…,pods,replicasets`, wrapped as `pods` and `replicaSets`), of which only
+ * the names and owner references are kept (the workload behind each endpoint, see workloads.ts).
  *
  * Only the fields the analysis reads are checked, and only for shape: a snapshot of 150,000 endpoints
  * must be checked in a fraction of the time JSON.parse takes, which is why this is a hand-written walk
@@ -37,7 +39,7 @@ export class SnapshotError extends Error {
 
 type Json = Record<string, unknown>;
 
-const READ_KINDS = new Set(['Node', 'Service', 'EndpointSlice', 'ServiceCIDR']);
+const READ_KINDS = new Set(['Node', 'Service', 'EndpointSlice', 'ServiceCIDR', 'Pod', 'ReplicaSet']);
 const ADDRESS_TYPES = new Set(['IPv4', 'IPv6', 'FQDN']);
 
 const EXPECTED_SNAPSHOT =
@@ -78,7 +80,7 @@ export function parseSnapshot(input: unknown): Snapshot {
   if (limit) throw new SnapshotError(limit.path, limit.problem);
   const root = input as Json;
   if (Array.isArray(root.items)) return parseList(root);
-  if ('nodes' in root || 'services' in root || 'endpointSlices' in root || 'serviceCIDRs' in root) {
+  if (WRAPPED_FIELDS.some(([field]) => field in root)) {
     return parseWrapped(root);
   }
   throw new SnapshotError('', EXPECTED_SNAPSHOT);
@@ -98,15 +100,18 @@ function parseList(root: Json): Snapshot {
   return snapshot;
 }
 
+const WRAPPED_FIELDS: readonly [string, string][] = [
+  ['nodes', 'Node'],
+  ['services', 'Service'],
+  ['endpointSlices', 'EndpointSlice'],
+  ['serviceCIDRs', 'ServiceCIDR'],
+  ['pods', 'Pod'],
+  ['replicaSets', 'ReplicaSet'],
+];
+
 function parseWrapped(root: Json): Snapshot {
   const snapshot = emptySnapshot();
-  const lists: [string, string][] = [
-    ['nodes', 'Node'],
-    ['services', 'Service'],
-    ['endpointSlices', 'EndpointSlice'],
-    ['serviceCIDRs', 'ServiceCIDR'],
-  ];
-  for (const [field, kind] of lists) {
+  for (const [field, kind] of WRAPPED_FIELDS) {
     const value = root[field];
     if (value === undefined || value === null) continue;
     if (!Array.isArray(value)) throw new SnapshotError(field, `expected an array of ${kind} objects`);
@@ -127,6 +132,8 @@ function emptySnapshot(): Snapshot {
     serviceCIDRs: [],
     annotatedServiceCIDRs: [],
     zoneTrafficWeights: null,
+    pods: [],
+    replicaSets: [],
   };
 }
 
@@ -143,6 +150,12 @@ function addObject(snapshot: Snapshot, kind: string, item: Json, path: string): 
       return;
     case 'ServiceCIDR':
       snapshot.serviceCIDRs.push(checkServiceCIDR(item, path));
+      return;
+    case 'Pod':
+      snapshot.pods!.push(ownedObjectOf(item, path, 'Pod'));
+      return;
+    case 'ReplicaSet':
+      snapshot.replicaSets!.push(ownedObjectOf(item, path, 'ReplicaSet'));
       return;
   }
 }
@@ -384,6 +397,32 @@ function checkServiceCIDR(item: Json, path: string): ServiceCIDR {
     checkConditions(expectObject(item.status, `${path}.status`).conditions, path, '.status.conditions');
   }
   return item as unknown as ServiceCIDR;
+}
+
+/**
+ * A Pod or ReplicaSet reduced to what the workload lookup reads: a full Pod from kubectl is many KiB,
+ * and a snapshot may carry one per endpoint.
+ */
+function ownedObjectOf(item: Json, path: string, kind: 'Pod' | 'ReplicaSet'): OwnedObject {
+  checkMetadata(item, path, true);
+  const metadata = item.metadata as Json;
+  const owners: OwnerReference[] = [];
+  if (metadata.ownerReferences !== undefined && metadata.ownerReferences !== null) {
+    const references = expectArray(metadata.ownerReferences, path, '.metadata.ownerReferences');
+    for (let i = 0; i < references.length; i++) {
+      const field = `.metadata.ownerReferences[${i}]`;
+      const reference = expectObject(references[i], path, field);
+      const ownerKind = expectString(reference.kind, path, `${field}.kind`);
+      const name = expectString(reference.name, path, `${field}.name`);
+      optionalBoolean(reference.controller, path, `${field}.controller`);
+      owners.push(
+        reference.controller === true ? { kind: ownerKind, name, controller: true } : { kind: ownerKind, name },
+      );
+    }
+  }
+  const compact: OwnedObject['metadata'] = { name: metadata.name as string, namespace: metadata.namespace as string };
+  if (owners.length > 0) compact.ownerReferences = owners;
+  return { kind, metadata: compact };
 }
 
 function checkMetadata(item: Json, path: string, namespaced: boolean): void {

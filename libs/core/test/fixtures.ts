@@ -2,7 +2,7 @@
  * Small builders for Kubernetes objects in tests. Every builder returns a fresh object, so tests may
  * freeze or compare inputs freely.
  */
-import type { AddressType, Endpoint, EndpointSlice, Node, Service } from '../src/k8s-objects.js';
+import type { AddressType, Endpoint, EndpointSlice, Node, OwnedObject, Service } from '../src/k8s-objects.js';
 import { SERVICE_NAME_LABEL, ZONE_LABEL } from '../src/k8s-objects.js';
 import type { Snapshot } from '../src/snapshot-model.js';
 import { parseSnapshot } from '../src/snapshots.js';
@@ -293,4 +293,48 @@ export function proxyTestService(
     },
     ...(status ? { status } : {}),
   };
+}
+
+// ---------------------------------------------------------------- Pods and their owners
+
+/** Who owns an endpoint's Pod: a workload kind and name, or null for a bare Pod. */
+export type PodOwner = { kind: string; name: string } | null;
+
+/**
+ * Pods for every endpoint of the slices, as the controllers create them: each endpoint's `targetRef` is
+ * set (in place) to its Pod; a Deployment owns its Pods through a ReplicaSet `<name>-5d4f7b9c8`, as
+ * `deployment_controller.go` names them, any other kind owns them directly, and null makes a bare Pod.
+ */
+export function podsOwnedBy(
+  slices: readonly EndpointSlice[],
+  ownerOf: (slice: EndpointSlice, index: number) => PodOwner,
+): { pods: OwnedObject[]; replicaSets: OwnedObject[] } {
+  const pods: OwnedObject[] = [];
+  const replicaSets = new Map<string, OwnedObject>();
+  for (const entry of slices) {
+    const namespace = entry.metadata.namespace ?? 'default';
+    entry.endpoints.forEach((endpointOfSlice, index) => {
+      const owner = ownerOf(entry, index);
+      const name = `${entry.metadata.name}-pod-${index}`;
+      endpointOfSlice.targetRef = { kind: 'Pod', namespace, name };
+      const controller = (kind: string, ownerName: string) => [
+        { apiVersion: 'apps/v1', kind, name: ownerName, controller: true },
+      ];
+      if (owner === null) {
+        pods.push({ kind: 'Pod', metadata: { name, namespace } });
+        return;
+      }
+      if (owner.kind !== 'Deployment') {
+        pods.push({ kind: 'Pod', metadata: { name, namespace, ownerReferences: controller(owner.kind, owner.name) } });
+        return;
+      }
+      const replicaSet = `${owner.name}-5d4f7b9c8`;
+      replicaSets.set(`${namespace}/${replicaSet}`, {
+        kind: 'ReplicaSet',
+        metadata: { name: replicaSet, namespace, ownerReferences: controller('Deployment', owner.name) },
+      });
+      pods.push({ kind: 'Pod', metadata: { name, namespace, ownerReferences: controller('ReplicaSet', replicaSet) } });
+    });
+  }
+  return { pods, replicaSets: [...replicaSets.values()] };
 }

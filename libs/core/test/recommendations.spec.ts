@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type AnalysisReport, analyzeSnapshot, type ServiceAnalysis } from '../src/analyze.js';
-import type { EndpointSlice, Node, Service } from '../src/k8s-objects.js';
+import type { EndpointSlice, Node, OwnedObject, Service } from '../src/k8s-objects.js';
 import {
   type Recommendation,
   recommendFixes,
@@ -13,10 +13,21 @@ import { crossZonePrice, monthlyTrafficGb } from '../src/savings.js';
 import type { Snapshot } from '../src/snapshot-model.js';
 import { parseSnapshot } from '../src/snapshots.js';
 import { applyWhatIf } from '../src/what-if.js';
-import { autoService, node, nodes, service, slice } from './fixtures.js';
+import { autoService, node, nodes, type PodOwner, podsOwnedBy, service, slice } from './fixtures.js';
 
-function snapshotOf(objects: { nodes: Node[]; services: Service[]; endpointSlices: EndpointSlice[] }): Snapshot {
+function snapshotOf(objects: {
+  nodes: Node[];
+  services: Service[];
+  endpointSlices: EndpointSlice[];
+  pods?: OwnedObject[];
+  replicaSets?: OwnedObject[];
+}): Snapshot {
   return parseSnapshot(structuredClone(objects));
+}
+
+/** The snapshot's objects with every endpoint's Pod owned by `owner` (see podsOwnedBy). */
+function ownedBy<T extends { endpointSlices: EndpointSlice[] }>(objects: T, owner: PodOwner) {
+  return { ...objects, ...podsOwnedBy(objects.endpointSlices, () => owner) };
 }
 
 function analysisOf(snapshot: Snapshot, name = 'web'): ServiceAnalysis {
@@ -70,11 +81,16 @@ function expectKeptPromise(given: Snapshot, name: string, fix: Recommendation): 
 const threeEqualZones = nodes({ 'zone-a': [4], 'zone-b': [4], 'zone-c': [4] });
 
 describe('three equal zones at 4 endpoints', () => {
-  const snapshot = snapshotOf({
-    nodes: threeEqualZones,
-    services: [autoService()],
-    endpointSlices: [slice('web-1', ['zone-a', 'zone-a', 'zone-b', 'zone-c'])],
-  });
+  const snapshot = snapshotOf(
+    ownedBy(
+      {
+        nodes: threeEqualZones,
+        services: [autoService()],
+        endpointSlices: [slice('web-1', ['zone-a', 'zone-a', 'zone-b', 'zone-c'])],
+      },
+      { kind: 'Deployment', name: 'web-server' },
+    ),
+  );
 
   it('two more endpoints, one in each short zone, come first; PreferSameZone follows with its 33 % overload', () => {
     const fixes = fixesFor(snapshot);
@@ -84,7 +100,8 @@ describe('three equal zones at 4 endpoints', () => {
     expect(replicas.resultingState).toBe('populated');
     expect(replicas.crossZone.withHints).toBe(0);
     expect(replicas.overloadAboveThreshold).toBe(false);
-    expect(replicas.patch).toContain('kubectl scale deployment/web -n default --replicas=6');
+    expect(replicas.workload).toEqual({ kind: 'Deployment', namespace: 'default', name: 'web-server' });
+    expect(replicas.patch).toContain('kubectl scale deployment/web-server -n default --replicas=6');
     expect(replicas.patch).toContain('maxSkew: 1');
     expect(distribution.trafficDistribution).toBe('PreferSameZone');
     expect(distribution.crossZone.withHints).toBe(0);
@@ -208,11 +225,16 @@ describe('cluster-wide blockers', () => {
 
 describe('stability across the endpoint counts seen', () => {
   it('a Service seen at 5, 6 and 7 endpoints over three equal zones gets the floor from which every count of that swing is allocated', () => {
-    const snapshot = snapshotOf({
-      nodes: threeEqualZones,
-      services: [autoService()],
-      endpointSlices: [slice('web-1', ['zone-a', 'zone-a', 'zone-b', 'zone-b', 'zone-c', 'zone-c'])],
-    });
+    const snapshot = snapshotOf(
+      ownedBy(
+        {
+          nodes: threeEqualZones,
+          services: [autoService()],
+          endpointSlices: [slice('web-1', ['zone-a', 'zone-a', 'zone-b', 'zone-b', 'zone-c', 'zone-c'])],
+        },
+        { kind: 'Deployment', name: 'web' },
+      ),
+    );
     const history = new Map([['default/web', [5, 6, 7, 6]]]);
     const fixes = fixesFor(snapshot, 'web', { history });
     expect(fixes).toHaveLength(1);

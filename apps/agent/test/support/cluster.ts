@@ -32,6 +32,7 @@ export function realisticCluster(options: { services: number; nodes?: number; se
     seed: options.seed ?? 7,
   });
   const items = fleet.items.map((item) => withClutter(structuredClone(item) as unknown as Json));
+  items.push(...workloadsBehind(items));
   // A Service whose static ClusterIP sits in the dynamic band, known static only by its last-applied config.
   items.push(
     withClutter({
@@ -78,6 +79,99 @@ export const SERVICE_CIDR_OBJECT: Json = {
     ],
   },
 };
+
+/**
+ * Decision: every fifth Service (`svc-00005`, `svc-00010`, …) is backed by a StatefulSet of its name,
+ * the others by a Deployment of its name through a ReplicaSet, as kube-controller-manager names them.
+ */
+export function ownerOfService(service: string): { kind: 'StatefulSet' | 'Deployment'; name: string } {
+  const number = Number(/(\d+)$/.exec(service)?.[1] ?? '1');
+  return { kind: number % 5 === 0 ? 'StatefulSet' : 'Deployment', name: service };
+}
+
+function podName(service: string, index: number): string {
+  return ownerOfService(service).kind === 'StatefulSet' ? `${service}-${index}` : `${service}-5d4f7b9c8-x${index}`;
+}
+
+/**
+ * The Pods behind every endpoint (with the clutter real Pods have: specs, statuses, labels) and the
+ * ReplicaSets owning the Deployments' Pods, plus a finished Job's Pod that backs no Service.
+ */
+function workloadsBehind(items: Json[]): Json[] {
+  const objects: Json[] = [];
+  const replicaSets = new Set<string>();
+  for (const item of items) {
+    if (item.kind !== 'EndpointSlice') continue;
+    const namespace = String((item.metadata as Json).namespace);
+    const service = String(((item.metadata as Json).labels as Json)['kubernetes.io/service-name']);
+    const owner = ownerOfService(service);
+    for (const endpoint of item.endpoints as Json[]) {
+      const name = String((endpoint.targetRef as Json).name);
+      const controller =
+        owner.kind === 'StatefulSet'
+          ? { apiVersion: 'apps/v1', kind: 'StatefulSet', name: owner.name }
+          : { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${owner.name}-5d4f7b9c8` };
+      objects.push(pod(name, namespace, service, controller, endpoint.nodeName as string | undefined));
+      if (owner.kind === 'Deployment' && !replicaSets.has(`${namespace}/${service}`)) {
+        replicaSets.add(`${namespace}/${service}`);
+        objects.push({
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          metadata: {
+            name: `${owner.name}-5d4f7b9c8`,
+            namespace,
+            uid: `rs-${service}`,
+            labels: { app: service, 'pod-template-hash': '5d4f7b9c8' },
+            managedFields: MANAGED_FIELDS,
+            ownerReferences: [
+              { apiVersion: 'apps/v1', kind: 'Deployment', name: owner.name, uid: `d-${service}`, controller: true },
+            ],
+          },
+          spec: { replicas: 5, selector: { matchLabels: { app: service } }, template: { spec: POD_SPEC } },
+          status: { replicas: 5, readyReplicas: 5 },
+        });
+      }
+    }
+  }
+  objects.push(
+    pod('report-28391-abcde', 'team-01', 'report', { apiVersion: 'batch/v1', kind: 'Job', name: 'report-28391' }),
+  );
+  return objects;
+}
+
+const POD_SPEC = {
+  containers: [
+    {
+      name: 'app',
+      image: `registry.example.com/app@sha256:${'cd'.repeat(32)}`,
+      env: [{ name: 'CONFIG', value: 'x'.repeat(512) }],
+      resources: { requests: { cpu: '100m', memory: '128Mi' } },
+    },
+  ],
+};
+
+function pod(
+  name: string,
+  namespace: string,
+  app: string,
+  controller: { apiVersion: string; kind: string; name: string },
+  nodeName?: string,
+): Json {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace,
+      uid: `pod-${namespace}-${name}`,
+      labels: { app },
+      managedFields: MANAGED_FIELDS,
+      ownerReferences: [{ ...controller, uid: `owner-${controller.name}`, controller: true, blockOwnerDeletion: true }],
+    },
+    spec: { ...POD_SPEC, nodeName },
+    status: { phase: 'Running', podIP: '10.244.0.9', conditions: [{ type: 'Ready', status: 'True' }] },
+  };
+}
 
 function withClutter(object: Json): Json {
   const metadata = object.metadata as Json;
@@ -154,9 +248,10 @@ function withClutter(object: Json): Json {
           controller: true,
         },
       ];
+      const service = String((metadata.labels as Json)['kubernetes.io/service-name']);
       object.endpoints = (object.endpoints as Json[]).map((endpoint, i) => ({
         ...endpoint,
-        targetRef: { kind: 'Pod', namespace: metadata.namespace, name: `pod-${i}`, uid: `pod-uid-${i}` },
+        targetRef: { kind: 'Pod', namespace: metadata.namespace, name: podName(service, i), uid: `pod-uid-${i}` },
       }));
       return object;
     }

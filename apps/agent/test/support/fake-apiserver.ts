@@ -21,7 +21,7 @@ export interface Collection {
   apiVersion: string;
   /** Namespaced objects are read one at a time under `…/namespaces/{namespace}/{resource}/{name}`. */
   namespaced: boolean;
-  /** Part of what `kubectl get nodes,services,endpointslices,servicecidrs -A -o json` prints. */
+  /** Part of what `kubectl get nodes,services,endpointslices,servicecidrs,pods,replicasets -A -o json` prints. */
   inSnapshot: boolean;
 }
 
@@ -40,6 +40,14 @@ export const COLLECTIONS: Record<string, Collection> = {
     kind: 'ServiceCIDR',
     apiVersion: 'networking.k8s.io/v1',
     namespaced: false,
+    inSnapshot: true,
+  },
+  Pod: { path: '/api/v1/pods', kind: 'Pod', apiVersion: 'v1', namespaced: true, inSnapshot: true },
+  ReplicaSet: {
+    path: '/apis/apps/v1/replicasets',
+    kind: 'ReplicaSet',
+    apiVersion: 'apps/v1',
+    namespaced: true,
     inSnapshot: true,
   },
   Namespace: { path: '/api/v1/namespaces', kind: 'Namespace', apiVersion: 'v1', namespaced: false, inSnapshot: false },
