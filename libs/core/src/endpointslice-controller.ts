@@ -10,6 +10,7 @@ import type { ZoneAllocation } from './allocations.js';
 import { type ControllerEvent, HINTS_DISABLED_MESSAGE, hintsDisabledEvent } from './events.js';
 import {
   type CpuHintsRun,
+  type HintedSlices,
   type HintsFailure,
   type SliceSets,
   endpointsOf,
@@ -30,7 +31,11 @@ import {
   routingOf,
   usableTrafficDistribution,
 } from './routing-mode.js';
-import { type TrafficDistribution, applyTrafficDistribution } from './traffic-distribution.js';
+import {
+  type TrafficDistribution,
+  applyPreferCloseUntil133,
+  applyTrafficDistribution,
+} from './traffic-distribution.js';
 
 export type HintState = 'populated' | 'removed' | 'none';
 
@@ -77,6 +82,8 @@ export interface ServiceRouting {
    * used or ignored by this version, and no enabling annotation): it never enters the CPU heuristic's cache.
    */
   asksOnlyThroughTrafficDistribution: boolean;
+  /** The 1.31–1.32 PreferClose heuristic: a ready endpoint without a zone is hinted for the zone `""`. */
+  zonelessEndpointsHintedForEmptyZone: boolean;
   /** `spec.ipFamilies`, else the family of `spec.clusterIP`; IPv4/IPv6 only, IPv4 first. */
   declaredAddressTypes: readonly AddressType[];
 }
@@ -90,6 +97,7 @@ export function serviceRoutingOf(
     routing,
     trafficDistribution: routing === 'Auto' ? null : usableTrafficDistribution(service, features),
     asksOnlyThroughTrafficDistribution: routing !== 'Auto' && isTrafficDistribution(service.spec?.trafficDistribution),
+    zonelessEndpointsHintedForEmptyZone: features.zonelessEndpointsHintedForEmptyZone === true,
     declaredAddressTypes: declaredAddressTypesOf(service),
   };
 }
@@ -146,7 +154,7 @@ export function syncServiceHints(
     const run =
       routing === 'Auto'
         ? hintByCpu(addressType, ratios, existing, populated)
-        : withoutCpuHeuristic(addressType, existing, populated, trafficDistribution);
+        : withoutCpuHeuristic(addressType, existing, populated, service);
     populated = run.hinted !== null;
     failure ??= run.failure;
     addRun(sync, addressType, run, rewrittenFrom);
@@ -247,12 +255,16 @@ function withoutCpuHeuristic(
   addressType: AddressType,
   existing: SliceSets,
   populated: boolean,
-  trafficDistribution: TrafficDistribution | null,
+  service: ServiceRouting,
 ): CpuHintsRun {
   // Dual-stack: the first address type consumes the populated mark, so only one event per switch-off.
   const events = populated ? [hintsDisabledEvent(HINTS_DISABLED_MESSAGE, addressType)] : [];
-  const slices =
-    trafficDistribution === null ? removeAllHints(existing) : applyTrafficDistribution(existing, trafficDistribution);
+  const { trafficDistribution } = service;
+  let slices: HintedSlices;
+  if (trafficDistribution === null) slices = removeAllHints(existing);
+  else if (trafficDistribution === 'PreferClose' && service.zonelessEndpointsHintedForEmptyZone)
+    slices = applyPreferCloseUntil133(existing);
+  else slices = applyTrafficDistribution(existing, trafficDistribution);
   return hintsLeft(slices, events);
 }
 

@@ -394,7 +394,7 @@ export function withoutEndpointHints(endpoint: Endpoint): Endpoint {
 }
 
 /** The endpoint hinted for exactly one zone (no node hints), reusing it when it already is. */
-function withZoneHint(endpoint: Endpoint, zone: string): Endpoint {
+export function withZoneHint(endpoint: Endpoint, zone: string): Endpoint {
   const hints = endpoint.hints;
   const forZones = hints?.forZones;
   if (hints?.forNodes === undefined && forZones?.length === 1 && forZones[0]?.name === zone) return endpoint;

@@ -34,6 +34,21 @@ export interface VersionFeatures {
   topologyAnnotationDeprecated: boolean;
   /** `PreferClose` is a documented alias of `PreferSameZone` from 1.35; both write own-zone hints. */
   preferCloseIsPreferSameZone: boolean;
+  /**
+   * The PreferClose heuristic of 1.31–1.32 (`trafficdist.go preferCloseHeuristic`, k8s.io/endpointslice
+   * v0.30.0 to v0.32.x, `update` lines 137-141 at v0.32.0): a ready endpoint without a zone is hinted for
+   * the zone `""`, and only zone hints are compared or written (node hints are dropped on a rewrite).
+   * 1.30 has the same code but never reaches it (ServiceTrafficDistribution off); from 1.33 (v0.33.0,
+   * kubernetes#130673) an endpoint without a zone gets no zone hint.
+   */
+  zonelessEndpointsHintedForEmptyZone: boolean;
+  /**
+   * kube-proxy filters on a node without a zone label when some hint names the zone `""`: from 1.33
+   * `pkg/proxy/topology.go topologyModeFromHints` compares the node's zone (`""` without the label) with
+   * the hints as a plain string. Before, `canUseTopology` refuses topology on such a node ("Skipping
+   * topology aware endpoint filtering since node is missing label"), whatever the hints say.
+   */
+  proxyFiltersOnNodeWithoutZone: boolean;
 }
 
 export interface ModelledVersion {
@@ -52,6 +67,8 @@ export function versionFeatures(minor: number): VersionFeatures {
     proxyReadsHintsAlone: minor >= 31,
     topologyAnnotationDeprecated: minor >= 33,
     preferCloseIsPreferSameZone: minor >= 35,
+    zonelessEndpointsHintedForEmptyZone: minor >= 31 && minor <= 32,
+    proxyFiltersOnNodeWithoutZone: minor >= 33,
   };
 }
 

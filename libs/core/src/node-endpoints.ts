@@ -78,7 +78,10 @@ export function serviceProxyView(
   node: ProxyNode,
   cluster: ClusterModel,
 ): ServiceEndpointsView {
-  const options = { nodeHintsEnabled: readsNodeHints(cluster.dataPlane, cluster.features) };
+  const options = {
+    nodeHintsEnabled: readsNodeHints(cluster.dataPlane, cluster.features),
+    filtersOnNodeWithoutZone: cluster.features.proxyFiltersOnNodeWithoutZone,
+  };
   const dataPath = dataPathOf(service, cluster.dataPlane, cluster.features);
   if (dataPath.cause !== 'data-plane') return kubeProxyView(service, slices, node, options);
   const view = kubeProxyView(service, slices.map(withoutHints), node, options);

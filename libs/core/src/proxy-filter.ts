@@ -34,6 +34,11 @@ export interface ProxyNode {
 export interface ProxyOptions {
   /** Whether kube-proxy reads `hints.forNodes` (PreferSameTrafficDistribution; locked on in v1.35). */
   nodeHintsEnabled?: boolean;
+  /**
+   * Whether a node without a zone label may still filter by zone hints (a hint naming the zone `""`):
+   * true from 1.33 (`topologyModeFromHints`), false before (`canUseTopology`). Default: true.
+   */
+  filtersOnNodeWithoutZone?: boolean;
 }
 
 /** What kube-proxy programs for one Service port of one IP family on this node. */
@@ -423,7 +428,12 @@ export function categorizeEndpoints(
   }
 
   const topology = policy.usesCluster
-    ? decideTopology(hintCoverage(endpoints), node, options.nodeHintsEnabled ?? true)
+    ? decideTopology(
+        hintCoverage(endpoints),
+        node,
+        options.nodeHintsEnabled ?? true,
+        options.filtersOnNodeWithoutZone ?? true,
+      )
     : noTopology();
   const clusterEndpoints = policy.usesCluster ? clusterEndpointsFor(endpoints, topology.topologyMode, node) : null;
   const clusterSide = {
@@ -564,10 +574,17 @@ function noTopology(): TopologyDecision {
  * by "; " and the node-level message only when node hints were complete but named another node (the
  * "missing a node hint" message is noise whenever the Service does not use node hints at all).
  *
- * Decision: as upstream, zones and nodes are compared as plain strings, so a node without a zone
- * label (zone `''`) only matches a hint literally named `''`, which no controller writes for a zone.
+ * As upstream from 1.33 (`topologyModeFromHints`), zones and nodes are compared as plain strings, so a
+ * node without a zone label (zone `''`) matches a hint literally named `''` (the 1.31–1.32 PreferClose
+ * heuristic writes one for an endpoint without a zone). Before 1.33 (`canUseTopology`,
+ * `filtersOnNodeWithoutZone` false) such a node never filters: "node is missing label".
  */
-export function decideTopology(coverage: HintCoverage, node: ProxyNode, nodeHintsEnabled: boolean): TopologyDecision {
+export function decideTopology(
+  coverage: HintCoverage,
+  node: ProxyNode,
+  nodeHintsEnabled: boolean,
+  filtersOnNodeWithoutZone = true,
+): TopologyDecision {
   if (coverage.readyCount === 0) return noTopology();
   const kubeProxyLogs: string[] = [];
   let nodeLevel: string | null = null;
@@ -582,7 +599,9 @@ export function decideTopology(coverage: HintCoverage, node: ProxyNode, nodeHint
   }
   let zoneLevel: string;
   if (coverage.allReadyHaveZoneHints) {
-    if (coverage.hintedZones.has(node.zone)) return { topologyMode: 'PreferSameZone', reason: null, kubeProxyLogs };
+    const zoneMayFilter = filtersOnNodeWithoutZone || node.zone !== '';
+    if (zoneMayFilter && coverage.hintedZones.has(node.zone))
+      return { topologyMode: 'PreferSameZone', reason: null, kubeProxyLogs };
     zoneLevel = node.zone === '' ? TOPOLOGY_FALLBACK.nodeMissingZoneLabel : TOPOLOGY_FALLBACK.noZoneHintForZone;
   } else {
     zoneLevel = TOPOLOGY_FALLBACK.endpointMissingZoneHint;

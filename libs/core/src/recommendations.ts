@@ -39,6 +39,7 @@ import {
 import { isEndpointReady } from './hints.js';
 import type { EndpointSlice, Node, Service } from './k8s-objects.js';
 import { ZONE_LABEL } from './k8s-objects.js';
+import { modelledVersion, type VersionFeatures, versionFeatures } from './kubernetes-versions.js';
 import { computeNodeInfo, isExcludedNode, isNodeReady, nodeZone } from './node-info.js';
 import { isZeroQuantity, parseQuantity } from './quantity.js';
 import {
@@ -207,7 +208,7 @@ export function recommendFixes(
   const workloadIndex = new WorkloadIndex(snapshot);
   const servicesByKey = new Map(snapshot.services.map((service) => [serviceKey(service), service]));
   const reuse = options.reuse?.begin(
-    JSON.stringify([snapshot.nodes, report.trafficOrigin, report.nodeInfo.detail, price]),
+    JSON.stringify([snapshot.nodes, report.trafficOrigin, report.nodeInfo.detail, price, clusters.today.features]),
   );
   let dependent = 0;
   const dependentSavings = { crossZoneGb: 0, cost: 0 };
@@ -315,10 +316,12 @@ interface Clusters {
 
 function clustersOf(nodes: readonly Node[], report: AnalysisReport): Clusters {
   const originShares = new Map(Object.entries(report.trafficOrigin.shares));
+  const features = featuresOfReport(report);
   const today: OutcomeCluster = {
     ratios: computeNodeInfo(nodes).ratios,
     originShares,
     schedulableNodes: schedulableNodesByZone(nodes),
+    features,
   };
   const blockers = today.ratios === null ? blockingNodes(nodes) : [];
   if (blockers.length === 0) {
@@ -334,7 +337,12 @@ function clustersOf(nodes: readonly Node[], report: AnalysisReport): Clusters {
     report.trafficOrigin.source === 'zone-traffic-weights' || info.ratios === null
       ? originShares
       : new Map([...info.ratios].sort(([a], [b]) => byteOrder(a, b)));
-  const fixed = { ratios: info.ratios, originShares: fixedShares, schedulableNodes: schedulableNodesByZone(kept) };
+  const fixed = {
+    ratios: info.ratios,
+    originShares: fixedShares,
+    schedulableNodes: schedulableNodesByZone(kept),
+    features,
+  };
   const placeable = placeableZones(nodes);
   return {
     today,
@@ -344,6 +352,17 @@ function clustersOf(nodes: readonly Node[], report: AnalysisReport): Clusters {
     fixedPlaceable: placeableZones(kept),
     nodeDetail: report.nodeInfo.detail,
   };
+}
+
+/**
+ * The controller's feature gates of the version the report models, so a fix's promised state is the one
+ * `analyze` reports at that version; a report that does not say is 1.35's.
+ */
+function featuresOfReport(report: AnalysisReport): VersionFeatures | undefined {
+  const version = (report as { kubernetesVersion?: unknown }).kubernetesVersion;
+  if (typeof version !== 'string') return undefined;
+  const minor = modelledVersion(version, null).minor;
+  return versionFeatures(minor);
 }
 
 /** Ready worker nodes whose zone label is missing or empty, or whose allocatable CPU is zero, by name. */

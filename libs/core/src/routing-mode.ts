@@ -16,6 +16,8 @@ export interface ControllerFeatures {
   trafficDistribution?: boolean;
   /** PreferSameTrafficDistribution: alpha 1.33 (off), beta 1.34 (on), GA and locked on in 1.35. */
   preferSameTrafficDistribution: boolean;
+  /** The 1.31–1.32 PreferClose heuristic (see `VersionFeatures`). Absent: the current one. */
+  zonelessEndpointsHintedForEmptyZone?: boolean;
 }
 
 export const KUBERNETES_1_35_FEATURES: ControllerFeatures = { preferSameTrafficDistribution: true };

@@ -14,6 +14,7 @@ import { serviceRoutingOf, syncServiceHints } from './endpointslice-controller.j
 import { countReadyEndpoints, isEndpointReady } from './hints.js';
 import type { AddressType, Endpoint, EndpointSlice, Service } from './k8s-objects.js';
 import { mapList } from './lists.js';
+import type { ControllerFeatures } from './routing-mode.js';
 import {
   type CrossZoneFractions,
   originZonesOf,
@@ -41,6 +42,8 @@ export interface OutcomeCluster {
   originShares: ReadonlyMap<string, number>;
   /** zone -> names of the nodes a pod can be scheduled on, sorted (what the what-if places replicas on). */
   schedulableNodes: ReadonlyMap<string, readonly string[]>;
+  /** The controller's feature gates of the version analysed (`analyze`'s `kubernetesVersion`); absent: 1.35. */
+  features?: ControllerFeatures;
 }
 
 export interface ServiceOutcome {
@@ -74,7 +77,7 @@ export function serviceOutcome(
 
 function outcomeOf(service: Service, slices: readonly EndpointSlice[], cluster: OutcomeCluster): ServiceOutcome {
   const managed = slices.every(isControllerManaged) ? slices : slices.filter(isControllerManaged);
-  const sync = syncServiceHints(serviceRoutingOf(service), managed, cluster.ratios, true);
+  const sync = syncServiceHints(serviceRoutingOf(service, cluster.features), managed, cluster.ratios, true);
   const computed = new Map(managed.map((slice, index) => [slice, sync.endpointSlices[index]]));
   const after = managed.length === slices.length ? sync.endpointSlices : mapList(slices, (s) => computed.get(s) ?? s);
   const addressType = primaryAddressType(slices);

@@ -10,6 +10,7 @@ import {
   isEndpointReady,
   withEndpointHints,
   withoutEndpointHints,
+  withZoneHint,
 } from './hints.js';
 import type { Endpoint, EndpointHints, EndpointSlice } from './k8s-objects.js';
 import { mapList } from './lists.js';
@@ -21,17 +22,50 @@ export function wantsNodeHints(trafficDistribution: TrafficDistribution): boolea
   return trafficDistribution === 'PreferSameNode';
 }
 
+/** Upstream `trafficdist.go ReconcileHints` with `preferCloseHeuristic` (v0.33.0 on: zone and node hints). */
 export function applyTrafficDistribution(slices: SliceSets, trafficDistribution: TrafficDistribution): HintedSlices {
   const nodeHints = wantsNodeHints(trafficDistribution);
+  return reconcileHints(
+    slices,
+    (slice) => sliceNeedsHintUpdate(slice, nodeHints),
+    (endpoint) => withOwnHints(endpoint, nodeHints),
+  );
+}
+
+/**
+ * `PreferClose` as 1.31–1.32 hint it (`trafficdist.go preferCloseHeuristic`, k8s.io/endpointslice v0.30.0
+ * to v0.32.x): every ready endpoint gets exactly `forZones: [{name: <its zone, "" when it has none>}]`,
+ * so an endpoint without a zone is hinted for the zone `""` (lines 137-141 at v0.32.0) and counts as
+ * hinted for kube-proxy. Only zone hints are compared (`needsUpdate`) and written (`update` replaces the
+ * whole `hints`, node hints included).
+ */
+export function applyPreferCloseUntil133(slices: SliceSets): HintedSlices {
+  const rehint = (endpoint: Endpoint) => withZoneHint(endpoint, endpoint.zone ?? '');
+  return reconcileHints(slices, sliceNeedsZoneHintUntil133, rehint);
+}
+
+function sliceNeedsZoneHintUntil133(slice: EndpointSlice): boolean {
+  return endpointsOf(slice).some(
+    (endpoint) => isEndpointReady(endpoint) && !isExactly(endpoint.hints?.forZones, endpoint.zone ?? ''),
+  );
+}
+
+/**
+ * `trafficdist.go ReconcileHints`: unchanged slices the heuristic finds wrong move to the end of the
+ * to-update list, then every ready endpoint of the slices to create and update is rehinted.
+ */
+function reconcileHints(
+  slices: SliceSets,
+  needsUpdate: (slice: EndpointSlice) => boolean,
+  rehintEndpoint: (endpoint: Endpoint) => Endpoint,
+): HintedSlices {
   const unchanged: EndpointSlice[] = [];
   const toUpdateSources = [...slices.toUpdate];
-  for (const slice of slices.unchanged) {
-    (sliceNeedsHintUpdate(slice, nodeHints) ? toUpdateSources : unchanged).push(slice);
-  }
+  for (const slice of slices.unchanged) (needsUpdate(slice) ? toUpdateSources : unchanged).push(slice);
   const rehint = (slice: EndpointSlice): EndpointSlice => ({
     ...slice,
     endpoints: mapList(endpointsOf(slice), (endpoint) =>
-      isEndpointReady(endpoint) ? withOwnHints(endpoint, nodeHints) : endpoint,
+      isEndpointReady(endpoint) ? rehintEndpoint(endpoint) : endpoint,
     ),
   });
   return {

@@ -51,7 +51,7 @@ function run(
 
 const names = (list: readonly EndpointSlice[]): string[] => list.map((s) => s.metadata.name);
 
-describe('giving and receiving zones (3.5, upstream table)', () => {
+describe('giving and receiving zones (utils.go getGivingAndReceivingZones, its upstream test table)', () => {
   function plan(desired: Record<string, number>, allocated: Record<string, number>) {
     const allocations = new Map(Object.entries(desired).map(([zone, d]) => [zone, { desired: d }]));
     const { giving, receiving } = computeGivingAndReceiving(allocations, new Map(Object.entries(allocated)));
@@ -283,7 +283,7 @@ describe('addHints: procedure details', () => {
     expect(result.hintedByZone).toEqual({ a: 2, b: 2 });
   });
 
-  it('leaves non-ready endpoints and their hints untouched (edge cases 7 and 8)', () => {
+  it('leaves non-ready endpoints and their hints untouched (topologycache.go AddHints clears a copy only)', () => {
     const result = run(even, {
       toCreate: [
         slice('s', [

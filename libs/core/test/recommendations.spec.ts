@@ -492,3 +492,37 @@ function placementsOf(zones: readonly string[], count: number): [string, number]
   }
   return result;
 }
+
+describe('fixes at the version analysed: a ready endpoint without a zone (trafficdist.go preferCloseHeuristic)', () => {
+  const endpoints = [...['zone-a', 'zone-b', 'zone-c'].flatMap((zone) => [{ zone }, { zone }]), { nodeName: 'edge-0' }];
+  const at = (version: string) =>
+    parseSnapshot(
+      structuredClone({
+        kind: 'List',
+        metadata: { annotations: { 'zonewise.io/kubernetes-version': version } },
+        items: [...threeEqualZones, service(), slice('web-1', endpoints)],
+      }),
+    );
+
+  it('1.31–1.32 hint it for the zone "", so PreferClose keeps every zone in-zone; the promise holds', () => {
+    for (const version of ['1.31', '1.32']) {
+      const snapshot = at(version);
+      const fix = fixesFor(snapshot).find((entry) => entry.kind === 'trafficDistribution');
+      expect(fix, version).toMatchObject({
+        trafficDistribution: 'PreferClose',
+        resultingState: 'populated',
+        crossZone: { withHints: 0 },
+      });
+      expectKeptPromise(snapshot, 'web', fix as Recommendation);
+    }
+  });
+
+  it('from 1.33 the endpoint stays unhinted, kube-proxy falls back, and no trafficDistribution fix is offered', () => {
+    for (const version of ['1.33', '1.35']) {
+      expect(
+        fixesFor(at(version)).filter((entry) => entry.kind === 'trafficDistribution'),
+        version,
+      ).toEqual([]);
+    }
+  });
+});

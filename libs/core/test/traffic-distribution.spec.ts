@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { SliceSets } from '../src/hints.js';
 import type { EndpointSlice } from '../src/k8s-objects.js';
-import { applyTrafficDistribution, sliceNeedsHintUpdate, wantsNodeHints } from '../src/traffic-distribution.js';
+import {
+  applyPreferCloseUntil133,
+  applyTrafficDistribution,
+  sliceNeedsHintUpdate,
+  wantsNodeHints,
+} from '../src/traffic-distribution.js';
 import { type EndpointSpec, deepFreeze, slice } from './fixtures.js';
 
 const hintsOf = (s: EndpointSlice | undefined) => s?.endpoints.map((e) => e.hints);
@@ -15,7 +20,7 @@ function sets(partial: Partial<SliceSets>): SliceSets {
   });
 }
 
-describe('which unchanged slices need an update (4.5.1)', () => {
+describe('which unchanged slices need an update (trafficdist.go preferCloseHeuristic.needsUpdate)', () => {
   const needs = (endpoint: EndpointSpec, nodeHints = false) => sliceNeedsHintUpdate(slice('s', [endpoint]), nodeHints);
 
   it('an endpoint with a zone needs exactly one forZones entry naming it', () => {
@@ -134,5 +139,39 @@ describe('applyTrafficDistribution (trafficdist.go ReconcileHints)', () => {
     const result = applyTrafficDistribution(sets({ toCreate: [s] }), 'PreferClose');
     expect(result.toCreate[0]).not.toBe(s);
     expect(s.endpoints[0]?.hints).toBeUndefined();
+  });
+});
+
+describe('applyPreferCloseUntil133 (trafficdist.go preferCloseHeuristic, k8s.io/endpointslice v0.30.0 to v0.32.x)', () => {
+  it('hints a ready endpoint without a zone for the zone "" (update, lines 137-141 at v0.32.0)', () => {
+    const result = applyPreferCloseUntil133(
+      sets({ toCreate: [slice('c', [{ zone: 'a' }, { nodeName: 'n3' }, { zone: 'b', ready: false }])] }),
+    );
+    expect(hintsOf(result.toCreate[0])).toEqual([
+      { forZones: [{ name: 'a' }] },
+      { forZones: [{ name: '' }] },
+      undefined,
+    ]);
+  });
+
+  it('compares only zone hints, as "" for an endpoint without a zone (needsUpdate)', () => {
+    const withNodeHints = slice('node-hinted', [{ zone: 'a', hints: ['a'], nodeHints: ['n1'] }]);
+    const emptyZoneHinted = slice('empty-zone', [{ nodeName: 'n3', hints: [''] }]);
+    const unhinted = slice('unhinted', [{ zone: 'a', hints: ['a'] }, { nodeName: 'n3' }]);
+    const result = applyPreferCloseUntil133(sets({ unchanged: [withNodeHints, emptyZoneHinted, unhinted] }));
+    // A stale node hint is not looked at (v0.33.0 on rewrites it away: applyTrafficDistribution).
+    expect(result.unchanged).toEqual([withNodeHints, emptyZoneHinted]);
+    expect(names(result.toUpdate)).toEqual(['unhinted']);
+    expect(hintsOf(result.toUpdate[0])).toEqual([{ forZones: [{ name: 'a' }] }, { forZones: [{ name: '' }] }]);
+    expect(names(applyTrafficDistribution(sets({ unchanged: [withNodeHints] }), 'PreferClose').toUpdate)).toEqual([
+      'node-hinted',
+    ]);
+  });
+
+  it('replaces the whole hints of an endpoint it rewrites, node hints included', () => {
+    const result = applyPreferCloseUntil133(
+      sets({ toUpdate: [slice('u', [{ zone: 'a', hints: ['b'], nodeHints: ['n1'] }])] }),
+    );
+    expect(hintsOf(result.toUpdate[0])).toEqual([{ forZones: [{ name: 'a' }] }]);
   });
 });

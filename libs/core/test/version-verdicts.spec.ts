@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeSnapshot, type ServiceAnalysis } from '../src/analyze.js';
 import type { EndpointSlice, Service } from '../src/k8s-objects.js';
+import { endpointsForNode } from '../src/node-endpoints.js';
 import type { Snapshot } from '../src/snapshot-model.js';
 import { parseSnapshot } from '../src/snapshots.js';
 import { type EndpointInput, nodes, service, slice, zoneHintsOf } from './fixtures.js';
@@ -92,6 +93,80 @@ describe('TopologyAwareHintsDisabled only for a Service the topology cache popul
       for (const name of ['switched-off', 'unknown-value']) {
         expect(services[name].events, `${name} at 1.${minor}`).toEqual([DISABLED_EVENT]);
         expect(zoneHintsOf(services[name].endpointSlices)).toEqual([[null, null, null]]);
+      }
+    },
+  );
+});
+
+describe('PreferClose and a ready endpoint without a zone (trafficdist.go preferCloseHeuristic)', () => {
+  /** Two ready endpoints per zone and one without a zone: 5 of 7 endpoints are in another zone for any client. */
+  const endpoints: EndpointInput[] = [
+    ...ZONES.flatMap((zone) => [0, 1].map(() => ({ zone, nodeName: `${zone}-0` }))),
+    { nodeName: 'edge-0' },
+  ];
+  const snapshot = snapshotOf(
+    [selecting(service({ name: 'close', trafficDistribution: 'PreferClose' }))],
+    [slice('close-1', endpoints, { service: 'close' })],
+  );
+  const zoneHints = (entry: ServiceAnalysis) =>
+    entry.endpointSlices[0].endpoints.map((endpoint) => endpoint.hints?.forZones?.map((hint) => hint.name) ?? null);
+  const ownZones = ZONES.flatMap((zone) => [[zone], [zone]]);
+
+  it.each(MINORS)('v1.%i', (minor) => {
+    const close = analysed(snapshot, minor).close;
+    const view = endpointsForNode(snapshot, 'zone-a-0', { computedHints: true, kubernetesVersion: `1.${minor}` })
+      .services[0];
+    expect(close.crossZone.withoutHints).toBeCloseTo(5 / 7, 12);
+    if (minor <= 30) {
+      // ServiceTrafficDistribution is off (alpha in 1.30): the value is ignored and no hint is written.
+      expect(close.routing).toBe('None');
+      expect(zoneHints(close)).toEqual([...ownZones.map(() => null), null]);
+      expect(close.crossZone.withHints).toBeCloseTo(5 / 7, 12);
+      expect(view.topologyFiltered).toBe(false);
+    } else if (minor <= 32) {
+      // v0.30.0 to v0.32.x: the endpoint without a zone is hinted for the zone "", so every ready endpoint
+      // is hinted and kube-proxy on a zoned node keeps its own zone's endpoints.
+      expect(close.routing).toBe('PreferClose');
+      expect(close.hints).toEqual({ state: 'populated', reason: null });
+      expect(zoneHints(close)).toEqual([...ownZones, ['']]);
+      expect(close.crossZone.withHints).toBe(0);
+      expect(view).toMatchObject({ topologyFiltered: true, topologyMode: 'PreferSameZone', reason: null });
+      expect(view.clusterEndpoints).toHaveLength(2);
+    } else {
+      // v0.33.0 on: no zone, no zone hint; one unhinted ready endpoint makes kube-proxy fall back everywhere.
+      expect(close.routing).toBe('PreferClose');
+      expect(zoneHints(close)).toEqual([...ownZones, null]);
+      expect(close.crossZone.withHints).toBeCloseTo(5 / 7, 12);
+      expect(view).toMatchObject({
+        topologyFiltered: false,
+        reason: 'Ignoring same-zone topology hints for service since one or more endpoints is missing a zone hint',
+      });
+      expect(view.clusterEndpoints).toHaveLength(7);
+    }
+  });
+
+  it.each(MINORS)(
+    'v1.%i: kube-proxy on a node without a zone label filters on a "" hint only from 1.33 (topology.go topologyModeFromHints; canUseTopology before)',
+    (minor) => {
+      const hinted = ZONES.map((zone) => ({ zone, nodeName: `${zone}-0`, hints: [zone] }));
+      const withUnlabelledNode = parseSnapshot(
+        structuredClone({
+          kind: 'List',
+          items: [
+            ...nodes({ 'zone-a': [4], 'zone-b': [4] }),
+            { ...nodes({ x: [4] })[0], metadata: { name: 'edge-0', labels: {} } },
+            selecting(service({ name: 'close', trafficDistribution: 'PreferClose' })),
+            slice('close-1', [...hinted, { nodeName: 'edge-0', hints: [''] }], { service: 'close' }),
+          ],
+        }),
+      );
+      const view = endpointsForNode(withUnlabelledNode, 'edge-0', { kubernetesVersion: `1.${minor}` }).services[0];
+      if (minor >= 33) {
+        expect(view).toMatchObject({ topologyFiltered: true, topologyMode: 'PreferSameZone' });
+        expect(view.clusterEndpoints).toHaveLength(1);
+      } else {
+        expect(view.topologyFiltered).toBe(false);
+        expect(view.clusterEndpoints).toHaveLength(4);
       }
     },
   );
