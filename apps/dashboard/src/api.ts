@@ -1,4 +1,5 @@
 import { authorization, signOut } from './auth';
+import { apiAnswered, apiFailed } from './connection';
 
 /** An API answer that is not 2xx, with the problem+json `detail` to show where the request was made. */
 export class ApiError extends Error {
@@ -28,13 +29,38 @@ async function problemOf(response: Response): Promise<ApiError> {
   return new ApiError(response.status, detail, problem);
 }
 
+/** No answer at all: the network or the API is down. */
+export class NoAnswerError extends Error {
+  constructor() {
+    super('no answer from the API (the network or the API is down)');
+  }
+}
+
+/**
+ * fetch, telling the connection state whether the API answered: no answer or a 5xx marks it down, any
+ * other answer marks it up again.
+ */
+async function send(path: string, init: RequestInit): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(path, init);
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
+    apiFailed('no answer from the API');
+    throw new NoAnswerError();
+  }
+  if (response.status >= 500) apiFailed(`the API answered ${response.status}`);
+  else apiAnswered();
+  return response;
+}
+
 /**
  * Calls the REST API with the signed-in credentials. A 401 means the key expired or was revoked: the
  * dashboard signs out with the API's reason, and the sign-in page shows it.
  */
 export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const auth = authorization();
-  const response = await fetch(path, {
+  const response = await send(path, {
     method,
     headers: {
       accept: 'application/json',
@@ -69,7 +95,7 @@ export function query(params: Record<string, string | number | boolean | null | 
 /** Downloads an authenticated answer as a file (the key never goes into a URL). */
 export async function download(path: string, fileName: string): Promise<void> {
   const auth = authorization();
-  const response = await fetch(path, { headers: auth ? { authorization: auth } : {} });
+  const response = await send(path, { headers: auth ? { authorization: auth } : {} });
   if (response.status === 401) {
     const error = await problemOf(response);
     signOut(error.detail);

@@ -2,30 +2,21 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Suspense, useEffect, useLayoutEffect, useSyncExternalStore } from 'react';
 import { Link, Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
 import { prefetchCritical } from './critical-queries';
-import { preloadablePage } from './preloadable-page';
 import { followLiveEvents } from './live-events';
 import { whenIdle } from './idle';
 import { isAdmin, isSignedIn, onAuthChange, signOut } from './auth';
+import { ConnectionBanner } from './components/freshness';
 import { Loading } from './components/states';
 import { useIdentity } from './identity';
+import { PAGES } from './routes';
 import { SignIn } from './pages/sign-in';
-
-// Every page is a chunk of its own: the first page loads only what it draws.
-const PAGES = {
-  fleet: preloadablePage(() => import('./pages/fleet')),
-  cluster: preloadablePage(() => import('./pages/cluster')),
-  service: preloadablePage(() => import('./pages/service')),
-  savings: preloadablePage(() => import('./pages/savings')),
-  reports: preloadablePage(() => import('./pages/reports')),
-  admin: preloadablePage(() => import('./pages/admin')),
-};
 
 /**
  * Once the first page has drawn and the browser is idle, the other pages' chunks load (they are small;
  * the chart library stays on demand), so moving to another page waits only for its data.
  */
 function preloadPagesWhenIdle(): () => void {
-  return whenIdle(() => Object.values(PAGES).forEach((page) => void page.preload().catch(() => undefined)), 5000);
+  return whenIdle(() => PAGES.forEach((entry) => void entry.page.preload().catch(() => undefined)), 5000);
 }
 
 function useSignedIn(): boolean {
@@ -56,12 +47,7 @@ function Shell() {
   // ask before the URL changes (prefetchOnNavigation); this covers the first page, back and forward.
   useLayoutEffect(() => prefetchCritical(queryClient, location, search), [location, search, queryClient]);
   const admin = isAdmin(identity.data);
-  const links: [string, string][] = [
-    ['/', 'Fleet'],
-    ['/savings', 'Savings'],
-    ['/reports', 'Reports'],
-    ...(admin ? ([['/admin', 'Admin']] as [string, string][]) : []),
-  ];
+  const links = PAGES.flatMap((entry) => (entry.nav && (admin || !entry.nav.adminOnly) ? [entry.nav] : []));
   return (
     <>
       <a className="skip" href="#main">
@@ -70,7 +56,7 @@ function Shell() {
       <header className="top">
         <span className="brand">zonewise</span>
         <nav aria-label="pages">
-          {links.map(([href, label]) => (
+          {links.map(({ href, label }) => (
             <Link key={href} href={href} className={(active) => (active ? 'active' : '')}>
               {label}
             </Link>
@@ -85,18 +71,16 @@ function Shell() {
           Sign out
         </button>
       </header>
+      <ConnectionBanner />
       <main id="main" tabIndex={-1}>
         <Suspense fallback={<Loading what="the page" />}>
           <Switch>
-            <Route path="/" component={PAGES.fleet.Page} />
+            {PAGES.map((entry) => (
+              <Route key={entry.path} path={entry.path} component={entry.page.Page} />
+            ))}
             <Route path="/sign-in">
               <Redirect to="/" replace />
             </Route>
-            <Route path="/clusters/:id" component={PAGES.cluster.Page} />
-            <Route path="/clusters/:id/services/:namespace/:name" component={PAGES.service.Page} />
-            <Route path="/savings" component={PAGES.savings.Page} />
-            <Route path="/reports" component={PAGES.reports.Page} />
-            <Route path="/admin" component={PAGES.admin.Page} />
             <Route>
               <h1>Not found</h1>
               <p>

@@ -2,6 +2,7 @@ import { type QueryClient, queryOptions } from '@tanstack/react-query';
 import type { AroundNavHandler } from 'wouter';
 import { get, query } from './api';
 import { isSignedIn } from './auth';
+import { predatesNewestSnapshot } from './live-events';
 import type { Fleet, ServiceList } from './types';
 
 /**
@@ -9,7 +10,15 @@ import type { Fleet, ServiceList } from './types';
  * it travels while the page's chunk loads, and nothing secondary (charts, zones, trends) is asked first.
  */
 
-export const fleetQuery = queryOptions({ queryKey: ['fleet'], queryFn: () => get<Fleet>('/v1/fleet') });
+const FLEET_RECHECK_MS = 2000;
+
+export const fleetQuery = queryOptions({
+  queryKey: ['fleet'],
+  queryFn: () => get<Fleet>('/v1/fleet'),
+  // The API caches the fleet summary a few seconds: an answer older than the newest snapshot is asked again.
+  refetchInterval: (query) =>
+    query.state.data && predatesNewestSnapshot(query.state.data.generatedAt) ? FLEET_RECHECK_MS : false,
+});
 
 /** The Services table's query-string parameters, as the cluster page's URL holds them. */
 export const SERVICE_FILTERS = ['namespace', 'routing', 'hintState', 'reason', 'opportunity', 'sort', 'order'] as const;

@@ -43,3 +43,21 @@ const utc = new Intl.DateTimeFormat('en-GB', {
 export function when(iso: string | null | undefined): string {
   return iso ? `${utc.format(new Date(iso))} UTC` : '—';
 }
+
+const time = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'UTC',
+  hour12: false,
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+/** A time of day in UTC, as every time on the dashboard is written. */
+export function clock(at: number | string | Date): string {
+  return `${time.format(new Date(at))} UTC`;
+}
+
+/** How long ago, from milliseconds. */
+export function ago(ms: number): string {
+  return age(Math.max(0, Math.round(ms / 1000)));
+}

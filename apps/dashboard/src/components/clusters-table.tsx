@@ -1,4 +1,5 @@
 import { memo, useMemo } from 'react';
+import { TableScroll } from './table-scroll';
 import { age, money, number } from '../format';
 import type { FleetCluster } from '../types';
 import { useUrlState } from '../url-state';
@@ -106,25 +107,27 @@ export function ClustersTable({ clusters }: { clusters: FleetCluster[] }) {
           {rows.length} of {clusters.length} shown
         </span>
       </div>
-      <table className="data" data-testid="clusters-table" onClick={followLink}>
-        <thead>
-          <tr>
-            {header('name', 'Cluster')}
-            {header('services', 'Services by hint state')}
-            {header('drift', 'Drift')}
-            <th scope="col">Node info</th>
-            {header('age', 'Agent')}
-            {header('cost', 'Cost / month')}
-            {header('savings', 'Saved / month')}
-            {header('missed', 'Missed / month')}
-          </tr>
-        </thead>
-        <tbody>
-          {shown.map((cluster) => (
-            <ClusterRow key={cluster.id} cluster={cluster} />
-          ))}
-        </tbody>
-      </table>
+      <TableScroll label="clusters">
+        <table className="data" data-testid="clusters-table" onClick={followLink}>
+          <thead>
+            <tr>
+              {header('name', 'Cluster')}
+              {header('services', 'Services by hint state')}
+              {header('drift', 'Drift')}
+              <th scope="col">Node info</th>
+              {header('age', 'Agent')}
+              {header('cost', 'Cost / month')}
+              {header('savings', 'Saved / month')}
+              {header('missed', 'Missed / month')}
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((cluster) => (
+              <ClusterRow key={cluster.id} cluster={cluster} />
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       {pages > 1 && (
         <nav className="controls" aria-label="pages of clusters">
           <button type="button" disabled={page === 1} onClick={() => goTo(1)}>

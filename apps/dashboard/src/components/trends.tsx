@@ -43,8 +43,13 @@ export function TrendCharts({ path }: { path: string }) {
       </select>
     </label>
   );
-  if (trends.isPending) return <Loading what="trends" />;
-  if (trends.isError) return <ErrorBox error={trends.error} title="Trends could not be loaded" />;
+  if (!trends.data) {
+    return trends.isError ? (
+      <ErrorBox error={trends.error} title="Trends could not be loaded" retry={() => trends.refetch()} />
+    ) : (
+      <Loading what="trends" />
+    );
+  }
   const points = trends.data.points;
   const times = points.map((point) => point.start);
   const line = (name: string, values: number[]) => ({

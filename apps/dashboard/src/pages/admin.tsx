@@ -1,8 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { TableScroll } from '../components/table-scroll';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link } from 'wouter';
 import { get, request } from '../api';
 import { isAdmin } from '../auth';
+import { ConfirmButton } from '../components/confirm-button';
 import { Empty, ErrorBox, Loading } from '../components/states';
 import { when } from '../format';
 import { useIdentity } from '../identity';
@@ -168,55 +170,72 @@ function Clusters() {
           </button>
         </Secret>
       )}
-      {clusters.isPending ? (
-        <Loading what="clusters" />
-      ) : clusters.isError ? (
-        <ErrorBox error={clusters.error} />
+      {!clusters.data ? (
+        clusters.isError ? (
+          <ErrorBox error={clusters.error} retry={() => clusters.refetch()} />
+        ) : (
+          <Loading what="clusters" />
+        )
       ) : clusters.data.clusters.length === 0 ? (
         <Empty>No cluster yet: register one above, then run the helm line it shows in the cluster.</Empty>
       ) : (
-        <table className="data" data-testid="admin-clusters">
-          <thead>
-            <tr>
-              <th scope="col">Cluster</th>
-              <th scope="col">Agent token</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {clusters.data.clusters.map((cluster) => (
-              <tr key={cluster.id} data-cluster={cluster.name}>
-                <td>
-                  <Link href={`/clusters/${cluster.id}`}>{cluster.name}</Link>
-                  <div className="muted small">
-                    {cluster.cloud}
-                    {cluster.region ? ` · ${cluster.region}` : ''}
-                  </div>
-                </td>
-                <td>
-                  {cluster.agentToken
-                    ? `${cluster.agentToken.prefix}… (${cluster.agentToken.rotatedAt ? `rotated ${when(cluster.agentToken.rotatedAt)}` : `issued ${when(cluster.agentToken.createdAt)}`})`
-                    : '—'}
-                </td>
-                <td>
-                  <button type="button" onClick={() => rotate.mutate(cluster)}>
-                    Rotate token
-                  </button>{' '}
-                  <button
-                    type="button"
-                    className="danger"
-                    onClick={() =>
-                      window.confirm(`Delete ${cluster.name} and all its history? Its agent stops being accepted.`) &&
-                      remove.mutate(cluster)
-                    }
-                  >
-                    Delete
-                  </button>
-                </td>
+        <TableScroll label="clusters and agent tokens">
+          <table className="data" data-testid="admin-clusters">
+            <thead>
+              <tr>
+                <th scope="col">Cluster</th>
+                <th scope="col">Agent token</th>
+                <th scope="col">Actions</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {clusters.data.clusters.map((cluster) => (
+                <tr key={cluster.id} data-cluster={cluster.name}>
+                  <td>
+                    <Link href={`/clusters/${cluster.id}`}>{cluster.name}</Link>
+                    <div className="muted small">
+                      {cluster.cloud}
+                      {cluster.region ? ` · ${cluster.region}` : ''}
+                    </div>
+                  </td>
+                  <td>
+                    {cluster.agentToken
+                      ? `${cluster.agentToken.prefix}… (${cluster.agentToken.rotatedAt ? `rotated ${when(cluster.agentToken.rotatedAt)}` : `issued ${when(cluster.agentToken.createdAt)}`})`
+                      : '—'}
+                  </td>
+                  <td>
+                    <ConfirmButton
+                      label="Rotate token"
+                      question={`Rotate the agent token of ${cluster.name}?`}
+                      consequence={
+                        <p>
+                          The current token stops working at once: the cluster's agent is refused until it is configured
+                          with the new token, shown once on this page. Snapshots taken meanwhile wait in the agent's
+                          spool.
+                        </p>
+                      }
+                      confirm="Rotate token"
+                      onConfirm={() => rotate.mutate(cluster)}
+                    />{' '}
+                    <ConfirmButton
+                      label="Delete"
+                      className="danger"
+                      question={`Delete ${cluster.name}?`}
+                      consequence={
+                        <p>
+                          Its whole history goes (snapshots, Service states, savings, reports' figures for it), and its
+                          agent's pushes are refused from now on. This cannot be undone.
+                        </p>
+                      }
+                      confirm="Delete cluster"
+                      onConfirm={() => remove.mutate(cluster)}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </section>
   );
@@ -294,51 +313,59 @@ function ApiKeys() {
           </button>
         </Secret>
       )}
-      {keys.isPending ? (
-        <Loading what="API keys" />
-      ) : keys.isError ? (
-        <ErrorBox error={keys.error} />
+      {!keys.data ? (
+        keys.isError ? (
+          <ErrorBox error={keys.error} retry={() => keys.refetch()} />
+        ) : (
+          <Loading what="API keys" />
+        )
       ) : (
-        <table className="data" data-testid="api-keys">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Key</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data.apiKeys.map((key) => (
-              <tr key={key.id} data-key={key.name}>
-                <td>{key.name}</td>
-                <td>{key.scopes.join(', ')}</td>
-                <td>
-                  <code>{key.prefix}…</code>
-                </td>
-                <td>{when(key.lastUsedAt)}</td>
-                <td>{key.expiresAt ? when(key.expiresAt) : 'never'}</td>
-                <td>
-                  {key.revokedAt ? (
-                    <span className="muted">revoked {when(key.revokedAt)}</span>
-                  ) : (
-                    <button
-                      type="button"
-                      className="danger"
-                      onClick={() =>
-                        window.confirm(`Revoke the key “${key.name}”? It stops working at once.`) && revoke.mutate(key)
-                      }
-                    >
-                      Revoke
-                    </button>
-                  )}
-                </td>
+        <TableScroll label="API keys">
+          <table className="data" data-testid="api-keys">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Key</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Actions</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {keys.data.apiKeys.map((key) => (
+                <tr key={key.id} data-key={key.name}>
+                  <td>{key.name}</td>
+                  <td>{key.scopes.join(', ')}</td>
+                  <td>
+                    <code>{key.prefix}…</code>
+                  </td>
+                  <td>{when(key.lastUsedAt)}</td>
+                  <td>{key.expiresAt ? when(key.expiresAt) : 'never'}</td>
+                  <td>
+                    {key.revokedAt ? (
+                      <span className="muted">revoked {when(key.revokedAt)}</span>
+                    ) : (
+                      <ConfirmButton
+                        label="Revoke"
+                        className="danger"
+                        question={`Revoke the key “${key.name}”?`}
+                        consequence={
+                          <p>
+                            It stops working at once: every dashboard, script or integration using it is refused from
+                            its next request. This cannot be undone (create a new key instead).
+                          </p>
+                        }
+                        confirm="Revoke key"
+                        onConfirm={() => revoke.mutate(key)}
+                      />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </section>
   );

@@ -1,4 +1,5 @@
 import { type UseQueryResult, useQuery } from '@tanstack/react-query';
+import { TableScroll } from '../components/table-scroll';
 import { memo, useDeferredValue } from 'react';
 import { Link, useParams } from 'wouter';
 import { get } from '../api';
@@ -63,7 +64,9 @@ export default function ClusterPage() {
   const fleet = useQuery({ ...fleetQuery, enabled: secondary });
   const ignoredHints = fleet.data?.clusters.find((entry) => entry.id === id)?.servicesWithIgnoredHints;
 
-  if (cluster.isError) return <ErrorBox error={cluster.error} title="The cluster could not be loaded" />;
+  if (cluster.isError && !cluster.data) {
+    return <ErrorBox error={cluster.error} title="The cluster could not be loaded" retry={() => cluster.refetch()} />;
+  }
   return (
     <>
       <p className="small">
@@ -258,9 +261,9 @@ function ServicesTable({ clusterId, services }: { clusterId: string; services: U
   return (
     <>
       <ServiceFilters />
-      {services.isError ? (
-        <ErrorBox error={services.error} title="The Services could not be listed" />
-      ) : services.isPending ? (
+      {!services.data && services.isError ? (
+        <ErrorBox error={services.error} title="The Services could not be listed" retry={() => services.refetch()} />
+      ) : !services.data ? (
         <Loading what="Services" />
       ) : services.data.services.length === 0 ? (
         <Empty>
@@ -274,32 +277,34 @@ function ServicesTable({ clusterId, services }: { clusterId: string; services: U
             {services.data.services.length} Services as of {when(services.data.asOf)}
             {services.isFetching ? ' · loading…' : ''}
           </p>
-          <table className="data" data-testid="services-table" onClick={followLink}>
-            <thead>
-              <tr>
-                <th scope="col">Service</th>
-                <th scope="col">Routing</th>
-                <th scope="col">Hints</th>
-                <th scope="col" className="num">
-                  Ready endpoints
-                </th>
-                <th scope="col" className="num">
-                  Cross-zone
-                </th>
-                <th scope="col" className="num">
-                  Cost / month
-                </th>
-                <th scope="col" className="num">
-                  Saved / missed
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {services.data.services.map((service) => (
-                <ServiceRow key={`${service.namespace}/${service.name}`} clusterId={clusterId} service={service} />
-              ))}
-            </tbody>
-          </table>
+          <TableScroll label="Services">
+            <table className="data" data-testid="services-table" onClick={followLink}>
+              <thead>
+                <tr>
+                  <th scope="col">Service</th>
+                  <th scope="col">Routing</th>
+                  <th scope="col">Hints</th>
+                  <th scope="col" className="num">
+                    Ready endpoints
+                  </th>
+                  <th scope="col" className="num">
+                    Cross-zone
+                  </th>
+                  <th scope="col" className="num">
+                    Cost / month
+                  </th>
+                  <th scope="col" className="num">
+                    Saved / missed
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {services.data.services.map((service) => (
+                  <ServiceRow key={`${service.namespace}/${service.name}`} clusterId={clusterId} service={service} />
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
           <nav className="controls" aria-label="pages of Services">
             <button type="button" disabled={!cursor} onClick={() => setParams({ cursor: null })}>
               First page
@@ -458,44 +463,46 @@ function ZonesPanel({ zones }: { zones: Zones }) {
   return (
     <div className="grid2">
       <Chart option={option} label="per zone: CPU share against shares of ready and hinted endpoints" />
-      <table className="data" data-testid="zones-table">
-        <thead>
-          <tr>
-            <th scope="col">Zone</th>
-            <th scope="col" className="num">
-              CPU share
-            </th>
-            <th scope="col" className="num">
-              Ready nodes
-            </th>
-            <th scope="col" className="num">
-              Ready / hinted endpoints
-            </th>
-            <th scope="col" className="num">
-              Expected overload (max)
-            </th>
-            <th scope="col" className="num">
-              Services over 20 %
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {zones.zones.map((zone) => (
-            <tr key={zone.name}>
-              <td>{zone.name}</td>
-              <td className="num">{percent(zone.cpuShare)}</td>
-              <td className="num">{number(zone.readyNodes)}</td>
-              <td className="num">
-                {zone.readyEndpoints} / {zone.hintedEndpoints}
-              </td>
-              <td className="num" title={zone.expectedOverload.maxService ?? ''}>
-                {percent(zone.expectedOverload.max)}
-              </td>
-              <td className="num">{zone.expectedOverload.servicesAboveThreshold}</td>
+      <TableScroll label="zones">
+        <table className="data" data-testid="zones-table">
+          <thead>
+            <tr>
+              <th scope="col">Zone</th>
+              <th scope="col" className="num">
+                CPU share
+              </th>
+              <th scope="col" className="num">
+                Ready nodes
+              </th>
+              <th scope="col" className="num">
+                Ready / hinted endpoints
+              </th>
+              <th scope="col" className="num">
+                Expected overload (max)
+              </th>
+              <th scope="col" className="num">
+                Services over 20 %
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {zones.zones.map((zone) => (
+              <tr key={zone.name}>
+                <td>{zone.name}</td>
+                <td className="num">{percent(zone.cpuShare)}</td>
+                <td className="num">{number(zone.readyNodes)}</td>
+                <td className="num">
+                  {zone.readyEndpoints} / {zone.hintedEndpoints}
+                </td>
+                <td className="num" title={zone.expectedOverload.maxService ?? ''}>
+                  {percent(zone.expectedOverload.max)}
+                </td>
+                <td className="num">{zone.expectedOverload.servicesAboveThreshold}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
     </div>
   );
 }

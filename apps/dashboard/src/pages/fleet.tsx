@@ -5,6 +5,7 @@ import { ClustersTable } from '../components/clusters-table';
 import { TrendCharts } from '../components/trends';
 import { Empty, ErrorBox, EstimateBadge, Loading } from '../components/states';
 import { fleetQuery } from '../critical-queries';
+import { Freshness } from '../components/freshness';
 import { gb, money, number, percent } from '../format';
 import type { Fleet as FleetAnswer } from '../types';
 
@@ -40,8 +41,13 @@ function atStakeInputs(fleet: FleetAnswer): string {
 export default function FleetPage() {
   const fleet = useQuery(fleetQuery);
 
-  if (fleet.isPending) return <Loading what="the fleet" />;
-  if (fleet.isError) return <ErrorBox error={fleet.error} title="The fleet could not be loaded" />;
+  if (!fleet.data) {
+    return fleet.isError ? (
+      <ErrorBox error={fleet.error} title="The fleet could not be loaded" retry={() => fleet.refetch()} />
+    ) : (
+      <Loading what="the fleet" />
+    );
+  }
   const data = fleet.data;
   const totals = data.totals.monthly;
   const estimate = data.clusters.some((cluster) => cluster.monthly?.estimate);
@@ -51,8 +57,8 @@ export default function FleetPage() {
     <>
       <h1>Fleet</h1>
       <p className="muted">
-        {data.totals.clusters} clusters, {data.totals.staleClusters} without a recent snapshot · as of{' '}
-        {new Date(data.generatedAt).toLocaleTimeString()}
+        {data.totals.clusters} clusters, {data.totals.staleClusters} without a recent snapshot ·{' '}
+        <Freshness query={fleet} />
       </p>
       <section className="tiles" aria-label="monthly figures">
         <Tile

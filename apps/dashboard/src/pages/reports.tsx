@@ -1,6 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { TableScroll } from '../components/table-scroll';
 import { type FormEvent, useState } from 'react';
 import { ApiError, download, get, query, request } from '../api';
+import { ConfirmButton } from '../components/confirm-button';
 import { Empty, ErrorBox, Loading } from '../components/states';
 import { money, when } from '../format';
 import { authorization, isAdmin } from '../auth';
@@ -57,38 +59,42 @@ export default function ReportsPage() {
       <h1>Reports</h1>
       <h2>Schedules</h2>
       {admin && <CreateSchedule />}
-      {schedules.isPending ? (
-        <Loading what="schedules" />
-      ) : schedules.isError ? (
-        <ErrorBox error={schedules.error} />
+      {!schedules.data ? (
+        schedules.isError ? (
+          <ErrorBox error={schedules.error} retry={() => schedules.refetch()} />
+        ) : (
+          <Loading what="schedules" />
+        )
       ) : schedules.data.schedules.length === 0 ? (
         <Empty>
           No schedule yet
           {admin ? ': create one above, then run it now to see a report.' : ': an admin key can create one.'}
         </Empty>
       ) : (
-        <table className="data" data-testid="schedules">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">When</th>
-              <th scope="col">Scope</th>
-              <th scope="col">Formats</th>
-              <th scope="col">Enabled</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {schedules.data.schedules.map((schedule) => (
-              <ScheduleRow
-                key={schedule.id}
-                schedule={schedule}
-                admin={admin}
-                onShow={() => setParams({ scheduleId: schedule.id })}
-              />
-            ))}
-          </tbody>
-        </table>
+        <TableScroll label="report schedules">
+          <table className="data" data-testid="schedules">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">When</th>
+                <th scope="col">Scope</th>
+                <th scope="col">Formats</th>
+                <th scope="col">Enabled</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {schedules.data.schedules.map((schedule) => (
+                <ScheduleRow
+                  key={schedule.id}
+                  schedule={schedule}
+                  admin={admin}
+                  onShow={() => setParams({ scheduleId: schedule.id })}
+                />
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
       <h2>
         Reports
@@ -101,34 +107,38 @@ export default function ReportsPage() {
           Show every schedule's reports
         </button>
       )}
-      {reports.isPending ? (
-        <Loading what="reports" />
-      ) : reports.isError ? (
-        <ErrorBox error={reports.error} />
+      {!reports.data ? (
+        reports.isError ? (
+          <ErrorBox error={reports.error} retry={() => reports.refetch()} />
+        ) : (
+          <Loading what="reports" />
+        )
       ) : reports.data.reports.length === 0 ? (
         <Empty>No report yet: reports appear when a schedule's period ends, or when you run one now.</Empty>
       ) : (
-        <table className="data" data-testid="reports">
-          <thead>
-            <tr>
-              <th scope="col">Schedule</th>
-              <th scope="col">Period</th>
-              <th scope="col">Status</th>
-              <th scope="col" className="num">
-                Cost as routed
-              </th>
-              <th scope="col" className="num">
-                Saved
-              </th>
-              <th scope="col">Open</th>
-            </tr>
-          </thead>
-          <tbody>
-            {reports.data.reports.map((report) => (
-              <ReportRow key={report.id} report={report} />
-            ))}
-          </tbody>
-        </table>
+        <TableScroll label="reports">
+          <table className="data" data-testid="reports">
+            <thead>
+              <tr>
+                <th scope="col">Schedule</th>
+                <th scope="col">Period</th>
+                <th scope="col">Status</th>
+                <th scope="col" className="num">
+                  Cost as routed
+                </th>
+                <th scope="col" className="num">
+                  Saved
+                </th>
+                <th scope="col">Open</th>
+              </tr>
+            </thead>
+            <tbody>
+              {reports.data.reports.map((report) => (
+                <ReportRow key={report.id} report={report} />
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </>
   );
@@ -178,15 +188,19 @@ function ScheduleRow({ schedule, admin, onShow }: { schedule: Schedule; admin: b
             <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
               {schedule.enabled ? 'Disable' : 'Enable'}
             </button>{' '}
-            <button
-              type="button"
+            <ConfirmButton
+              label="Delete"
               className="danger"
-              onClick={() =>
-                window.confirm(`Delete the schedule “${schedule.name}” and its reports?`) && remove.mutate()
+              question={`Delete the schedule “${schedule.name}”?`}
+              consequence={
+                <p>
+                  The schedule stops, and every report it made is deleted with it (HTML, CSV and JSON). This cannot be
+                  undone.
+                </p>
               }
-            >
-              Delete
-            </button>
+              confirm="Delete schedule"
+              onConfirm={() => remove.mutate()}
+            />
           </>
         ) : (
           <span className="muted small">read-only key</span>

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { TableScroll } from '../components/table-scroll';
 import { useMemo } from 'react';
 import { Link } from 'wouter';
 import { get, query } from '../api';
@@ -131,10 +132,12 @@ export default function SavingsPage() {
           </button>
         )}
       </form>
-      {savings.isPending ? (
-        <Loading what="savings" />
-      ) : savings.isError ? (
-        <ErrorBox error={savings.error} title="Savings could not be computed" />
+      {!savings.data ? (
+        savings.isError ? (
+          <ErrorBox error={savings.error} title="Savings could not be computed" retry={() => savings.refetch()} />
+        ) : (
+          <Loading what="savings" />
+        )
       ) : (
         <SavingsView data={savings.data} />
       )}
@@ -177,53 +180,55 @@ function SavingsView({ data }: { data: Savings }) {
       {data.groups.length === 0 ? (
         <Empty>No recorded history in this range: widen it, or wait for the agents' snapshots.</Empty>
       ) : (
-        <table className="data" data-testid="savings-groups">
-          <thead>
-            <tr>
-              <th scope="col">
-                {data.groupBy === 'service' ? 'Service' : data.groupBy === 'namespace' ? 'Namespace' : 'Cluster'}
-              </th>
-              <th scope="col" className="num">
-                Traffic
-              </th>
-              <th scope="col" className="num">
-                Cost without hints
-              </th>
-              <th scope="col" className="num">
-                Cost as routed
-              </th>
-              <th scope="col" className="num">
-                Saved
-              </th>
-              <th scope="col" className="num">
-                Missed
-              </th>
-              <th scope="col" className="num">
-                Opportunities
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.groups.map((group) => (
-              <tr key={`${group.cluster.id}/${group.namespace}/${group.name}`}>
-                <td>
-                  <Link href={`/clusters/${group.cluster.id}`}>{group.cluster.name}</Link>
-                  {group.namespace && ` / ${group.namespace}`}
-                  {group.name && ` / ${group.name}`}
-                </td>
-                <td className="num">{gb(group.trafficGb)}</td>
-                <td className="num">{money(group.withoutHints.cost)}</td>
-                <td className="num">
-                  {money(group.withHints.cost)}
-                  <TrafficBasis measuredShare={group.inputs.measuredShare} />
-                </td>
-                <td className="num">{money(group.realizedSavings.cost)}</td>
-                <td className="num">{money(group.missedSavings.cost)}</td>
-                <td className="num">{group.opportunities}</td>
+        <TableScroll label="savings groups">
+          <table className="data" data-testid="savings-groups">
+            <thead>
+              <tr>
+                <th scope="col">
+                  {data.groupBy === 'service' ? 'Service' : data.groupBy === 'namespace' ? 'Namespace' : 'Cluster'}
+                </th>
+                <th scope="col" className="num">
+                  Traffic
+                </th>
+                <th scope="col" className="num">
+                  Cost without hints
+                </th>
+                <th scope="col" className="num">
+                  Cost as routed
+                </th>
+                <th scope="col" className="num">
+                  Saved
+                </th>
+                <th scope="col" className="num">
+                  Missed
+                </th>
+                <th scope="col" className="num">
+                  Opportunities
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {data.groups.map((group) => (
+                <tr key={`${group.cluster.id}/${group.namespace}/${group.name}`}>
+                  <td>
+                    <Link href={`/clusters/${group.cluster.id}`}>{group.cluster.name}</Link>
+                    {group.namespace && ` / ${group.namespace}`}
+                    {group.name && ` / ${group.name}`}
+                  </td>
+                  <td className="num">{gb(group.trafficGb)}</td>
+                  <td className="num">{money(group.withoutHints.cost)}</td>
+                  <td className="num">
+                    {money(group.withHints.cost)}
+                    <TrafficBasis measuredShare={group.inputs.measuredShare} />
+                  </td>
+                  <td className="num">{money(group.realizedSavings.cost)}</td>
+                  <td className="num">{money(group.missedSavings.cost)}</td>
+                  <td className="num">{group.opportunities}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
       {data.truncated && (
         <p className="muted small">Only the largest groups are listed; the totals cover everything.</p>

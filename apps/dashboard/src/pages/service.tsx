@@ -1,4 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
+import { TableScroll } from '../components/table-scroll';
 import { type FormEvent, useMemo, useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { ApiError, get, query, request } from '../api';
@@ -28,8 +29,13 @@ export default function ServicePage() {
     queryFn: () => get<ServiceDetail>(path),
   });
 
-  if (detail.isPending) return <Loading what="the Service" />;
-  if (detail.isError) return <ErrorBox error={detail.error} title="The Service could not be loaded" />;
+  if (!detail.data) {
+    return detail.isError ? (
+      <ErrorBox error={detail.error} title="The Service could not be loaded" retry={() => detail.refetch()} />
+    ) : (
+      <Loading what="the Service" />
+    );
+  }
   const data = detail.data;
   const current = data.current;
   return (
@@ -132,29 +138,31 @@ export default function ServicePage() {
       )}
       <h2>kube-proxy's view from each zone</h2>
       {data.kubeProxy.available ? (
-        <table className="data" data-testid="kube-proxy">
-          <thead>
-            <tr>
-              <th scope="col">Client zone (node)</th>
-              <th scope="col">With the hints observed</th>
-              <th scope="col">With the hints zonewise computes</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.kubeProxy.zones.map((zone) => (
-              <tr key={zone.zone}>
-                <td>
-                  {zone.zone}{' '}
-                  <span className="muted small">
-                    ({zone.node}, 1 of {zone.nodesInZone})
-                  </span>
-                </td>
-                <td>{proxyWords(zone.observed)}</td>
-                <td>{proxyWords(zone.computed)}</td>
+        <TableScroll label="kube-proxy's view per zone">
+          <table className="data" data-testid="kube-proxy">
+            <thead>
+              <tr>
+                <th scope="col">Client zone (node)</th>
+                <th scope="col">With the hints observed</th>
+                <th scope="col">With the hints zonewise computes</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {data.kubeProxy.zones.map((zone) => (
+                <tr key={zone.zone}>
+                  <td>
+                    {zone.zone}{' '}
+                    <span className="muted small">
+                      ({zone.node}, 1 of {zone.nodesInZone})
+                    </span>
+                  </td>
+                  <td>{proxyWords(zone.observed)}</td>
+                  <td>{proxyWords(zone.computed)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       ) : (
         <Empty>Not available: {data.kubeProxy.reason}</Empty>
       )}
@@ -264,40 +272,42 @@ function ZonesChart({ zones }: { zones: ZoneAllocation[] }) {
         option={option}
         label="per zone: minimum, desired, maximum and allocated endpoints, and the expected overload"
       />
-      <table className="data" data-testid="zones">
-        <thead>
-          <tr>
-            <th scope="col">Zone</th>
-            <th scope="col" className="num">
-              Minimum
-            </th>
-            <th scope="col" className="num">
-              Desired
-            </th>
-            <th scope="col" className="num">
-              Maximum
-            </th>
-            <th scope="col" className="num">
-              Allocated
-            </th>
-            <th scope="col" className="num">
-              Expected overload
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {zones.map((zone) => (
-            <tr key={zone.zone}>
-              <td>{zone.zone}</td>
-              <td className="num">{number(zone.minimum)}</td>
-              <td className="num">{number(zone.desired)}</td>
-              <td className="num">{number(zone.maximum)}</td>
-              <td className="num">{number(zone.allocated)}</td>
-              <td className="num">{percent(zone.expectedOverload)}</td>
+      <TableScroll label="per-zone endpoints">
+        <table className="data" data-testid="zones">
+          <thead>
+            <tr>
+              <th scope="col">Zone</th>
+              <th scope="col" className="num">
+                Minimum
+              </th>
+              <th scope="col" className="num">
+                Desired
+              </th>
+              <th scope="col" className="num">
+                Maximum
+              </th>
+              <th scope="col" className="num">
+                Allocated
+              </th>
+              <th scope="col" className="num">
+                Expected overload
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {zones.map((zone) => (
+              <tr key={zone.zone}>
+                <td>{zone.zone}</td>
+                <td className="num">{number(zone.minimum)}</td>
+                <td className="num">{number(zone.desired)}</td>
+                <td className="num">{number(zone.maximum)}</td>
+                <td className="num">{number(zone.allocated)}</td>
+                <td className="num">{percent(zone.expectedOverload)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
     </div>
   );
 }
@@ -450,34 +460,36 @@ function WhatIf(props: {
             cross-zone share {percent(result.crossZone.withHints)} (without hints{' '}
             {percent(result.crossZone.withoutHints)}).
           </p>
-          <table className="data">
-            <thead>
-              <tr>
-                <th scope="col">Zone</th>
-                <th scope="col" className="num">
-                  Minimum
-                </th>
-                <th scope="col" className="num">
-                  Allocated now → then
-                </th>
-                <th scope="col" className="num">
-                  Expected overload then
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {Object.entries(result.zones).map(([zone, figures]) => (
-                <tr key={zone}>
-                  <td>{zone}</td>
-                  <td className="num">{number(figures.minimum)}</td>
-                  <td className="num">
-                    {number(props.zones.find((z) => z.zone === zone)?.allocated)} → {number(figures.allocated)}
-                  </td>
-                  <td className="num">{percent(figures.expectedOverload)}</td>
+          <TableScroll label="what-if per zone">
+            <table className="data">
+              <thead>
+                <tr>
+                  <th scope="col">Zone</th>
+                  <th scope="col" className="num">
+                    Minimum
+                  </th>
+                  <th scope="col" className="num">
+                    Allocated now → then
+                  </th>
+                  <th scope="col" className="num">
+                    Expected overload then
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {Object.entries(result.zones).map(([zone, figures]) => (
+                  <tr key={zone}>
+                    <td>{zone}</td>
+                    <td className="num">{number(figures.minimum)}</td>
+                    <td className="num">
+                      {number(props.zones.find((z) => z.zone === zone)?.allocated)} → {number(figures.allocated)}
+                    </td>
+                    <td className="num">{percent(figures.expectedOverload)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         </div>
       )}
     </section>
