@@ -254,7 +254,7 @@ async function callLatency(work: () => Promise<unknown>, callers: number, amount
 
 async function largeCluster(prisma: PrismaClient, apiUrl: string) {
   const organization = await createOrganization(prisma, { slug: 'bench-large' });
-  const { key } = await createApiKey(prisma, { organizationId: organization.id, name: 'bench', scopes: ['read'] });
+  const { key } = await createApiKey(prisma, { organizationId: organization.id, name: 'bench', role: 'viewer' });
   const { cluster, agentToken } = await registerCluster(prisma, {
     organizationSlug: 'bench-large',
     name: 'ten-thousand-services',
@@ -268,7 +268,7 @@ async function largeCluster(prisma: PrismaClient, apiUrl: string) {
 
 async function fleetOf(prisma: PrismaClient, apiUrl: string, count: number) {
   const organization = await createOrganization(prisma, { slug: 'bench-fleet' });
-  const { key } = await createApiKey(prisma, { organizationId: organization.id, name: 'bench', scopes: ['read'] });
+  const { key } = await createApiKey(prisma, { organizationId: organization.id, name: 'bench', role: 'viewer' });
   const indexes = Array.from({ length: count }, (_, i) => i);
   await inParallel(indexes, 8, async (i) => {
     const { agentToken } = await registerCluster(prisma, {

@@ -154,7 +154,7 @@ async function tenant(
   apiUrl: string,
 ): Promise<BenchTenant> {
   const organization = await createOrganization(prisma, { slug });
-  const { key } = await createApiKey(prisma, { organizationId: organization.id, name: 'bench', scopes: ['read'] });
+  const { key } = await createApiKey(prisma, { organizationId: organization.id, name: 'bench', role: 'viewer' });
   const { cluster, agentToken } = await registerCluster(prisma, { organizationSlug: slug, name: slug, cloud: 'aws' });
   const now = Date.now();
   await inParallel(

@@ -71,15 +71,18 @@ export interface Tenant {
   organizationId: string;
   slug: string;
   adminKey: string;
+  /** A viewer's key (read only). */
   readKey: string;
+  operatorKey: string;
 }
 
-/** An organization with an admin key and a read-only key. */
+/** An organization with an admin key, an operator key and a viewer (read-only) key. */
 export async function createTenant(prisma: PrismaClient, slug: string): Promise<Tenant> {
   const organization = await createOrganization(prisma, { slug });
-  const admin = await createApiKey(prisma, { organizationId: organization.id, name: 'admin', scopes: ['admin'] });
-  const read = await createApiKey(prisma, { organizationId: organization.id, name: 'read', scopes: ['read'] });
-  return { organizationId: organization.id, slug, adminKey: admin.key, readKey: read.key };
+  const admin = await createApiKey(prisma, { organizationId: organization.id, name: 'admin', role: 'admin' });
+  const read = await createApiKey(prisma, { organizationId: organization.id, name: 'read', role: 'viewer' });
+  const operator = await createApiKey(prisma, { organizationId: organization.id, name: 'operator', role: 'operator' });
+  return { organizationId: organization.id, slug, adminKey: admin.key, readKey: read.key, operatorKey: operator.key };
 }
 
 /** A cluster of the tenant, created directly in the database, with its agent token. */

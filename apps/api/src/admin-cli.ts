@@ -2,7 +2,7 @@
  * Operator commands, and the bootstrap path of a new organization (the first admin API key can only come
  * from here; later keys can be created with POST /v1/api-keys):
  *   node dist/apps/api/admin-cli.js create-org --org acme [--org-name "Acme Corp"]
- *   node dist/apps/api/admin-cli.js create-api-key --org acme --name ops [--scope read|admin]
+ *   node dist/apps/api/admin-cli.js create-api-key --org acme --name ops [--role viewer|operator|admin]
  *        [--expires-in 30d | --expires-at 2027-01-31T00:00:00Z]
  *   node dist/apps/api/admin-cli.js create-cluster --org acme --name prod-eu-1 [--cloud aws] [--region eu-west-1]
  *        [--kubernetes-version 1.35] [--price-per-gb 0.01]
@@ -28,6 +28,8 @@ import {
   type PrismaClient,
   recordAudit,
   registerCluster,
+  type Role,
+  ROLES,
 } from '@zw/db';
 import { parseEnvironment, queueEnvSchema, redisConnectionFromUrl, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { KUBERNETES_VERSION_PATTERN } from '@zw/core';
@@ -51,7 +53,7 @@ type Command = (typeof COMMANDS)[number];
 
 const USAGE = [
   'usage: admin-cli create-org --org SLUG [--org-name NAME]',
-  '       admin-cli create-api-key --org SLUG --name NAME [--scope read|admin] [--expires-in 30d|12h | --expires-at ISO]',
+  '       admin-cli create-api-key --org SLUG --name NAME [--role viewer|operator|admin] [--expires-in 30d|12h | --expires-at ISO]',
   '       admin-cli create-cluster|rotate-token --org SLUG --name NAME [--cloud aws|gcp|azure|other] [--region R]',
   '                 [--kubernetes-version V] [--price-per-gb P]',
   '       admin-cli failed-snapshots --org SLUG [--cluster NAME] [--since ISO]',
@@ -70,6 +72,7 @@ async function main(argv: string[]): Promise<void> {
       org: { type: 'string' },
       'org-name': { type: 'string' },
       name: { type: 'string' },
+      role: { type: 'string' },
       scope: { type: 'string' },
       cloud: { type: 'string' },
       region: { type: 'string' },
@@ -93,8 +96,12 @@ async function main(argv: string[]): Promise<void> {
     throw new UsageError('redrive needs --snapshot, --cluster, --since or --all');
   if (values.cloud !== undefined && !(values.cloud in Cloud))
     throw new UsageError(`--cloud must be one of ${Object.keys(Cloud).join(', ')}`);
+  if (values.role !== undefined && !(ROLES as readonly string[]).includes(values.role))
+    throw new UsageError('--role must be viewer, operator or admin');
+  // --scope read|admin: the older form of --role (read keys became viewers).
   if (values.scope !== undefined && values.scope !== 'read' && values.scope !== 'admin')
-    throw new UsageError('--scope must be read or admin');
+    throw new UsageError('--scope must be read or admin (or give --role viewer|operator|admin)');
+  if (values.scope !== undefined && values.role !== undefined) throw new UsageError('give --role or --scope, not both');
   const version = values['kubernetes-version'];
   if (version !== undefined && !KUBERNETES_VERSION_PATTERN.test(version))
     throw new UsageError('--kubernetes-version must be MAJOR.MINOR, e.g. 1.31');
@@ -251,16 +258,16 @@ async function run(
     case 'create-api-key': {
       const organization = await findOrganizationBySlug(prisma, org);
       if (!organization) throw new Error(`no organization "${org}" (create it with create-org)`);
-      const scope = values.scope === 'admin' ? 'admin' : 'read';
+      const role = (values.role ?? (values.scope === 'admin' ? 'admin' : 'viewer')) as Role;
       const { apiKey, key } = await createAuditedApiKey(
         prisma,
-        { organizationId: organization.id, name: values.name!, scopes: [scope], expiresAt },
+        { organizationId: organization.id, name: values.name!, role, expiresAt },
         actor,
       );
       return {
         apiKeyId: apiKey.id,
         organizationId: organization.id,
-        scopes: apiKey.scopes,
+        role: apiKey.role,
         expiresAt: apiKey.expiresAt?.toISOString() ?? null,
         apiKey: key,
       };

@@ -119,6 +119,9 @@ describe('audit log', () => {
         type: 'api_key',
         keyId: expect.any(String),
         name: 'admin',
+        subject: null,
+        email: null,
+        role: 'admin',
         clientAddress: expect.stringMatching(/127\.0\.0\.1/),
       });
       expect(Date.now() - Date.parse(entry.at)).toBeLessThan(120_000);
@@ -126,7 +129,7 @@ describe('audit log', () => {
     const byAction = (action: string) => entries.filter((entry) => entry.action === action);
     expect(byAction('api_key.create')[0]).toMatchObject({
       target: { type: 'api_key', id: key.body.apiKey.id },
-      details: { name: 'ci', scopes: ['read'], expiresAt: key.body.apiKey.expiresAt },
+      details: { name: 'ci', role: 'viewer', expiresAt: key.body.apiKey.expiresAt },
     });
     expect(byAction('cluster.update')[0].details).toEqual({
       name: 'prod',
@@ -196,7 +199,7 @@ describe('audit log', () => {
       'cli-made',
       '--name',
       'ops',
-      '--scope',
+      '--role',
       'admin',
       '--expires-in',
       '30d',

@@ -51,7 +51,7 @@ async function sqlDuring(work: () => Promise<unknown>): Promise<ExecutedQuery[]>
 
 /** A key never used before, so its verification is not cached: any SQL would show. */
 async function freshKey(name: string): Promise<string> {
-  return (await createApiKey(stack.prisma, { organizationId: tenant.organizationId, name, scopes: ['read'] })).key;
+  return (await createApiKey(stack.prisma, { organizationId: tenant.organizationId, name, role: 'viewer' })).key;
 }
 
 /** A second API process on the same database with other settings. */

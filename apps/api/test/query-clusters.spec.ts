@@ -130,24 +130,36 @@ describe('authentication and scopes', () => {
     expectProblem(await apiClient(stack.url, cluster.token).get('/v1/fleet'), 403, /agent token.*only push snapshots/);
   });
 
-  it('lets a read key query but not change anything (403 naming the scope)', async () => {
+  it('lets a viewer key query but not change anything (403 naming the role)', async () => {
     const read = apiClient(stack.url, acme.readKey);
     expect((await read.get('/v1/clusters')).status).toBe(200);
-    const problem = expectProblem(await read.post('/v1/clusters', { name: 'nope' }), 403, /"admin" scope.*has: read/);
-    expect(problem.requiredScope).toBe('admin');
-    expectProblem(await read.post('/v1/api-keys', { name: 'x' }), 403, /"admin" scope/);
+    const problem = expectProblem(await read.post('/v1/clusters', { name: 'nope' }), 403, /"admin" role.*has "viewer"/);
+    expect(problem).toMatchObject({ requiredRole: 'admin', role: 'viewer' });
+    expectProblem(await read.post('/v1/api-keys', { name: 'x' }), 403, /"admin" role/);
+  });
+
+  it("lets an operator change a cluster's price (a price override) but nothing else of it", async () => {
+    const admin = apiClient(stack.url, acme.adminKey);
+    const operator = apiClient(stack.url, acme.operatorKey);
+    const { body } = await admin.post('/v1/clusters', { name: 'priced-by-operator' });
+    const path = `/v1/clusters/${body.cluster.id}`;
+    const priced = await operator.patch(path, { crossZonePricePerGb: 0.02 });
+    expect(priced.status).toBe(200);
+    expect(priced.body.pricing.pricePerGb).toBe(0.02);
+    expectProblem(await operator.patch(path, { name: 'renamed', crossZonePricePerGb: 0.03 }), 403, /"admin" role/);
+    expectProblem(await operator.delete(path), 403, /"admin" role/);
   });
 
   it('creates API keys through POST /v1/api-keys (admin), and a revoked key answers 401 at once', async () => {
     const admin = apiClient(stack.url, acme.adminKey);
-    const created = await admin.post<{ apiKey: { id: string; scopes: string[]; prefix: string }; key: string }>(
+    const created = await admin.post<{ apiKey: { id: string; role: string; prefix: string }; key: string }>(
       '/v1/api-keys',
       { name: 'grafana', scopes: ['read'] },
     );
     expect(created.status).toBe(201);
     expect(created.body.key).toMatch(/^zwk_/);
     expect(created.body.key.startsWith(created.body.apiKey.prefix)).toBe(true);
-    expect(created.body.apiKey.scopes).toEqual(['read']);
+    expect(created.body.apiKey.role).toBe('viewer'); // the older `scopes` form still works
     const grafana = apiClient(stack.url, created.body.key);
     expect((await grafana.get('/v1/fleet')).status).toBe(200);
 
@@ -179,7 +191,7 @@ describe('bootstrap', () => {
     expect(org).toMatchObject({ slug: 'bootstrapped', name: 'Bootstrapped Inc' });
     const key = cli('create-api-key', '--org', 'bootstrapped', '--name', 'first-admin', '--scope', 'admin');
     expect(key.apiKey).toMatch(/^zwk_/);
-    expect(key.scopes).toEqual(['read', 'admin']);
+    expect(key.role).toBe('admin');
     const admin = apiClient(stack.url, key.apiKey);
     expect((await admin.post('/v1/clusters', { name: 'first' })).status).toBe(201);
     expect((await admin.get('/v1/fleet')).body.clusters).toHaveLength(1);

@@ -335,13 +335,13 @@ describe('GET /v1/clusters/{id}/services/{namespace}/{name}', () => {
     );
   });
 
-  it('lets an admin set a Service traffic volume, which then drives its figures and the fleet', async () => {
+  it('lets an operator set a Service traffic volume, which then drives its figures and the fleet', async () => {
     const target = latest.savings.services.find((s) => s.cost.crossZone.withHints > 0)!;
     const path = `/v1/clusters/${main.id}/services/${target.namespace}/${target.name}`;
     expectProblem(
       await apiClient(stack.url, tenant.readKey).patch(path, { monthlyTrafficGb: 10 }),
       403,
-      /"admin" scope/,
+      /"operator" role/,
     );
     expectProblem(
       await apiClient(stack.url, tenant.adminKey).patch(path, { monthlyTrafficGb: -1 }),

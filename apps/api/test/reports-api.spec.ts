@@ -238,7 +238,7 @@ describe('report schedules over REST', () => {
     expectProblem(await admin.get('/v1/report-schedules/not-a-uuid'), 400, /path parameter "id": must be a UUID/);
   });
 
-  it('lets a read key list and read, but not create, change, delete or run (403 naming the scope)', async () => {
+  it('lets a viewer list and read, an operator also run, but neither create, change nor delete (403 naming the role)', async () => {
     const read = apiClient(stack.url, acme.readKey);
     const { body } = await apiClient(stack.url, acme.adminKey).post('/v1/report-schedules', {
       name: 'Scoped',
@@ -246,10 +246,13 @@ describe('report schedules over REST', () => {
     });
     const id = body.schedule.id;
     expect((await read.get('/v1/report-schedules')).status).toBe(200);
-    expectProblem(await read.post('/v1/report-schedules', { name: 'no', cadence: 'daily' }), 403, /"admin" scope/);
-    expectProblem(await read.patch(`/v1/report-schedules/${id}`, { name: 'no' }), 403, /"admin" scope/);
-    expectProblem(await read.delete(`/v1/report-schedules/${id}`), 403, /"admin" scope/);
-    expectProblem(await read.post(`/v1/report-schedules/${id}/run`, {}), 403, /"admin" scope/);
+    expectProblem(await read.post('/v1/report-schedules', { name: 'no', cadence: 'daily' }), 403, /"admin" role/);
+    expectProblem(await read.patch(`/v1/report-schedules/${id}`, { name: 'no' }), 403, /"admin" role/);
+    expectProblem(await read.delete(`/v1/report-schedules/${id}`), 403, /"admin" role/);
+    expectProblem(await read.post(`/v1/report-schedules/${id}/run`, {}), 403, /"operator" role.*has "viewer"/);
+    const operator = apiClient(stack.url, acme.operatorKey);
+    expectProblem(await operator.patch(`/v1/report-schedules/${id}`, { name: 'no' }), 403, /"admin" role/);
+    expect((await operator.post(`/v1/report-schedules/${id}/run`, {})).status).toBe(202);
     expectProblem(await apiClient(stack.url, null).get('/v1/reports'), 401, /missing API key/);
   });
 

@@ -64,7 +64,7 @@ function Shell() {
         </nav>
         <span className="who">
           {identity.data
-            ? `${identity.data.organization.name} · key “${identity.data.apiKey.name}” (${identity.data.apiKey.scopes.join(', ')})`
+            ? `${identity.data.organization.name} · ${identity.data.apiKey ? 'key ' : ''}“${identity.data.name}” (${identity.data.role})`
             : ''}
         </span>
         <button type="button" onClick={() => signOut(null)}>

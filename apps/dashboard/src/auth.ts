@@ -7,9 +7,17 @@
 const KEY_ITEM = 'zonewise.apiKey';
 const REASON_ITEM = 'zonewise.signedOutBecause';
 
+export type Role = 'viewer' | 'operator' | 'admin';
+
+/** The caller as `GET /v1/me` answers: organization, how it signed in, role, and when its credentials expire. */
 export interface Identity {
   organization: { id: string; slug: string; name: string };
-  apiKey: { id: string; name: string; scopes: ('read' | 'admin')[]; expiresAt: string | null };
+  via: 'api_key' | 'sso' | 'bearer_token';
+  role: Role;
+  name: string;
+  email: string | null;
+  expiresAt: string | null;
+  apiKey: { id: string; name: string; role: Role; expiresAt: string | null } | null;
 }
 
 type Listener = () => void;
@@ -60,5 +68,10 @@ export function signedOutBecause(): string | null {
 }
 
 export function isAdmin(identity: Identity | undefined): boolean {
-  return identity?.apiKey.scopes.includes('admin') ?? false;
+  return identity?.role === 'admin';
+}
+
+/** Operators and admins: run reports, change traffic sources, prices, traffic values and alert rules. */
+export function isOperator(identity: Identity | undefined): boolean {
+  return identity?.role === 'operator' || identity?.role === 'admin';
 }

@@ -668,7 +668,7 @@ describe.skipIf(skipReason !== '')(
         expect(await page.getByRole('button', { name: action }).count(), action).toBe(0);
       }
       await page.goto(`${stack.url}/admin`);
-      await page.getByText('read scope only').waitFor();
+      await page.getByText('You have the viewer role').waitFor();
       expect(await page.getByRole('button', { name: /Register|Rotate|Revoke|Create key/ }).count()).toBe(0);
     });
 
@@ -676,7 +676,7 @@ describe.skipIf(skipReason !== '')(
       const expiring = await createApiKey(stack.prisma, {
         organizationId: tenant.organizationId,
         name: 'short-lived',
-        scopes: ['read'],
+        role: 'viewer',
         expiresAt: new Date(Date.now() + 12_000),
       });
       await newSession();

@@ -69,14 +69,14 @@ describe.skipIf(!DASHBOARD)(
       expect(answer.headers.get('access-control-allow-origin')).toBeNull();
     });
 
-    it('GET /v1/me tells the key its organization and scopes', async () => {
+    it('GET /v1/me tells the key its organization, role and expiry', async () => {
       const admin = await apiClient(stack.url, tenant.adminKey).get('/v1/me');
       expect(admin.status).toBe(200);
       expect(admin.body.organization.slug).toBe('serve');
-      expect(admin.body.apiKey).toMatchObject({ name: 'admin', expiresAt: null });
-      expect(admin.body.apiKey.scopes).toContain('admin');
+      expect(admin.body).toMatchObject({ via: 'api_key', role: 'admin', name: 'admin', expiresAt: null });
+      expect(admin.body.apiKey).toMatchObject({ name: 'admin', role: 'admin', expiresAt: null });
       const read = await apiClient(stack.url, tenant.readKey).get('/v1/me');
-      expect(read.body.apiKey.scopes).toEqual(['read']);
+      expect(read.body.role).toBe('viewer');
       expect((await apiClient(stack.url, null).get('/v1/me')).status).toBe(401);
     });
   },

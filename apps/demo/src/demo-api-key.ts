@@ -26,7 +26,7 @@ export async function ensureDemoTenant(db: Db, fixedKey: string | undefined): Pr
   const { key } = await createApiKey(db, {
     organizationId: organization.id,
     name: fixedKey === undefined ? 'demo (generated)' : 'demo (ZONEWISE_DEMO_API_KEY)',
-    scopes: ['admin'],
+    role: 'admin',
     key: fixedKey,
   });
   return { organizationId: organization.id, apiKey: key };

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type AuditActor, recordAudit } from './audit-log.js';
 import type { Db } from './db-client.js';
-import type { ApiKey, ApiKeyScope, PrismaClient } from './generated/prisma/client.js';
+import type { ApiKey, PrismaClient, Role } from './generated/prisma/client.js';
 
 /** API keys look like `zwk_<43 base64url chars>`: 256 random bits, told apart from agent tokens (`zwa_`) at a glance. */
 export const API_KEY_PREFIX = 'zwk_';
@@ -14,7 +14,8 @@ export function hashApiKey(key: string): Uint8Array<ArrayBuffer> {
 export interface CreateApiKeyInput {
   organizationId: string;
   name: string;
-  scopes: ApiKeyScope[];
+  /** What the key may do: viewer (read), operator or admin. */
+  role: Role;
   /**
    * A key chosen by the operator (at least {@link MIN_CHOSEN_KEY_LENGTH} characters), e.g. the demo's
    * ZONEWISE_DEMO_API_KEY, so scripts can rely on it; otherwise one is generated.
@@ -32,18 +33,17 @@ export interface CreatedApiKey {
   key: string;
 }
 
-/** Creates a key; `admin` always includes `read`, so scopes are stored normalised. */
+/** Creates a key of one role. */
 export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<CreatedApiKey> {
   if (input.key !== undefined && input.key.length < MIN_CHOSEN_KEY_LENGTH) {
     throw new RangeError(`an API key must be at least ${MIN_CHOSEN_KEY_LENGTH} characters`);
   }
   const key = input.key ?? API_KEY_PREFIX + randomBytes(32).toString('base64url');
-  const scopes: ApiKeyScope[] = input.scopes.includes('admin') ? ['read', 'admin'] : ['read'];
   const apiKey = await db.apiKey.create({
     data: {
       organizationId: input.organizationId,
       name: input.name,
-      scopes,
+      role: input.role,
       keyHash: hashApiKey(key),
       keyPrefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
       expiresAt: input.expiresAt ?? null,
@@ -67,7 +67,7 @@ export async function createAuditedApiKey(
       targetId: created.apiKey.id,
       details: {
         name: created.apiKey.name,
-        scopes: created.apiKey.scopes,
+        role: created.apiKey.role,
         prefix: created.apiKey.keyPrefix,
         expiresAt: created.apiKey.expiresAt?.toISOString() ?? null,
       },
@@ -79,7 +79,7 @@ export async function createAuditedApiKey(
 export interface ApiKeyIdentity {
   keyId: string;
   organizationId: string;
-  scopes: ApiKeyScope[];
+  role: Role;
   revoked: boolean;
   lastUsedAt: Date | null;
 }
@@ -89,13 +89,13 @@ export async function findApiKey(db: Db, key: string): Promise<ApiKeyIdentity | 
   if (key.length < MIN_CHOSEN_KEY_LENGTH) return null;
   const row = await db.apiKey.findUnique({
     where: { keyHash: hashApiKey(key) },
-    select: { id: true, organizationId: true, scopes: true, revokedAt: true, lastUsedAt: true },
+    select: { id: true, organizationId: true, role: true, revokedAt: true, lastUsedAt: true },
   });
   return row
     ? {
         keyId: row.id,
         organizationId: row.organizationId,
-        scopes: row.scopes,
+        role: row.role,
         revoked: row.revokedAt !== null,
         lastUsedAt: row.lastUsedAt,
       }

@@ -1,12 +1,21 @@
 import type { Db } from './db-client.js';
-import type { Prisma } from './generated/prisma/client.js';
+import type { Prisma, Role } from './generated/prisma/client.js';
 
-/** Who made a change: an API key (with the client's address) or the operator's admin CLI. */
+/**
+ * Who made a change: an API key, a person signed in through the organization's identity provider (`sso`),
+ * a program presenting a token of that provider (`bearer_token`), or the operator's admin CLI; with the
+ * client's address when it came through the API.
+ */
 export interface AuditActor {
-  type: 'api_key' | 'admin_cli';
+  type: 'api_key' | 'sso' | 'bearer_token' | 'admin_cli';
   keyId: string | null;
-  /** The key's name, or the operating-system user running the admin CLI. */
+  /** The key's name, the person's name or email, the token's subject, or the admin CLI's user. */
   name: string;
+  /** The identity provider's `sub` (sso and bearer_token). */
+  subject?: string | null;
+  email?: string | null;
+  /** The role acted with (none for the admin CLI). */
+  role?: Role | null;
   clientAddress: string | null;
 }
 
@@ -27,6 +36,9 @@ export async function recordAudit(db: Db, actor: AuditActor, event: AuditEvent):
       actorType: actor.type,
       actorKeyId: actor.keyId,
       actorName: actor.name,
+      actorSubject: actor.subject ?? null,
+      actorEmail: actor.email ?? null,
+      actorRole: actor.role ?? null,
       clientAddress: actor.clientAddress,
       action: event.action,
       targetType: event.targetType,

@@ -101,6 +101,7 @@ export {
   type MeasuredComparison,
   type MeasuredComparisonRow,
 } from './read-model/measured.js';
+export { ROLES, roleAtLeast, strongestRole } from './roles.js';
 export { pruneAuditLog, recordAudit, type AuditActor, type AuditEvent } from './audit-log.js';
 export {
   listFailedSnapshots,

@@ -1,24 +1,27 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type ApiKey, type AuditActor, createAuditedApiKey, PrismaService, recordAudit } from '@zw/db';
+import { type ApiKey, type AuditActor, createAuditedApiKey, PrismaService, recordAudit, type Role } from '@zw/db';
 import { z } from 'zod';
 import { CurrentActor } from '../audit/audit-actor.js';
 import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiBodyFrom, ApiPathParams, ApiResponseFrom } from '../http/openapi.js';
-import { isoDate } from '../http/schemas.js';
+import { isoDate, RoleSchema } from '../http/schemas.js';
 import { parseInput } from '../http/validation.js';
 import { notFound } from '../problem.js';
 
 const CreateApiKeyBody = z
   .object({
     name: z.string().min(1).max(100).describe('what the key is for, e.g. "grafana" or "ci-reports"'),
+    role: RoleSchema.optional().describe(
+      '`viewer` (the default): every query; `operator`: also run reports, manage traffic sources, prices, traffic values and alert rules; `admin`: also keys, clusters, members, channels, schedules and SSO',
+    ),
     scopes: z
       .array(z.enum(['read', 'admin']))
       .min(1)
-      .default(['read'])
-      .describe('`read`: every query; `admin`: also create, change and delete clusters, keys and traffic values'),
+      .optional()
+      .describe('the older form of `role`: `["read"]` is viewer, `["admin"]` (or both) is admin'),
     expiresAt: z.iso
       .datetime({ offset: true, message: 'expected an RFC 3339 timestamp in the future' })
       .optional()
@@ -32,6 +35,10 @@ const CreateApiKeyBody = z
       .describe('alternatively, how many days from now the key works'),
   })
   .strict()
+  .refine((body) => body.role === undefined || body.scopes === undefined, {
+    message: 'give role or scopes, not both',
+    path: ['scopes'],
+  })
   .refine((body) => body.expiresAt === undefined || body.expiresInDays === undefined, {
     message: 'give expiresAt or expiresInDays, not both',
     path: ['expiresAt'],
@@ -43,10 +50,15 @@ const CreateApiKeyBody = z
 
 const DAY_MS = 24 * 3600_000;
 
+/** The role the older `scopes` form asked for. */
+function roleOfScopes(scopes: readonly ('read' | 'admin')[] | undefined): Role {
+  return scopes?.includes('admin') ? 'admin' : 'viewer';
+}
+
 const ApiKeySchema = z.object({
   id: z.uuid(),
   name: z.string(),
-  scopes: z.array(z.enum(['read', 'admin'])),
+  role: RoleSchema,
   prefix: z.string().describe("the key's first characters"),
   createdAt: isoDate,
   lastUsedAt: isoDate.nullable(),
@@ -63,7 +75,7 @@ function apiKeyView(row: ApiKey): z.output<typeof ApiKeySchema> {
   return {
     id: row.id,
     name: row.name,
-    scopes: row.scopes,
+    role: row.role,
     prefix: row.keyPrefix,
     createdAt: row.createdAt.toISOString(),
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
@@ -89,7 +101,7 @@ export class ApiKeysController {
   @ApiBodyFrom(CreateApiKeyBody)
   @ApiResponseFrom(201, CreatedApiKeySchema, 'created')
   async create(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Body() body: unknown) {
-    const { expiresAt, expiresInDays, ...input } = parseInput(CreateApiKeyBody, body, 'body');
+    const { expiresAt, expiresInDays, role, scopes, name } = parseInput(CreateApiKeyBody, body, 'body');
     const expiry =
       expiresAt !== undefined
         ? new Date(expiresAt)
@@ -98,7 +110,7 @@ export class ApiKeysController {
           : null;
     const { apiKey, key } = await createAuditedApiKey(
       this.prisma,
-      { organizationId: caller.organizationId, ...input, expiresAt: expiry },
+      { organizationId: caller.organizationId, name, role: role ?? roleOfScopes(scopes), expiresAt: expiry },
       actor,
     );
     return { apiKey: apiKeyView(apiKey), key };

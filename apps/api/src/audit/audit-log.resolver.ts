@@ -1,7 +1,7 @@
 import { Inject, UseGuards } from '@nestjs/common';
 import { Args, Field, ID, Int, ObjectType, Query, Resolver } from '@nestjs/graphql';
 import type { z } from 'zod';
-import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard.js';
+import { ApiKeyGuard, RequireRole } from '../auth/api-key.guard.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { parseInput } from '../http/validation.js';
 import { type AuditEntrySchema, AuditLogQuery } from './audit-log.schemas.js';
@@ -11,9 +11,13 @@ import { AuditLogService } from './audit-log.service.js';
 export class AuditEntryModel {
   @Field(() => ID) id: string;
   @Field({ description: 'RFC 3339' }) at: string;
-  @Field({ description: '`api_key` or `admin_cli`' }) actorType: string;
+  @Field({ description: '`api_key`, `sso` (a person), `bearer_token` (a program) or `admin_cli`' }) actorType: string;
   @Field(() => ID, { nullable: true }) actorKeyId: string | null;
-  @Field({ description: "the key's name, or the admin CLI's operating-system user" }) actorName: string;
+  @Field({ description: "the key's name, the person's name or email, the token's subject, or the admin CLI's user" })
+  actorName: string;
+  @Field(() => String, { nullable: true, description: "the identity provider's subject" }) actorSubject: string | null;
+  @Field(() => String, { nullable: true }) actorEmail: string | null;
+  @Field(() => String, { nullable: true, description: 'viewer, operator or admin' }) actorRole: string | null;
   @Field(() => String, { nullable: true }) clientAddress: string | null;
   @Field({ description: '`<thing>.<verb>`, e.g. `cluster.price_change`' }) action: string;
   @Field() targetType: string;
@@ -34,6 +38,9 @@ function entryModel(entry: z.output<typeof AuditEntrySchema>): AuditEntryModel {
     actorType: entry.actor.type,
     actorKeyId: entry.actor.keyId,
     actorName: entry.actor.name,
+    actorSubject: entry.actor.subject,
+    actorEmail: entry.actor.email,
+    actorRole: entry.actor.role,
     clientAddress: entry.actor.clientAddress,
     action: entry.action,
     targetType: entry.target.type,
@@ -49,7 +56,7 @@ export class AuditLogResolver {
   constructor(@Inject(AuditLogService) private readonly entries: AuditLogService) {}
 
   @Query(() => AuditLogConnectionModel, { description: 'admin changes, newest first (admin)' })
-  @RequireScope('admin')
+  @RequireRole('admin')
   async auditLog(
     @CurrentCaller() caller: Caller,
     @Args('action', { nullable: true }) action?: string,

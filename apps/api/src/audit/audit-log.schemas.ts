@@ -22,9 +22,20 @@ export const AuditEntrySchema = z.object({
   id: z.uuid(),
   at: isoDate,
   actor: z.object({
-    type: z.enum(['api_key', 'admin_cli']),
-    keyId: z.uuid().nullable().describe('the API key that acted (null for the admin CLI)'),
-    name: z.string().describe("the key's name, or the operating-system user of the admin CLI"),
+    type: z
+      .enum(['api_key', 'sso', 'bearer_token', 'admin_cli'])
+      .describe(
+        '`api_key`; `sso`: a person signed in through the identity provider; `bearer_token`: a program with its token; `admin_cli`',
+      ),
+    keyId: z.uuid().nullable().describe('the API key that acted (null otherwise)'),
+    name: z
+      .string()
+      .describe(
+        "the key's name, the person's name or email, the token's subject, or the admin CLI's operating-system user",
+      ),
+    subject: z.string().nullable().describe("the identity provider's subject (`sub`) of the person or program"),
+    email: z.string().nullable().describe("the person's email, as the identity provider gave it"),
+    role: z.enum(['viewer', 'operator', 'admin']).nullable().describe('the role acted with (null for the admin CLI)'),
     clientAddress: z.string().nullable().describe("the client's address as the API saw it"),
   }),
   action: z.string().describe('`<thing>.<verb>`, e.g. `cluster.price_change`'),

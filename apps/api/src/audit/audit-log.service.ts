@@ -11,9 +11,12 @@ export function entryView(row: AuditRow): z.output<typeof AuditEntrySchema> {
     id: row.id,
     at: row.at.toISOString(),
     actor: {
-      type: row.actorType as 'api_key' | 'admin_cli',
+      type: row.actorType as 'api_key' | 'sso' | 'bearer_token' | 'admin_cli',
       keyId: row.actorKeyId,
       name: row.actorName,
+      subject: row.actorSubject,
+      email: row.actorEmail,
+      role: row.actorRole,
       clientAddress: row.clientAddress,
     },
     action: row.action,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { AGENT_TOKEN_PREFIX, hashApiKey, MIN_CHOSEN_KEY_LENGTH, ReadDb, type ApiKeyScope } from '@zw/db';
+import { AGENT_TOKEN_PREFIX, hashApiKey, MIN_CHOSEN_KEY_LENGTH, ReadDb, type Role } from '@zw/db';
 import type { ApiConfig } from '../config.js';
 import { ProblemException } from '../problem.js';
 import type { Caller } from './caller.js';
@@ -11,7 +11,7 @@ interface KeyRow {
   name: string;
   expires_at: Date | null;
   organization_id: string;
-  scopes: string;
+  role: Role;
   revoked: boolean;
   stale_use: boolean;
 }
@@ -110,7 +110,7 @@ export class ApiKeyAuthenticator {
     const now = Date.now();
     if (cached && cached.expiresAt > now) return cached;
     const [row] = await this.db.query<KeyRow>(
-      `SELECT id::text, name, expires_at, organization_id::text, scopes::text, revoked_at IS NOT NULL AS revoked,
+      `SELECT id::text, name, expires_at, organization_id::text, role::text AS role, revoked_at IS NOT NULL AS revoked,
               (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => $2)) AS stale_use
          FROM api_keys WHERE key_hash = $1`,
       [hash, LAST_USED_RESOLUTION_S],
@@ -118,10 +118,16 @@ export class ApiKeyAuthenticator {
     const entry: CachedKey = row
       ? {
           caller: {
-            keyId: row.id,
-            keyName: row.name,
+            principalId: `key:${row.id}`,
+            via: 'api_key',
             organizationId: row.organization_id,
-            scopes: parseScopes(row.scopes),
+            role: row.role,
+            keyId: row.id,
+            subject: null,
+            email: null,
+            name: row.name,
+            expiresAt: row.expires_at,
+            sessionId: null,
           },
           revoked: row.revoked,
           keyExpiresAt: row.expires_at,
@@ -143,12 +149,4 @@ export class ApiKeyAuthenticator {
 
 function cacheKeyOf(hash: Uint8Array): string {
   return Buffer.from(hash).toString('base64');
-}
-
-/** A Postgres enum array as text: `{read,admin}`. */
-function parseScopes(text: string): ApiKeyScope[] {
-  return text
-    .replace(/^\{|\}$/g, '')
-    .split(',')
-    .filter((scope): scope is ApiKeyScope => scope === 'read' || scope === 'admin');
 }

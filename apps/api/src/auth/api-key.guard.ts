@@ -1,19 +1,44 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { ApiKeyScope } from '@zw/db';
+import { type Role, roleAtLeast } from '@zw/db';
 import { ProblemException } from '../problem.js';
 import { ApiKeyAuthenticator } from './api-key-authenticator.js';
-import { httpOf } from './caller.js';
+import { type Caller, httpOf } from './caller.js';
 import { clientAddressOf } from './unauthenticated-throttle.js';
 
-export const REQUIRED_SCOPE = 'zonewise:required-scope';
+export const REQUIRED_ROLE = 'zonewise:required-role';
 
-/** Marks a handler (or controller) as needing a key with this scope; the default is `read`. */
-export const RequireScope = (scope: ApiKeyScope) => SetMetadata(REQUIRED_SCOPE, scope);
+/** Marks a handler (or controller) as needing this role at least; the default is `viewer`. */
+export const RequireRole = (role: Role) => SetMetadata(REQUIRED_ROLE, role);
+
+/** The role a handler needs, as RequireRole set it (viewer when it did not). */
+export function requiredRole(reflector: Reflector, context: ExecutionContext): Role {
+  return (
+    reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, [context.getHandler(), context.getClass()]) ?? 'viewer'
+  );
+}
+
+const CREDENTIAL_NAMES = { api_key: 'this API key', sso: 'you', bearer_token: 'this token' } as const;
+
+/** 403 naming the role an operation needs and the one the caller has. */
+export function roleProblem(caller: Caller, needed: Role): ProblemException {
+  const who = CREDENTIAL_NAMES[caller.via];
+  return new ProblemException(
+    403,
+    `this operation needs the "${needed}" role; ${who} ${caller.via === 'sso' ? 'have' : 'has'} "${caller.role}"`,
+    { requiredRole: needed, role: caller.role },
+  );
+}
+
+/** Throws roleProblem unless the caller's role includes `needed`. */
+export function assertRole(caller: Caller, needed: Role): void {
+  if (!roleAtLeast(caller.role, needed)) throw roleProblem(caller, needed);
+}
 
 /**
- * Authenticates the API key (401 when missing, unknown or revoked; 403 for an agent token) and checks
- * the scope the route needs (403 naming it). The caller's organization then scopes every query.
+ * Authenticates the caller (401 when the credentials are missing, unknown, revoked or expired; 403 for an
+ * agent token) and checks the role the route needs (403 naming it). The caller's organization then scopes
+ * every query.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -25,18 +50,7 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const { request } = httpOf(context);
     const caller = await this.authenticator.authenticate(request.headers.authorization, clientAddressOf(request));
-    const needed =
-      this.reflector.getAllAndOverride<ApiKeyScope | undefined>(REQUIRED_SCOPE, [
-        context.getHandler(),
-        context.getClass(),
-      ]) ?? 'read';
-    if (!caller.scopes.includes(needed)) {
-      throw new ProblemException(
-        403,
-        `this operation needs an API key with the "${needed}" scope; this key has: ${caller.scopes.join(', ') || 'none'}`,
-        { requiredScope: needed, keyScopes: caller.scopes },
-      );
-    }
+    assertRole(caller, requiredRole(this.reflector, context));
     request.caller = caller;
     return true;
   }

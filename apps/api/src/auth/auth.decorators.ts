@@ -1,8 +1,9 @@
 import { applyDecorators, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtension, ApiResponse } from '@nestjs/swagger';
+import type { Role } from '@zw/db';
 import { ProblemSchema } from '../http/schemas.js';
 import { openApiSchema } from '../http/openapi.js';
-import { ApiKeyGuard, RequireScope } from './api-key.guard.js';
+import { ApiKeyGuard, RequireRole } from './api-key.guard.js';
 import { ApiKeyRateLimitGuard } from './rate-limit.guard.js';
 
 const problem = (description: string) => ({
@@ -10,18 +11,34 @@ const problem = (description: string) => ({
   content: { 'application/problem+json': { schema: openApiSchema(ProblemSchema) } },
 });
 
-/** Every route of a controller needs an API key (read scope unless a handler says otherwise) and is rate-limited. */
+/** The OpenAPI extension naming the least role an operation needs (completeDocument repeats it in the description). */
+export const ROLE_EXTENSION = 'x-zonewise-role';
+
+/**
+ * Every route of a controller needs credentials (an API key, a dashboard session or an identity provider's
+ * token) with the `viewer` role unless a handler says otherwise, and is rate-limited per caller.
+ */
 export function ApiKeyAuth(): ClassDecorator {
   return applyDecorators(
     UseGuards(ApiKeyGuard, ApiKeyRateLimitGuard),
     ApiBearerAuth('apiKey'),
-    ApiResponse({ status: 401, ...problem('no API key, or an unknown, revoked or expired one') }),
-    ApiResponse({ status: 403, ...problem('an agent token, or a key without the scope this operation needs') }),
-    ApiResponse({ status: 429, ...problem('rate limit of this API key exceeded; see Retry-After') }),
+    ApiResponse({ status: 401, ...problem('no credentials, or unknown, revoked or expired ones') }),
+    ApiResponse({ status: 403, ...problem('an agent token, or a caller without the role this operation needs') }),
+    ApiResponse({ status: 429, ...problem('rate limit of this caller exceeded; see Retry-After') }),
   );
 }
 
-/** The handler changes data: it needs a key with the `admin` scope. */
+/** The handler needs at least `role`; the OpenAPI document says so (x-zonewise-role). */
+export function RoleOf(role: Role): MethodDecorator {
+  return applyDecorators(RequireRole(role), ApiExtension(ROLE_EXTENSION, role));
+}
+
+/** The handler changes what only admins manage: keys, clusters, members, channels, schedules, SSO. */
 export function AdminOnly(): MethodDecorator {
-  return applyDecorators(RequireScope('admin'));
+  return RoleOf('admin');
+}
+
+/** The handler runs reports or changes traffic sources, prices, traffic values or alert rules. */
+export function OperatorOnly(): MethodDecorator {
+  return RoleOf('operator');
 }

@@ -1,15 +1,29 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { GqlExecutionContext } from '@nestjs/graphql';
-import type { ApiKeyScope } from '@zw/db';
+import type { Role } from '@zw/db';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** Who is asking: the API key that authenticated the request, and the organization it belongs to. */
+/** How a caller proved who it is: an API key, a dashboard session (signed in through SSO), or a bearer token of the organization's identity provider. */
+export type CallerVia = 'api_key' | 'sso' | 'bearer_token';
+
+/** Who is asking, the organization they act in, and the role they act with. */
 export interface Caller {
-  keyId: string;
-  /** The key's name, as the audit log records who acted. */
-  keyName: string;
+  /** One string per principal, for per-caller limits: `key:<id>`, `user:<id>` or `token:<issuer> <subject>`. */
+  principalId: string;
+  via: CallerVia;
   organizationId: string;
-  scopes: readonly ApiKeyScope[];
+  role: Role;
+  /** The API key (via api_key); null otherwise. */
+  keyId: string | null;
+  /** The identity provider's `sub` (via sso and bearer_token). */
+  subject: string | null;
+  email: string | null;
+  /** What the audit log and the dashboard call the caller: the key's name, the person's name or email, the token's subject. */
+  name: string;
+  /** When these credentials stop working (the key's expiry, the session's end, the token's `exp`); null: never. */
+  expiresAt: Date | null;
+  /** The dashboard session (via sso); null otherwise. */
+  sessionId: string | null;
 }
 
 export type CallerRequest = IncomingMessage & { caller?: Caller };

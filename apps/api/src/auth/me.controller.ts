@@ -3,21 +3,31 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PrismaService } from '@zw/db';
 import { z } from 'zod';
 import { ApiResponseFrom } from '../http/openapi.js';
-import { isoDate } from '../http/schemas.js';
+import { isoDate, RoleSchema } from '../http/schemas.js';
 import { ApiKeyAuth } from './auth.decorators.js';
 import { type Caller, CurrentCaller } from './caller.js';
 
 const MeSchema = z.object({
   organization: z.object({ id: z.uuid(), slug: z.string(), name: z.string() }),
-  apiKey: z.object({
-    id: z.uuid(),
-    name: z.string(),
-    scopes: z.array(z.enum(['read', 'admin'])).describe('`admin` keys may also change clusters, keys and schedules'),
-    expiresAt: isoDate.nullable(),
-  }),
+  via: z
+    .enum(['api_key', 'sso', 'bearer_token'])
+    .describe('an API key, a dashboard session signed in through SSO, or a token of the identity provider'),
+  role: RoleSchema.describe(
+    'viewer reads; operator also runs reports and manages traffic, prices and alert rules; admin manages the rest',
+  ),
+  name: z.string().describe("the key's name, the person's name or email, or the token's subject"),
+  subject: z.string().nullable().describe("the identity provider's subject (sso and bearer_token)"),
+  email: z.string().nullable(),
+  expiresAt: isoDate
+    .nullable()
+    .describe('when these credentials stop working: the key expires, the session ends; null: never'),
+  apiKey: z
+    .object({ id: z.uuid(), name: z.string(), role: RoleSchema, expiresAt: isoDate.nullable() })
+    .nullable()
+    .describe('the calling key (via api_key)'),
 });
 
-/** Who the key is: a client (the dashboard) shows what the key may do, and hides what it may not. */
+/** Who is calling: a client (the dashboard) shows what the caller may do, and hides what it may not. */
 @ApiTags('api-keys')
 @ApiKeyAuth()
 @Controller('v1/me')
@@ -25,21 +35,25 @@ export class MeController {
   constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
 
   @Get()
-  @ApiOperation({ summary: 'The calling API key: its organization, name, scopes and expiry (never its secret)' })
-  @ApiResponseFrom(200, MeSchema, 'the calling key')
+  @ApiOperation({
+    summary: 'The caller: its organization, role, identity and when its credentials expire (never a secret)',
+  })
+  @ApiResponseFrom(200, MeSchema, 'the caller')
   async me(@CurrentCaller() caller: Caller): Promise<z.output<typeof MeSchema>> {
-    const key = await this.prisma.apiKey.findUniqueOrThrow({
-      where: { id: caller.keyId },
-      select: { expiresAt: true, organization: { select: { id: true, slug: true, name: true } } },
+    const organization = await this.prisma.organization.findUniqueOrThrow({
+      where: { id: caller.organizationId },
+      select: { id: true, slug: true, name: true },
     });
+    const expiresAt = caller.expiresAt?.toISOString() ?? null;
     return {
-      organization: key.organization,
-      apiKey: {
-        id: caller.keyId,
-        name: caller.keyName,
-        scopes: [...caller.scopes],
-        expiresAt: key.expiresAt?.toISOString() ?? null,
-      },
+      organization,
+      via: caller.via,
+      role: caller.role,
+      name: caller.name,
+      subject: caller.subject,
+      email: caller.email,
+      expiresAt,
+      apiKey: caller.keyId ? { id: caller.keyId, name: caller.name, role: caller.role, expiresAt } : null,
     };
   }
 }

@@ -49,7 +49,7 @@ export class ApiKeyRateLimitGuard extends ThrottlerGuard {
   protected override async handleRequest({ context, limit, ttl, throttler }: ThrottlerRequest): Promise<boolean> {
     const { request, response } = httpOf(context);
     const caller = request.caller;
-    const tracker = caller ? `key:${caller.keyId}` : `ip:${String((request as CallerRequest & { ip?: string }).ip)}`;
+    const tracker = caller ? caller.principalId : `ip:${String((request as CallerRequest & { ip?: string }).ip)}`;
     this.chargeTracker(`${throttler.name ?? 'default'}:${tracker}`, 1, limit, ttl, response);
     return true;
   }
@@ -58,11 +58,11 @@ export class ApiKeyRateLimitGuard extends ThrottlerGuard {
    * Charges `units` requests' worth to an API key (GraphQL charges a query's computed cost): sets the
    * headers on `response`, throws the 429 problem when the key is over its limit.
    */
-  chargeKey(keyId: string, units: number, response: ServerResponse): void {
+  chargeKey(principalId: string, units: number, response: ServerResponse): void {
     const [throttler] = this.throttlers;
     const limit = throttler.limit as number;
     const ttl = throttler.ttl as number;
-    this.chargeTracker(`${throttler.name ?? 'default'}:key:${keyId}`, units, limit, ttl, response);
+    this.chargeTracker(`${throttler.name ?? 'default'}:${principalId}`, units, limit, ttl, response);
   }
 
   private chargeTracker(key: string, units: number, limit: number, ttl: number, response: ServerResponse): void {

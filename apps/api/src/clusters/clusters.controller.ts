@@ -2,7 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Qu
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@zw/db';
 import { CurrentActor } from '../audit/audit-actor.js';
-import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
+import { assertRole } from '../auth/api-key.guard.js';
+import { AdminOnly, ApiKeyAuth, OperatorOnly } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiBodyFrom, ApiPathParams, ApiQueryFrom, ApiResponseFrom } from '../http/openapi.js';
 import { clusterIdOf, parseInput } from '../http/validation.js';
@@ -16,6 +17,9 @@ import {
   UpdateClusterBody,
 } from './clusters.schemas.js';
 import { ClustersService } from './clusters.service.js';
+
+/** What an operator may change on a cluster: its price (a price override); the rest is the admin's. */
+const OPERATOR_CLUSTER_FIELDS = new Set(['crossZonePricePerGb']);
 
 @ApiTags('clusters')
 @ApiKeyAuth()
@@ -50,10 +54,12 @@ export class ClustersController {
   }
 
   @Patch(':id')
-  @AdminOnly()
+  @OperatorOnly()
   @ApiOperation({
     summary:
       'Rename a cluster, change its cloud, region or cross-zone price, or override the Kubernetes version and data plane its agent reports',
+    description:
+      'An operator may change the cross-zone price (a price override) alone; every other field needs the admin role.',
   })
   @ApiPathParams({ id: 'cluster id' })
   @ApiBodyFrom(UpdateClusterBody)
@@ -66,7 +72,9 @@ export class ClustersController {
     @Body() body: unknown,
   ) {
     const clusterId = clusterIdOf(id);
-    return this.clusters.update(caller.organizationId, clusterId, parseInput(UpdateClusterBody, body, 'body'), actor);
+    const changes = parseInput(UpdateClusterBody, body, 'body');
+    if (Object.keys(changes).some((field) => !OPERATOR_CLUSTER_FIELDS.has(field))) assertRole(caller, 'admin');
+    return this.clusters.update(caller.organizationId, clusterId, changes, actor);
   }
 
   @Post(':id/agent-token')

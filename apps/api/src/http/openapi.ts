@@ -84,10 +84,31 @@ type OperationObject = { requestBody?: unknown; responses?: Record<string, Recor
   unknown
 >;
 
+const ROLE_EXTENSION = 'x-zonewise-role';
+const ROLE_MEANING: Record<string, string> = {
+  viewer: 'any caller of the organization (viewer, operator or admin)',
+  operator: 'an operator or an admin',
+  admin: 'an admin',
+};
+
+/**
+ * An operation callers authenticate for names the least role it needs, in `x-zonewise-role` and in its
+ * description: the role its handler's decorator set, else `viewer` (the guard's default).
+ */
+function describeRole(operation: OperationObject): void {
+  const security = operation.security as Record<string, unknown>[] | undefined;
+  if (!security?.some((scheme) => 'apiKey' in scheme)) return;
+  const role = (operation[ROLE_EXTENSION] as string | undefined) ?? 'viewer';
+  operation[ROLE_EXTENSION] = role;
+  const line = `Role: \`${role}\` — ${ROLE_MEANING[role]}.`;
+  operation.description = operation.description ? `${String(operation.description)}\n\n${line}` : line;
+}
+
 /**
  * Finishes the generated document: one `Problem` schema every error answer refers to, and the answers
  * the global layers give every route of a shape (400 for any route, since unknown query parameters are
- * refused everywhere; 404 with path ids; 413 and 415 with a body). Security stays per operation, as its
+ * refused everywhere; 404 with path ids; 413 and 415 with a body), and the role each operation needs
+ * (`x-zonewise-role`, repeated in its description). Security stays per operation, as its
  * decorators say: a route that declares none is a lint error, not silently public.
  */
 export function completeDocument(document: OpenAPIObject): OpenAPIObject {
@@ -98,6 +119,7 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       const operation = item[method] as OperationObject | undefined;
       if (!operation) continue;
       operation.responses ??= {};
+      describeRole(operation);
       for (const answer of SHARED_ANSWERS) {
         if (answer.applies(path, operation) && !operation.responses[answer.status]) {
           operation.responses[answer.status] = { description: answer.description };

@@ -26,3 +26,6 @@ export const uuidParam = z.uuid({ message: 'must be a UUID' });
 export const CloudSchema = z.enum(['aws', 'gcp', 'azure', 'other']);
 
 export const isoDate = z.string().describe('RFC 3339 timestamp');
+
+/** A role: each includes the ones before it. */
+export const RoleSchema = z.enum(['viewer', 'operator', 'admin']);

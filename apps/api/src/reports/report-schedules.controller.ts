@@ -3,7 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ServerResponse } from 'node:http';
 import type { AuditActor } from '@zw/db';
 import { CurrentActor } from '../audit/audit-actor.js';
-import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
+import { AdminOnly, ApiKeyAuth, OperatorOnly } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiBodyFrom, ApiPathParams, ApiQueryFrom, ApiResponseFrom } from '../http/openapi.js';
 import { parseInput } from '../http/validation.js';
@@ -83,7 +83,7 @@ export class ReportSchedulesController {
   }
 
   @Post(':id/run')
-  @AdminOnly()
+  @OperatorOnly()
   @ApiOperation({
     summary:
       "Make the current period's report now (or, with period=previous, the newest ended period's, once); the worker makes it: poll the report until its status is ready",

@@ -1,7 +1,7 @@
 import { Inject, UseGuards } from '@nestjs/common';
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
 import type { z } from 'zod';
-import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard.js';
+import { ApiKeyGuard, RequireRole } from '../auth/api-key.guard.js';
 import type { AuditActor } from '@zw/db';
 import { CurrentActor } from '../audit/audit-actor.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
@@ -122,7 +122,7 @@ export class ReportsResolver {
   @Mutation(() => ReportScheduleResultModel, {
     description: 'create a schedule (admin); the webhook secret is shown once',
   })
-  @RequireScope('admin')
+  @RequireRole('admin')
   async createReportSchedule(
     @CurrentCaller() caller: Caller,
     @CurrentActor() actor: AuditActor,
@@ -142,7 +142,7 @@ export class ReportsResolver {
   }
 
   @Mutation(() => ReportScheduleResultModel, { description: 'change a schedule (admin)' })
-  @RequireScope('admin')
+  @RequireRole('admin')
   async updateReportSchedule(
     @CurrentCaller() caller: Caller,
     @CurrentActor() actor: AuditActor,
@@ -164,7 +164,7 @@ export class ReportsResolver {
   }
 
   @Mutation(() => Boolean, { description: 'delete a schedule with its reports (admin)' })
-  @RequireScope('admin')
+  @RequireRole('admin')
   async deleteReportSchedule(
     @CurrentCaller() caller: Caller,
     @CurrentActor() actor: AuditActor,
@@ -174,8 +174,8 @@ export class ReportsResolver {
     return true;
   }
 
-  @Mutation(() => ReportModel, { description: "make the current (or previous) period's report now (admin)" })
-  @RequireScope('admin')
+  @Mutation(() => ReportModel, { description: "make the current (or previous) period's report now (operator)" })
+  @RequireRole('operator')
   async runReportSchedule(
     @CurrentCaller() caller: Caller,
     @CurrentActor() actor: AuditActor,

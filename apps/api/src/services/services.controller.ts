@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@zw/db';
 import { CurrentActor } from '../audit/audit-actor.js';
-import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
+import { ApiKeyAuth, OperatorOnly } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { clusterTag, ReadModelCache } from '../cache/read-model-cache.js';
 import type { ApiConfig } from '../config.js';
@@ -79,7 +79,7 @@ export class ServicesController {
   }
 
   @Patch(':namespace/:name')
-  @AdminOnly()
+  @OperatorOnly()
   @ApiOperation({ summary: "Set the Service's monthly traffic (GB), which overrides its annotation and the default" })
   @ApiPathParams(SERVICE_PARAMS)
   @ApiBodyFrom(SetTrafficBody)

@@ -3,7 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ServerResponse } from 'node:http';
 import type { AuditActor } from '@zw/db';
 import { CurrentActor } from '../audit/audit-actor.js';
-import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
+import { ApiKeyAuth, OperatorOnly } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiBodyFrom, ApiPathParams, ApiResponseFrom } from '../http/openapi.js';
 import { clusterIdOf, parseInput } from '../http/validation.js';
@@ -25,7 +25,7 @@ export class TrafficSourcesController {
   }
 
   @Put('traffic-source')
-  @AdminOnly()
+  @OperatorOnly()
   @ApiOperation({
     summary: "Set the cluster's traffic source: the worker queries it every interval, and once right away",
   })
@@ -52,7 +52,7 @@ export class TrafficSourcesController {
   }
 
   @Delete('traffic-source')
-  @AdminOnly()
+  @OperatorOnly()
   @HttpCode(204)
   @ApiOperation({ summary: 'Remove the traffic source: its measurements go, Services fall back to their estimates' })
   @ApiPathParams({ id: 'cluster id' })

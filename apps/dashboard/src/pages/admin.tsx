@@ -20,7 +20,7 @@ interface Cluster {
 interface ApiKey {
   id: string;
   name: string;
-  scopes: string[];
+  role: string;
   prefix: string;
   createdAt: string;
   lastUsedAt: string | null;
@@ -43,7 +43,9 @@ export default function AdminPage() {
     return (
       <>
         <h1>Admin</h1>
-        <Empty>This key has the read scope only: sign in with an admin key to register clusters and manage keys.</Empty>
+        <Empty>
+          You have the {identity.data?.role ?? 'viewer'} role: an admin registers clusters and manages keys.
+        </Empty>
       </>
     );
   }
@@ -245,7 +247,7 @@ function ApiKeys() {
   const client = useQueryClient();
   const keys = useQuery({ queryKey: ['api-keys'], queryFn: () => get<{ apiKeys: ApiKey[] }>('/v1/api-keys') });
   const [name, setName] = useState('');
-  const [scope, setScope] = useState('read');
+  const [role, setRole] = useState('viewer');
   const [days, setDays] = useState('');
   const [issued, setIssued] = useState<{ name: string; key: string } | null>(null);
   const refresh = () => void client.invalidateQueries({ queryKey: ['api-keys'] });
@@ -253,7 +255,7 @@ function ApiKeys() {
     mutationFn: () =>
       request<{ apiKey: ApiKey; key: string }>('POST', '/v1/api-keys', {
         name,
-        scopes: [scope],
+        role,
         ...(days ? { expiresInDays: Number(days) } : {}),
       }),
     onSuccess: (answer) => {
@@ -283,9 +285,10 @@ function ApiKeys() {
           <input value={name} onChange={(event) => setName(event.target.value)} name="key-name" required />
         </label>
         <label>
-          Scope
-          <select value={scope} onChange={(event) => setScope(event.target.value)} name="scope">
-            <option value="read">read</option>
+          Role
+          <select value={role} onChange={(event) => setRole(event.target.value)} name="role">
+            <option value="viewer">viewer</option>
+            <option value="operator">operator</option>
             <option value="admin">admin</option>
           </select>
         </label>
@@ -325,7 +328,7 @@ function ApiKeys() {
             <thead>
               <tr>
                 <th scope="col">Name</th>
-                <th scope="col">Scopes</th>
+                <th scope="col">Role</th>
                 <th scope="col">Key</th>
                 <th scope="col">Last used</th>
                 <th scope="col">Expires</th>
@@ -336,7 +339,7 @@ function ApiKeys() {
               {keys.data.apiKeys.map((key) => (
                 <tr key={key.id} data-key={key.name}>
                   <td>{key.name}</td>
-                  <td>{key.scopes.join(', ')}</td>
+                  <td>{key.role}</td>
                   <td>
                     <code>{key.prefix}…</code>
                   </td>

@@ -5,7 +5,7 @@ import { ApiError, download, get, query, request } from '../api';
 import { ConfirmButton } from '../components/confirm-button';
 import { Empty, ErrorBox, Loading } from '../components/states';
 import { money, when } from '../format';
-import { authorization, isAdmin } from '../auth';
+import { authorization, isAdmin, isOperator } from '../auth';
 import { useIdentity } from '../identity';
 import { useUrlState } from '../url-state';
 
@@ -39,6 +39,7 @@ interface Report {
 export default function ReportsPage() {
   const identity = useIdentity();
   const admin = isAdmin(identity.data);
+  const operator = isOperator(identity.data);
   const [param, setParams] = useUrlState();
   const scheduleId = param('scheduleId');
   const schedules = useQuery({
@@ -89,6 +90,7 @@ export default function ReportsPage() {
                   key={schedule.id}
                   schedule={schedule}
                   admin={admin}
+                  operator={operator}
                   onShow={() => setParams({ scheduleId: schedule.id })}
                 />
               ))}
@@ -144,7 +146,17 @@ export default function ReportsPage() {
   );
 }
 
-function ScheduleRow({ schedule, admin, onShow }: { schedule: Schedule; admin: boolean; onShow: () => void }) {
+function ScheduleRow({
+  schedule,
+  admin,
+  operator,
+  onShow,
+}: {
+  schedule: Schedule;
+  admin: boolean;
+  operator: boolean;
+  onShow: () => void;
+}) {
   const client = useQueryClient();
   const refresh = () => {
     void client.invalidateQueries({ queryKey: ['schedules'] });
@@ -180,11 +192,15 @@ function ScheduleRow({ schedule, admin, onShow }: { schedule: Schedule; admin: b
       <td>{schedule.formats.join(', ')}</td>
       <td>{schedule.enabled ? 'yes' : 'no'}</td>
       <td>
-        {admin ? (
+        {operator && (
           <>
             <button type="button" onClick={() => run.mutate()} disabled={run.isPending}>
               Run now
             </button>{' '}
+          </>
+        )}
+        {admin ? (
+          <>
             <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
               {schedule.enabled ? 'Disable' : 'Enable'}
             </button>{' '}
@@ -203,7 +219,7 @@ function ScheduleRow({ schedule, admin, onShow }: { schedule: Schedule; admin: b
             />
           </>
         ) : (
-          <span className="muted small">read-only key</span>
+          !operator && <span className="muted small">read only (viewer)</span>
         )}
         {failure && <ErrorBox error={failure} />}
       </td>

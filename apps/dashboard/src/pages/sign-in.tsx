@@ -52,7 +52,7 @@ export function SignIn() {
         </p>
       )}
       <p className="hint">
-        No key yet? <code>npm run api-key:create -- --org &lt;org&gt; --name dashboard --scope read</code>
+        No key yet? <code>npm run api-key:create -- --org &lt;org&gt; --name dashboard --role viewer</code>
       </p>
     </main>
   );
