@@ -25,7 +25,7 @@ import {
   waitProcessed,
 } from '../../../test/support/query-api.js';
 import { capturedAt, fleet } from '../../../test/support/snapshots.js';
-import { presetCounters, type TrafficPlan, withPodRefs } from '../../../test/support/traffic.js';
+import { presetCounters, type TrafficPlan, withWorkloads } from '../../../test/support/traffic.js';
 import { TEST_REDIS_URL } from '../../../test/support/redis.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { ProblemSchema } from '../src/http/schemas.js';
@@ -57,7 +57,7 @@ function admin() {
 
 async function configure(body: Record<string, unknown>, clusterId = cluster.id) {
   const before = new Date();
-  const answer = await admin().put(`/v1/clusters/${clusterId}/traffic-source`, body);
+  const answer = await admin().put(`/v1/clusters/${clusterId}/traffic-source`, { clusterValue: 'measured', ...body });
   expect([200, 201], JSON.stringify(answer.body)).toContain(answer.status);
   return { before, source: TrafficSourceSchema.parse(answer.body) };
 }
@@ -94,7 +94,7 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
     });
     tenant = await createTenant(stack.prisma, 'traffic');
     cluster = await createCluster(stack.prisma, tenant, 'measured', { cloud: 'aws', region: 'us-east-1' });
-    list = withPodRefs(capturedAt(fleet(8, 3), new Date(Date.now() - 60_000)));
+    list = withWorkloads(capturedAt(fleet(8, 3), new Date(Date.now() - 60_000)));
     await waitProcessed(stack.prisma, [await pushSnapshot(stack.url, cluster.token, list)]);
     const names = (await services()).filter((service) => service.name.startsWith('svc-')).slice(0, 3);
     plans = names.map((service, index) => ({
@@ -118,8 +118,9 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
   });
 
   const presets: { preset: TrafficPreset; zones: boolean; extra?: Record<string, string> }[] = [
-    { preset: 'istio', zones: false },
-    { preset: 'linkerd', zones: false },
+    { preset: 'istio', zones: true },
+    { preset: 'istio-ambient', zones: true },
+    { preset: 'linkerd', zones: true },
     { preset: 'beyla', zones: true },
     { preset: 'opencost', zones: true },
     { preset: 'custom', zones: false, extra: { queryTemplate: CUSTOM_TEMPLATE } },
@@ -139,6 +140,7 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
       expect(source.status).toBe('pending');
       const measured = await attempted(before);
       expect(measured.status, measured.lastError ?? '').toBe('ok');
+      expect(measured.coverage === null || measured.coverage === 1).toBe(true);
       expect(measured.servicesMeasured).toBe(plans.length);
       // One Prometheus round trip for the whole cluster, whatever its number of Services.
       expect(proxy.queries.length - queriesBefore).toBe(1);
@@ -380,7 +382,7 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
     });
     const labelled = await attempted(wrong.before, 2);
     expect(labelled.status).toBe('wrong-labels');
-    expect(labelled.lastError).toMatch(/namespace and service; labels seen: job/);
+    expect(labelled.lastError).toMatch(/namespace and service; labels the series carry: job/);
   }, 40_000);
 
   it('an unreachable address is the status unreachable', async () => {

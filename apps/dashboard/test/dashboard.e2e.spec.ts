@@ -26,7 +26,7 @@ import {
 } from '../../../test/support/prometheus.js';
 import { withoutZoneOnFirstNode } from '../../../test/support/reports.js';
 import { capturedAt, evolve, fleet } from '../../../test/support/snapshots.js';
-import { presetCounters, type TrafficPlan, withPodRefs } from '../../../test/support/traffic.js';
+import { presetCounters, type TrafficPlan, withWorkloads } from '../../../test/support/traffic.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { gb, money, number, percent } from '../src/format.js';
 
@@ -117,7 +117,7 @@ describe.skipIf(skipReason !== '')(
         region: 'us-east-1',
       });
       const now = Date.now();
-      const measured = withPodRefs(fleet(12, 3, 21));
+      const measured = withWorkloads(fleet(12, 3, 21));
       const first = fleet(40, 9, 11);
       const second = evolve(first, 12);
       const big = generateFleetSnapshot({

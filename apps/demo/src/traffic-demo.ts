@@ -5,14 +5,13 @@ import { freePort, PROMETHEUS_BINARY, startLocalPrometheus } from './local-prome
 
 /**
  * The demo's measured cluster. With Prometheus installed (`/usr/bin/prometheus`, which
- * scripts/ensure-services.sh installs), the demo serves an exporter of Grafana Beyla's network metric
- * whose bytes follow the cluster's own Services and zones, starts a Prometheus scraping it, and
- * configures the first demo cluster's traffic source (preset `beyla`) on it. Without Prometheus the
- * cluster's source points at a port nothing listens on, so it shows the `unreachable` status instead.
+ * scripts/ensure-services.sh installs), the demo serves an exporter of Istio ambient's ztunnel TCP
+ * metrics whose bytes follow the cluster's own Services and zones, starts a Prometheus scraping it, and
+ * configures the first demo cluster's traffic source (preset `istio-ambient`) on it. Without Prometheus
+ * the cluster's source points at a port nothing listens on, so it shows the `unreachable` status instead.
  *
- * Decision: the exporter names Services directly (`k8s_dst_type="Service"`, which the preset takes as
- * is) rather than Pods: the demo process does not hold the simulated clusters' Pods, only what the API
- * answers about their Services.
+ * Decision: ztunnel's metrics name the destination Service (and the zones of both ends), which is all
+ * the demo process knows of the simulated clusters: it does not hold their Pods.
  */
 
 const SCRAPE_SECONDS = 2;
@@ -44,7 +43,7 @@ export async function startTrafficDemo(apiUrl: string, apiKey: string): Promise<
   const configure = async (url: string) => {
     const answer = await api(`/v1/clusters/${cluster.id}/traffic-source`, {
       method: 'PUT',
-      body: JSON.stringify({ preset: 'beyla', url, window: WINDOW, interval: INTERVAL }),
+      body: JSON.stringify({ preset: 'istio-ambient', url, window: WINDOW, interval: INTERVAL }),
     });
     if (!answer.ok) throw new Error(`configuring the demo traffic source: ${answer.status} ${await answer.text()}`);
   };
@@ -85,7 +84,7 @@ export async function startTrafficDemo(apiUrl: string, apiKey: string): Promise<
  * the model against the measurement with an error.
  */
 function exposition(services: readonly DemoService[], zones: readonly string[]) {
-  const series: { labels: string; bytesPerScrape: number }[] = [];
+  const series: { metric: string; labels: string; bytesPerScrape: number }[] = [];
   const secondsPerMonth = 730 * 3600;
   services.forEach((service, index) => {
     const gbPerMonth = 30 * Math.max(1, service.readyEndpoints) * (1 + (index % 7) / 3);
@@ -93,22 +92,30 @@ function exposition(services: readonly DemoService[], zones: readonly string[]) 
     const crossZone = Math.min(1, Math.max(0, service.crossZone.withHints * (0.7 + (index % 5) / 10)));
     const home = zones[index % Math.max(1, zones.length)] ?? 'zone-a';
     const away = zones.find((zone) => zone !== home) ?? home;
-    const base = `k8s_dst_namespace="${service.namespace}",k8s_dst_name="${service.name}",k8s_dst_type="Service"`;
-    series.push({
-      labels: `${base},src_zone="${home}",dst_zone="${home}"`,
-      bytesPerScrape: bytesPerScrape * (1 - crossZone),
-    });
-    series.push({
-      labels: `${base},src_zone="${away}",dst_zone="${home}"`,
-      bytesPerScrape: bytesPerScrape * crossZone,
-    });
+    const base = `reporter="destination",destination_service_namespace="${service.namespace}",destination_service_name="${service.name}"`;
+    // A quarter of the bytes are requests (received by the destination), the rest answers (sent).
+    for (const [metric, share] of [
+      ['istio_tcp_received_bytes_total', 0.25],
+      ['istio_tcp_sent_bytes_total', 0.75],
+    ] as const) {
+      series.push({
+        metric,
+        labels: `${base},source_zone="${home}",destination_zone="${home}"`,
+        bytesPerScrape: bytesPerScrape * share * (1 - crossZone),
+      });
+      series.push({
+        metric,
+        labels: `${base},source_zone="${away}",destination_zone="${home}"`,
+        bytesPerScrape: bytesPerScrape * share * crossZone,
+      });
+    }
   });
   return series;
 }
 
 /** Waits until Prometheus holds `scrapes` samples, so the first measurement has a rate to read. */
 async function untilScraped(url: string, scrapes: number, timeoutMs = 60_000): Promise<void> {
-  const query = 'max(count_over_time(beyla_network_flow_bytes_total[5m]))';
+  const query = 'max(count_over_time(istio_tcp_sent_bytes_total[5m]))';
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const answer = await fetch(`${url}/api/v1/query?${new URLSearchParams({ query })}`).catch(() => null);
@@ -119,13 +126,13 @@ async function untilScraped(url: string, scrapes: number, timeoutMs = 60_000): P
   throw new Error('the demo Prometheus scraped nothing');
 }
 
-function startExporter(series: readonly { labels: string; bytesPerScrape: number }[]): Promise<Server> {
+function startExporter(series: readonly { metric: string; labels: string; bytesPerScrape: number }[]): Promise<Server> {
   let scrapes = 0;
   const server = createServer((_req, res) => {
     scrapes++;
     res.setHeader('content-type', 'text/plain; version=0.0.4');
     res.end(
-      `${series.map((entry) => `beyla_network_flow_bytes_total{${entry.labels}} ${entry.bytesPerScrape * scrapes}`).join('\n')}\n`,
+      `${series.map((entry) => `${entry.metric}{${entry.labels}} ${entry.bytesPerScrape * scrapes}`).join('\n')}\n`,
     );
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));

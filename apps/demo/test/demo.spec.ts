@@ -126,20 +126,21 @@ describe('npm run demo', () => {
       });
       const measured = clusters.clusters.filter((cluster) => cluster.trafficSource !== null);
       expect(measured).toHaveLength(1);
-      const expected = existsSync('/usr/bin/prometheus') ? 'ok' : 'unreachable';
+      // Measured: `partial` while the demo's young Prometheus holds less than the window, `ok` after.
+      const expected = existsSync('/usr/bin/prometheus') ? ['ok', 'partial'] : ['unreachable'];
       const source = await waitFor(
-        `the demo traffic source to be ${expected}`,
+        `the demo traffic source to be ${expected.join(' or ')}`,
         async () => {
           const answer = await fetch(`http://127.0.0.1:${port}/v1/clusters/${measured[0].id}/traffic-source`, {
             headers: { authorization: `Bearer ${apiKey}` },
           });
           const body = (await answer.json()) as { status: string; servicesMeasured: number | null };
-          return body.status === expected ? body : null;
+          return expected.includes(body.status) ? body : null;
         },
         60_000,
         500,
       );
-      if (expected === 'ok') expect(source.servicesMeasured).toBeGreaterThan(0);
+      if (expected[0] === 'ok') expect(source.servicesMeasured).toBeGreaterThan(0);
       const unauthorized = await fetch(`http://127.0.0.1:${port}/v1/fleet`, {
         headers: { authorization: 'Bearer wrong-key-0123456789' },
       });

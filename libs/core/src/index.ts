@@ -13,6 +13,8 @@ export * from './routing-mode.js';
 export * from './endpointslice-controller.js';
 export * from './proxy-filter.js';
 export * from './traffic-model.js';
+export * from './traffic-presets.js';
+export * from './traffic-attribution.js';
 export * from './traffic-sources.js';
 export * from './ip-addresses.js';
 export * from './cidr-bands.js';

@@ -46,6 +46,11 @@ export interface MeasurementOutcome {
   series: number;
   unmatchedSeries: number;
   measuredAt: Date;
+  /** `partial` when the source had data for only part of the window (`coverage` below 1). */
+  status: 'ok' | 'partial';
+  coverage: number | null;
+  /** What the status means for these figures (null when `ok`). */
+  note: string | null;
 }
 
 /**
@@ -80,8 +85,9 @@ export async function storeMeasurements(
     await tx.clusterTrafficSource.update({
       where: { clusterId },
       data: {
-        status: 'ok',
-        lastError: null,
+        status: outcome.status,
+        lastError: outcome.note,
+        coverage: outcome.coverage,
         lastAttemptAt: outcome.measuredAt,
         lastSuccessAt: outcome.measuredAt,
         consecutiveFailures: 0,

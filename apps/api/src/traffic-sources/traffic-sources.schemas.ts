@@ -1,4 +1,4 @@
-import { TRAFFIC_PRESETS } from '@zw/core';
+import { DEFAULT_CLUSTER_LABEL, LABEL_NAME, TRAFFIC_PRESETS } from '@zw/core';
 import { z } from 'zod';
 import { isoDate } from '../http/schemas.js';
 
@@ -21,7 +21,11 @@ const duration = (what: string, min: number, max: number) =>
 
 export const PutTrafficSourceBody = z
   .object({
-    preset: z.enum(TRAFFIC_PRESETS).describe('which metrics to read: istio, linkerd, beyla, opencost or custom'),
+    preset: z
+      .enum(TRAFFIC_PRESETS)
+      .describe(
+        'which metrics to read: istio (HTTP and TCP, sidecars), istio-ambient (ztunnel), linkerd, beyla, opencost (Kubecost network costs) or custom',
+      ),
     url: z
       .string()
       .min(1)
@@ -39,6 +43,30 @@ export const PutTrafficSourceBody = z
       .max(8192)
       .optional()
       .describe('custom preset only: PromQL with $window returning bytes grouped by (namespace, service)'),
+    clusterLabel: z
+      .string()
+      .regex(LABEL_NAME, 'a Prometheus label name')
+      .max(128)
+      .default(DEFAULT_CLUSTER_LABEL)
+      .describe(
+        'the label that tells clusters apart in a shared Prometheus (Thanos, Mimir…): cluster, k8s_cluster_name (Beyla), cluster_id (Kubecost)…',
+      ),
+    clusterValue: z
+      .string()
+      .min(1)
+      .max(1024)
+      .nullable()
+      .default(null)
+      .describe(
+        "this cluster's value of clusterLabel: only its series are read. Null: any; series of several values then make the answer `ambiguous`",
+      ),
+    caBundle: z
+      .string()
+      .min(1)
+      .max(65_536)
+      .nullable()
+      .default(null)
+      .describe('PEM certificates (a private CA) an https Prometheus must chain to; null: the public roots'),
     authHeader: z
       .string()
       .min(1)
@@ -60,14 +88,21 @@ export const TrafficSourceSchema = z.object({
   interval: z.string(),
   intervalSeconds: z.number().int(),
   queryTemplate: z.string().nullable(),
+  clusterLabel: z.string(),
+  clusterValue: z.string().nullable(),
+  caBundle: z.string().nullable(),
   query: z.string().describe('the PromQL the worker sends (one instant query per interval)'),
   hasAuthHeader: z.boolean().describe('whether an Authorization header is stored (it is never returned)'),
   status: z
     .string()
     .describe(
-      '`pending` (not queried yet), `ok`, `empty`, `wrong-labels`, `unreachable`, `timeout`, `bad-response`, `refused-address`, `bad-credentials` or `no-snapshot`',
+      '`pending` (not queried yet), `ok`, `partial` (less history than the window: `coverage`), `empty`, `wrong-labels` (`lastError` lists the labels the series carry), `ambiguous` (series of several clusters, no clusterValue), `invalid-values` (a negative or non-finite increase), `unreachable`, `timeout`, `bad-response`, `refused-address`, `bad-credentials` or `no-snapshot`',
     ),
-  lastError: z.string().nullable(),
+  lastError: z.string().nullable().describe('why the status is not ok (for `partial`: what the figures cover)'),
+  coverage: z
+    .number()
+    .nullable()
+    .describe('share of the window the last good measurement had data for (1: all; null: not known, custom)'),
   lastAttemptAt: isoDate.nullable(),
   lastSuccessAt: isoDate.nullable(),
   consecutiveFailures: z.number().int(),

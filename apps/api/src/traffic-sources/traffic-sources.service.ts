@@ -1,4 +1,5 @@
 import { InjectQueue } from '@nestjs/bullmq';
+import { X509Certificate } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { customTemplateProblem, type TrafficPreset, trafficQuery } from '@zw/core';
 import {
@@ -38,14 +39,47 @@ function durationText(seconds: number): string {
 
 function sameSource(
   row: ClusterTrafficSource,
-  fields: { preset: string; url: string; windowSeconds: number; queryTemplate: string | null },
+  fields: {
+    preset: string;
+    url: string;
+    windowSeconds: number;
+    queryTemplate: string | null;
+    clusterLabel: string;
+    clusterValue: string | null;
+  },
 ): boolean {
   return (
     row.preset === fields.preset &&
     row.url === fields.url &&
     row.windowSeconds === fields.windowSeconds &&
-    row.queryTemplate === fields.queryTemplate
+    row.queryTemplate === fields.queryTemplate &&
+    row.clusterLabel === fields.clusterLabel &&
+    row.clusterValue === fields.clusterValue
   );
+}
+
+/** The query a stored source sends. */
+export function sourceQuery(row: ClusterTrafficSource): string {
+  return trafficQuery({
+    preset: row.preset as TrafficPreset,
+    windowSeconds: row.windowSeconds,
+    template: row.queryTemplate,
+    cluster: { label: row.clusterLabel, value: row.clusterValue },
+  });
+}
+
+/** Why a CA bundle is refused (not PEM, or a certificate Node cannot read), or null. */
+function caBundleProblem(bundle: string): string | null {
+  const blocks = bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) return 'expected PEM certificates (-----BEGIN CERTIFICATE----- …)';
+  for (const [index, block] of blocks.entries()) {
+    try {
+      new X509Certificate(block);
+    } catch {
+      return `certificate ${index + 1} of the bundle cannot be read`;
+    }
+  }
+  return null;
 }
 
 export function trafficSourceView(row: ClusterTrafficSource): TrafficSourceView {
@@ -59,10 +93,14 @@ export function trafficSourceView(row: ClusterTrafficSource): TrafficSourceView 
     interval: durationText(row.intervalSeconds),
     intervalSeconds: row.intervalSeconds,
     queryTemplate: row.queryTemplate,
-    query: trafficQuery({ preset, windowSeconds: row.windowSeconds, template: row.queryTemplate }),
+    clusterLabel: row.clusterLabel,
+    clusterValue: row.clusterValue,
+    caBundle: row.caBundle,
+    query: sourceQuery(row),
     hasAuthHeader: row.authHeader !== null,
     status: row.status,
     lastError: row.lastError,
+    coverage: row.coverage,
     lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
     lastSuccessAt: row.lastSuccessAt?.toISOString() ?? null,
     consecutiveFailures: row.consecutiveFailures,
@@ -107,6 +145,7 @@ export class TrafficSourcesService {
       // A changed configuration starts over: no status from the old one.
       status: 'pending',
       lastError: null,
+      coverage: null,
       consecutiveFailures: 0,
       ...(body.authHeader !== undefined ? { authHeader: this.sealed(body.authHeader) } : {}),
     };
@@ -188,6 +227,8 @@ export class TrafficSourcesService {
     if (intervalSeconds < this.config.TRAFFIC_SOURCE_MIN_INTERVAL_SECONDS) {
       throw problem('interval', `at least ${this.config.TRAFFIC_SOURCE_MIN_INTERVAL_SECONDS}s on this deployment`);
     }
+    const caProblem = body.caBundle === null ? null : caBundleProblem(body.caBundle);
+    if (caProblem) throw problem('caBundle', caProblem);
     if (body.authHeader && !this.config.TRAFFIC_SOURCES_ENCRYPTION_KEY) {
       throw problem(
         'authHeader',
@@ -200,6 +241,9 @@ export class TrafficSourcesService {
       windowSeconds,
       intervalSeconds,
       queryTemplate: body.preset === 'custom' ? (body.queryTemplate ?? null) : null,
+      clusterLabel: body.clusterLabel,
+      clusterValue: body.clusterValue,
+      caBundle: body.caBundle,
     };
   }
 

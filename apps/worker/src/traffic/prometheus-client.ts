@@ -23,6 +23,8 @@ export interface PrometheusQueryOptions {
   timeoutMs: number;
   allowPrivate: boolean;
   maxResponseBytes: number;
+  /** PEM certificates an https Prometheus must chain to (a private CA); null: Node's public roots. */
+  caBundle?: string | null;
 }
 
 /**
@@ -58,6 +60,7 @@ function post(url: URL, body: string, options: PrometheusQueryOptions): Promise<
         method: 'POST',
         lookup: guardedLookup(options.allowPrivate),
         signal: AbortSignal.timeout(options.timeoutMs),
+        ...(options.caBundle ? { ca: options.caBundle } : {}),
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
           'content-length': Buffer.byteLength(body),
@@ -93,6 +96,12 @@ function failureOf(error: Error, options: PrometheusQueryOptions): PrometheusQue
   }
   if (/not a public address/.test(error.message)) return new PrometheusQueryError('refused-address', error.message);
   const code = (error as NodeJS.ErrnoException).code;
+  if (code !== undefined && TLS_ERRORS.has(code)) {
+    return new PrometheusQueryError(
+      'unreachable',
+      `${code}: the server's certificate is not trusted${options.caBundle ? ' by the CA bundle set on the source' : ': set the CA bundle of a private CA on the source'} (${error.message})`,
+    );
+  }
   return new PrometheusQueryError('unreachable', code ? `${code}: ${error.message}` : error.message);
 }
 
@@ -123,6 +132,16 @@ function isSample(entry: unknown): entry is PromSample {
     typeof sample.value[1] === 'string'
   );
 }
+
+/** Node's codes for a certificate chain it cannot verify. */
+const TLS_ERRORS = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
 
 function excerpt(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();

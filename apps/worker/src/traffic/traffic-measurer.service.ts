@@ -1,13 +1,21 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
-  measuredCrossZoneFraction,
+  type ClusterSelector,
+  coverageQuery,
+  coverageStepSeconds,
+  labelDiscoveryQuery,
+  measuredVolumes,
   measureTraffic,
-  monthlyGbOf,
   parseSnapshot,
-  type PodServices,
-  podServicesOf,
+  type PromSample,
+  type ServiceMap,
+  serviceMapOf,
+  type TrafficMeasurement,
   type TrafficPreset,
+  type TrafficQuerySpec,
   trafficQuery,
+  withRefinedCoverage,
+  wrongLabelsDetail,
 } from '@zw/core';
 import { type ClusterTrafficSource, openSecret, PrismaService, recordTrafficFailure, storeMeasurements } from '@zw/db';
 import type { TrafficConfig } from '@zw/queue';
@@ -45,42 +53,104 @@ export class TrafficMeasurer {
     const source = await this.prisma.clusterTrafficSource.findUnique({ where: { clusterId } });
     if (!source) return { measured: false, reason: 'the cluster has no traffic source' };
     const preset = source.preset as TrafficPreset;
-    const query = trafficQuery({ preset, windowSeconds: source.windowSeconds, template: source.queryTemplate });
-    const podServices = POD_PRESETS.has(preset) ? await this.podServices(clusterId) : new Map();
-    if (podServices === null) {
+    const cluster: ClusterSelector = { label: source.clusterLabel, value: source.clusterValue };
+    const spec: TrafficQuerySpec = {
+      preset,
+      windowSeconds: source.windowSeconds,
+      template: source.queryTemplate,
+      cluster,
+    };
+    const query = trafficQuery(spec);
+    const services = POD_PRESETS.has(preset) ? await this.serviceMap(clusterId) : undefined;
+    if (services === null) {
       return this.fail(clusterId, now, 'no-snapshot', 'no stored snapshot to map Pods to Services yet', query);
     }
-    let samples;
+    const ask = (promql: string) => this.query(source, promql);
+    let samples: PromSample[];
     try {
-      samples = await queryPrometheus(source.url, query, {
-        authHeader: this.authHeaderOf(source),
-        timeoutMs: this.config.TRAFFIC_SOURCE_TIMEOUT_MS,
-        allowPrivate: this.config.TRAFFIC_SOURCES_ALLOW_PRIVATE_ADDRESSES,
-        maxResponseBytes: this.config.TRAFFIC_SOURCE_MAX_RESPONSE_BYTES,
-      });
+      samples = await ask(query);
     } catch (error) {
       if (!(error instanceof PrometheusQueryError)) throw error;
       return this.fail(clusterId, now, error.status, error.message, query);
     }
-    const measurement = measureTraffic(preset, samples, podServices);
+    let measurement = measureTraffic(preset, samples, { windowSeconds: source.windowSeconds, cluster, services });
     if (measurement.problem !== null) {
-      return this.fail(clusterId, now, measurement.problem, measurement.detail ?? measurement.problem, query, {
+      const detail =
+        measurement.problem === 'wrong-labels'
+          ? await this.labelsSeen(measurement, spec, samples, ask)
+          : measurement.detail;
+      return this.fail(clusterId, now, measurement.problem, detail ?? measurement.problem, query, {
         series: measurement.series,
       });
     }
-    const services = await storeMeasurements(
-      this.prisma,
-      clusterId,
-      measurement.services.map((entry) => ({
-        namespace: entry.namespace,
-        name: entry.name,
-        monthlyGb: monthlyGbOf(entry.bytes, source.windowSeconds),
-        crossZone: measuredCrossZoneFraction(entry),
-      })),
-      { query, series: measurement.series, unmatchedSeries: measurement.unmatchedSeries, measuredAt: now },
-    );
+    if (measurement.coverage !== null && measurement.coverage < 1) {
+      measurement = await this.refinedCoverage(measurement, spec, ask);
+    }
+    const seconds = measurement.coveredSeconds ?? source.windowSeconds;
+    const volumes = measuredVolumes(measurement.services, seconds);
+    if ('problem' in volumes) {
+      return this.fail(clusterId, now, volumes.problem, volumes.detail, query, { series: measurement.series });
+    }
+    const partial = measurement.coverage !== null && measurement.coverage < 1;
+    const stored = await storeMeasurements(this.prisma, clusterId, volumes, {
+      query,
+      series: measurement.series,
+      unmatchedSeries: measurement.unmatchedSeries,
+      measuredAt: now,
+      status: partial ? 'partial' : 'ok',
+      coverage: measurement.coverage,
+      note: noteOf(measurement, source.windowSeconds),
+    });
     this.events.clusterChanged(clusterId);
-    return { measured: true, services, series: measurement.series };
+    return { measured: true, services: stored, series: measurement.series };
+  }
+
+  private query(source: ClusterTrafficSource, promql: string): Promise<PromSample[]> {
+    return queryPrometheus(source.url, promql, {
+      authHeader: this.authHeaderOf(source),
+      timeoutMs: this.config.TRAFFIC_SOURCE_TIMEOUT_MS,
+      allowPrivate: this.config.TRAFFIC_SOURCES_ALLOW_PRIVATE_ADDRESSES,
+      maxResponseBytes: this.config.TRAFFIC_SOURCE_MAX_RESPONSE_BYTES,
+      caBundle: source.caBundle,
+    });
+  }
+
+  /** A `partial` answer's coverage, looked at again at a finer step (a failure keeps the coarse one). */
+  private async refinedCoverage(
+    measurement: TrafficMeasurement,
+    spec: TrafficQuerySpec,
+    ask: (promql: string) => Promise<PromSample[]>,
+  ): Promise<TrafficMeasurement> {
+    const step = coverageStepSeconds(spec.windowSeconds);
+    const finer = coverageQuery(spec, (measurement.coveredSeconds ?? spec.windowSeconds) + 2 * step);
+    if (finer === null) return measurement;
+    try {
+      return withRefinedCoverage(measurement, await ask(finer.query), spec.windowSeconds, finer.stepSeconds);
+    } catch (error) {
+      if (!(error instanceof PrometheusQueryError)) throw error;
+      return measurement;
+    }
+  }
+
+  /**
+   * The labels the preset's series really carry: the preset's answer keeps only those it groups by, so a
+   * second query reads a few raw series of its metrics (only when the answer has the wrong labels).
+   */
+  private async labelsSeen(
+    measurement: TrafficMeasurement,
+    spec: TrafficQuerySpec,
+    samples: readonly PromSample[],
+    ask: (promql: string) => Promise<PromSample[]>,
+  ): Promise<string> {
+    const detail = measurement.detail ?? 'the series lack the labels the preset reads';
+    const discovery = labelDiscoveryQuery(spec);
+    if (discovery === null) return wrongLabelsDetail(detail, samples);
+    try {
+      return wrongLabelsDetail(detail, await ask(discovery));
+    } catch (error) {
+      if (!(error instanceof PrometheusQueryError)) throw error;
+      return `${detail} (listing the labels the series carry failed: ${error.message})`;
+    }
   }
 
   private async fail(
@@ -109,13 +179,24 @@ export class TrafficMeasurer {
     return header;
   }
 
-  /** Pods → Services from the newest processed snapshot whose payload is still stored; null if none. */
-  private async podServices(clusterId: string): Promise<PodServices | null> {
+  /** Services by Pod and owner, from the newest processed snapshot whose payload is still stored; null if none. */
+  private async serviceMap(clusterId: string): Promise<ServiceMap | null> {
     const [row] = await this.prisma.$queryRaw<{ gzip: Uint8Array }[]>`
       SELECT p.gzip FROM snapshots s JOIN snapshot_payloads p ON p.snapshot_id = s.id
        WHERE s.cluster_id = ${clusterId}::uuid AND s.status = 'processed'
        ORDER BY s.captured_at DESC LIMIT 1`;
     if (!row) return null;
-    return podServicesOf(parseSnapshot(await readPayload(row.gzip)));
+    return serviceMapOf(parseSnapshot(await readPayload(row.gzip)));
   }
+}
+
+/** What a good measurement's status means for its figures, and what the answer told besides (null: nothing). */
+function noteOf(measurement: TrafficMeasurement, windowSeconds: number): string | null {
+  const notes = [...measurement.notes];
+  if (measurement.coverage !== null && measurement.coverage < 1) {
+    notes.unshift(
+      `the source has data for ${Math.round(measurement.coverage * 100)} % of the ${windowSeconds}s window (${Math.round(measurement.coveredSeconds ?? 0)}s): volumes are per month at the rate of the seconds covered`,
+    );
+  }
+  return notes.length === 0 ? null : notes.join('; ');
 }
