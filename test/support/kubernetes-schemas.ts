@@ -1,6 +1,13 @@
 import * as kubernetes from '@kubernetes/client-node';
+import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
+import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
+import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import { Job } from 'kubernetes-models/batch/v1/Job';
+import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
 import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
@@ -25,12 +32,20 @@ const SCHEMAS: Record<string, { model: Validator; clientType: string | null }> =
   'v1/Service': { model: Service, clientType: 'V1Service' },
   'v1/ServiceAccount': { model: ServiceAccount, clientType: 'V1ServiceAccount' },
   'apps/v1/Deployment': { model: Deployment, clientType: 'V1Deployment' },
+  'autoscaling/v2/HorizontalPodAutoscaler': { model: HorizontalPodAutoscaler, clientType: 'V2HorizontalPodAutoscaler' },
+  'batch/v1/Job': { model: Job, clientType: 'V1Job' },
+  'networking.k8s.io/v1/Ingress': { model: Ingress, clientType: 'V1Ingress' },
+  'policy/v1/PodDisruptionBudget': { model: PodDisruptionBudget, clientType: 'V1PodDisruptionBudget' },
   'rbac.authorization.k8s.io/v1/ClusterRole': { model: ClusterRole, clientType: 'V1ClusterRole' },
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': { model: ClusterRoleBinding, clientType: 'V1ClusterRoleBinding' },
   'rbac.authorization.k8s.io/v1/Role': { model: Role, clientType: 'V1Role' },
   'rbac.authorization.k8s.io/v1/RoleBinding': { model: RoleBinding, clientType: 'V1RoleBinding' },
-  // A custom resource: its CRD's schema (prometheus-operator's models); client-node has no model of it.
+  // Custom resources: their CRDs' schemas (prometheus-operator's and KEDA's models); client-node has no
+  // model of them.
   'monitoring.coreos.com/v1/ServiceMonitor': { model: ServiceMonitor, clientType: null },
+  'monitoring.coreos.com/v1/PrometheusRule': { model: PrometheusRule, clientType: null },
+  'keda.sh/v1alpha1/ScaledObject': { model: ScaledObject, clientType: null },
+  'keda.sh/v1alpha1/TriggerAuthentication': { model: TriggerAuthentication, clientType: null },
 };
 
 export function validateManifest(manifest: Manifest): string[] {

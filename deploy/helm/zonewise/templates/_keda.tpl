@@ -1,0 +1,60 @@
+{{/*
+How KEDA reaches Redis, as a dict: address, tls, databaseIndex, and username and password when the chart
+derives them from secrets.REDIS_URL (read as the apps read it: redis[s]://[user[:password]@]host[:port][/db],
+user and password percent-decoded). worker.autoscaling.redis.* override what they set.
+*/}}
+{{- define "zonewise.kedaRedis" -}}
+{{- $settings := .Values.worker.autoscaling.redis -}}
+{{- $connection := dict "address" $settings.address "tls" $settings.tls "databaseIndex" (int $settings.databaseIndex) -}}
+{{- $url := (include "zonewise.chartSecrets" . | fromYaml).REDIS_URL | default "" -}}
+{{- if and $url (not .Values.existingSecret) -}}
+{{- $parts := regexFindAll "^(rediss?)://(?:(.*)@)?([^@/?#]+)(?:/([0-9]*))?(?:[?#].*)?$" $url 1 -}}
+{{- if not $parts -}}
+{{- fail "secrets.REDIS_URL must be redis://[user:password@]host[:port][/db] or rediss://…" -}}
+{{- end -}}
+{{- $scheme := regexReplaceAll "^(rediss?)://.*$" $url "${1}" -}}
+{{- $userinfo := regexReplaceAll "^rediss?://(?:(.*)@)?[^@/?#]+(?:/[0-9]*)?(?:[?#].*)?$" $url "${1}" -}}
+{{- $host := regexReplaceAll "^rediss?://(?:.*@)?([^@/?#]+)(?:/[0-9]*)?(?:[?#].*)?$" $url "${1}" -}}
+{{- $db := regexReplaceAll "^rediss?://(?:.*@)?[^@/?#]+(?:/([0-9]*))?(?:[?#].*)?$" $url "${1}" -}}
+{{- if not (regexMatch ":[0-9]+$" $host) }}{{ $host = printf "%s:6379" $host }}{{ end -}}
+{{- if not $settings.address }}{{ $_ := set $connection "address" $host }}{{ end -}}
+{{- if eq $scheme "rediss" }}{{ $_ := set $connection "tls" true }}{{ end -}}
+{{- if and $db (not $settings.databaseIndex) }}{{ $_ := set $connection "databaseIndex" (atoi $db) }}{{ end -}}
+{{- if and $userinfo (not $settings.authSecret.name) -}}
+{{- $user := regexReplaceAll "^([^:]*)(?::.*)?$" $userinfo "${1}" -}}
+{{- $password := "" -}}
+{{- if contains ":" $userinfo }}{{ $password = regexReplaceAll "^[^:]*:(.*)$" $userinfo "${1}" }}{{ end -}}
+{{- $_ := set $connection "username" (include "zonewise.percentDecode" $user) -}}
+{{- $_ := set $connection "password" (include "zonewise.percentDecode" $password) -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $connection -}}
+{{- end -}}
+
+{{/* Percent-decodes the printable ASCII characters; anything else encoded stops the render. */}}
+{{- define "zonewise.percentDecode" -}}
+{{- $text := . -}}
+{{- $escapes := list (list "%20" " ") (list "%21" "!") (list "%22" "\"") (list "%23" "#") (list "%24" "$")
+   (list "%26" "&") (list "%27" "'") (list "%28" "(") (list "%29" ")") (list "%2A" "*") (list "%2B" "+")
+   (list "%2C" ",") (list "%2D" "-") (list "%2E" ".") (list "%2F" "/") (list "%30" "0") (list "%31" "1")
+   (list "%32" "2") (list "%33" "3") (list "%34" "4") (list "%35" "5") (list "%36" "6") (list "%37" "7")
+   (list "%38" "8") (list "%39" "9") (list "%3A" ":") (list "%3B" ";") (list "%3C" "<") (list "%3D" "=")
+   (list "%3E" ">") (list "%3F" "?") (list "%40" "@") (list "%41" "A") (list "%42" "B") (list "%43" "C")
+   (list "%44" "D") (list "%45" "E") (list "%46" "F") (list "%47" "G") (list "%48" "H") (list "%49" "I")
+   (list "%4A" "J") (list "%4B" "K") (list "%4C" "L") (list "%4D" "M") (list "%4E" "N") (list "%4F" "O")
+   (list "%50" "P") (list "%51" "Q") (list "%52" "R") (list "%53" "S") (list "%54" "T") (list "%55" "U")
+   (list "%56" "V") (list "%57" "W") (list "%58" "X") (list "%59" "Y") (list "%5A" "Z") (list "%5B" "[")
+   (list "%5C" "\\") (list "%5D" "]") (list "%5E" "^") (list "%5F" "_") (list "%60" "`") (list "%61" "a")
+   (list "%62" "b") (list "%63" "c") (list "%64" "d") (list "%65" "e") (list "%66" "f") (list "%67" "g")
+   (list "%68" "h") (list "%69" "i") (list "%6A" "j") (list "%6B" "k") (list "%6C" "l") (list "%6D" "m")
+   (list "%6E" "n") (list "%6F" "o") (list "%70" "p") (list "%71" "q") (list "%72" "r") (list "%73" "s")
+   (list "%74" "t") (list "%75" "u") (list "%76" "v") (list "%77" "w") (list "%78" "x") (list "%79" "y")
+   (list "%7A" "z") (list "%7B" "{") (list "%7C" "|") (list "%7D" "}") (list "%7E" "~") -}}
+{{- range $escape := $escapes -}}
+{{- $text = regexReplaceAllLiteral (printf "(?i)%s" (index $escape 0)) $text (index $escape 1) -}}
+{{- end -}}
+{{- if regexMatch "(?i)%(?:[013-9a-f][0-9a-f]|2[0-46-9a-f])" $text -}}
+{{- fail "secrets.REDIS_URL's user or password holds encoded characters outside printable ASCII, which KEDA's credentials cannot be derived from: put them in a Secret and name it in worker.autoscaling.redis.authSecret" -}}
+{{- end -}}
+{{- regexReplaceAllLiteral "%25" $text "%" -}}
+{{- end -}}
