@@ -7,6 +7,7 @@ import { runApiBench } from './api.js';
 import { dashboardSizeLines } from './dashboard.js';
 import { runPipelineBench } from './pipeline.js';
 import { runSavingsBench } from './savings.js';
+import { runSizingBench } from './sizing.js';
 import { runTrafficBench } from './traffic.js';
 
 /**
@@ -28,10 +29,10 @@ interface CoreRun {
 }
 
 /**
- * `BENCH_ONLY=savings,core` runs just those parts (pipeline, dashboard, api, savings, traffic, fixes,
- * core); unset, every part runs.
+ * `BENCH_ONLY=savings,core` runs just those parts (pipeline, dashboard, api, savings, traffic, sizing,
+ * fixes, core); unset, every part runs.
  */
-const PARTS = ['pipeline', 'dashboard', 'api', 'savings', 'traffic', 'fixes', 'core'] as const;
+const PARTS = ['pipeline', 'dashboard', 'api', 'savings', 'traffic', 'sizing', 'fixes', 'core'] as const;
 type Part = (typeof PARTS)[number];
 
 function selectedParts(): Set<Part> {
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
   if (parts.has('api')) print(await runApiBench());
   if (parts.has('savings')) print(await runSavingsBench());
   if (parts.has('traffic')) print(await runTrafficBench());
+  if (parts.has('sizing')) print(await runSizingBench());
   if (!parts.has('fixes') && !parts.has('core')) return;
   const dir = mkdtempSync(join(tmpdir(), 'zonewise-bench-'));
   try {
