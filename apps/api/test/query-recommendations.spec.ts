@@ -20,6 +20,7 @@ import {
   waitProcessed,
 } from '../../../test/support/query-api.js';
 import { capturedAt, fleet } from '../../../test/support/snapshots.js';
+import { withWorkloads } from '../../../test/support/traffic.js';
 import { ProblemSchema } from '../src/http/schemas.js';
 import {
   ClusterRecommendationsSchema,
@@ -72,9 +73,10 @@ beforeAll(async () => {
   bobs = await createCluster(stack.prisma, bob, 'bobs', { cloud: 'aws' });
   const when = new Date(Date.now() - 60_000);
   // Four endpoints over three zones: many Services that do not route in-zone, and need fixes.
-  lists[east.id] = capturedAt(fleet(12, 4, 3), when);
-  lists[west.id] = capturedAt(fleet(9, 4, 4), when);
-  lists[bobs.id] = capturedAt(fleet(6, 4, 5), when);
+  // With their Pods and ReplicaSets, so every replicas fix names its Deployment.
+  lists[east.id] = capturedAt(withWorkloads(fleet(12, 4, 3)), when);
+  lists[west.id] = capturedAt(withWorkloads(fleet(9, 4, 4)), when);
+  lists[bobs.id] = capturedAt(withWorkloads(fleet(6, 4, 5)), when);
   await waitProcessed(stack.prisma, [
     await pushSnapshot(stack.url, east.token, lists[east.id]),
     await pushSnapshot(stack.url, west.token, lists[west.id]),
@@ -285,7 +287,10 @@ describe('stability from the history', () => {
     const start = Date.now() - 3600_000;
     const counts = [6, 4, 6, 5, 6];
     for (const [index, count] of counts.entries()) {
-      const list = capturedAt(oneService(count), new Date(start + index * 60_000));
+      const list = capturedAt(
+        withWorkloads(oneService(count), () => ({ kind: 'Deployment', name: 'web' })),
+        new Date(start + index * 60_000),
+      );
       await waitProcessed(stack.prisma, [await pushSnapshot(stack.url, flappy.token, list)]);
     }
     const detail = ServiceDetailSchema.parse(
@@ -299,6 +304,8 @@ describe('stability from the history', () => {
     expect(stability.stability).toEqual({ countsSeen: [4, 5, 6], minReplicas: 12, covers: { from: 12, to: 14 } });
     expect(stability.endpointsToAdd).toEqual({ 'zone-a': 2, 'zone-b': 2, 'zone-c': 2 });
     expect(stability.patch).toContain('"minReplicas":12');
+    expect(stability.workload).toEqual({ kind: 'Deployment', namespace: 'shop', name: 'web' });
+    expect(stability.patch).toContain('@.spec.scaleTargetRef.name=="web"');
   });
 });
 

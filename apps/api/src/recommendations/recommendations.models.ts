@@ -14,6 +14,15 @@ export class FixSavings {
   @Field(() => Float, { description: 'USD per month' }) cost: number;
 }
 
+@ObjectType({ description: 'the workload a fix acts on (from the Pods’ owner references)' })
+export class FixWorkload {
+  @Field({ description: 'Deployment, StatefulSet, DaemonSet, or the kind of another controller' }) kind: string;
+  @Field() namespace: string;
+  @Field() name: string;
+  @Field(() => [ZoneFigure], { description: 'with several workloads: the endpoints per zone this one gets' })
+  endpointsToAdd: ZoneFigure[];
+}
+
 @ObjectType({ description: 'a fix that makes the Service route in-zone (the `recommendations` of `zonewise analyze`)' })
 export class Recommendation {
   @Field({ description: '`topologyMode`, `replicas`, `trafficDistribution`, `nodes` or `dataPlane`' }) kind: string;
@@ -34,6 +43,13 @@ export class Recommendation {
   @Field(() => String, { nullable: true, description: 'the change as a POST /v1/simulate what-if (JSON)' })
   whatIf: string | null;
   @Field() patch: string;
+  @Field(() => FixWorkload, {
+    nullable: true,
+    description: 'the workload the patch acts on; null when unknown (or for kinds that act on none)',
+  })
+  workload: FixWorkload | null;
+  @Field(() => [FixWorkload], { description: 'when the endpoints belong to several workloads: each' })
+  workloads: FixWorkload[];
 }
 
 @ObjectType()

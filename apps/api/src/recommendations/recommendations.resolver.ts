@@ -4,7 +4,12 @@ import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { Cluster } from '../graphql/models.js';
 import { validationProblem } from '../problem.js';
-import { type Recommendation, type ServiceFixes, ServiceFixesConnection } from './recommendations.models.js';
+import {
+  type FixWorkload,
+  type Recommendation,
+  type ServiceFixes,
+  ServiceFixesConnection,
+} from './recommendations.models.js';
 import { RecommendationsService } from './recommendations.service.js';
 
 const MAX_PAGE = 500;
@@ -89,5 +94,9 @@ function recommendationModel(fix: Record<string, unknown>): Recommendation {
     minReplicas: stability?.minReplicas ?? null,
     whatIf: fix.whatIf === null || fix.whatIf === undefined ? null : JSON.stringify(fix.whatIf),
     patch: String(fix.patch),
+    workload: fix.workload ? { ...(fix.workload as FixWorkload), endpointsToAdd: figures(fix.endpointsToAdd) } : null,
+    workloads: ((fix.workloads as (FixWorkload & { endpointsToAdd: Record<string, number> })[] | undefined) ?? []).map(
+      (entry) => ({ ...entry, endpointsToAdd: figures(entry.endpointsToAdd) }),
+    ),
   };
 }

@@ -13,6 +13,12 @@ export const ListRecommendationsQuery = z
   })
   .strict();
 
+const WorkloadSchema = z.object({
+  kind: z.string().describe('Deployment, StatefulSet, DaemonSet, or the kind of another controller'),
+  namespace: z.string(),
+  name: z.string(),
+});
+
 export const RecommendationSchema = z
   .object({
     kind: z.enum(['topologyMode', 'replicas', 'trafficDistribution', 'nodes', 'dataPlane']),
@@ -47,6 +53,15 @@ export const RecommendationSchema = z
       .nullable()
       .describe('the change as a POST /v1/simulate what-if document'),
     patch: z.string().describe('kubectl commands or a manifest snippet'),
+    workload: WorkloadSchema.nullable()
+      .optional()
+      .describe(
+        'kind replicas (and a nodes fix that changes replicas): the workload the patch acts on, found through the Pods’ owner references (the one taking most of the change); null: the owner is unknown, and the patch names no guessed object',
+      ),
+    workloads: z
+      .array(WorkloadSchema.extend({ endpointsToAdd: z.record(z.string(), z.number().int()) }))
+      .optional()
+      .describe('when the endpoints belong to several workloads: each, with the endpoints per zone it gets'),
   })
   .describe('a fix, as `zonewise analyze` prints it, with savings at the cluster’s traffic and price');
 
