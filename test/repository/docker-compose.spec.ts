@@ -20,6 +20,10 @@ import { startQueryStack, type QueryStack } from '../support/query-api.js';
 const ROOT = join(__dirname, '..', '..');
 
 interface ComposeService {
+  image?: string;
+  build?: { context: string; target?: string; dockerfile?: string; dockerfile_inline?: string };
+  read_only?: boolean;
+  tmpfs?: string[];
   command?: string[];
   env_file?: (string | { path: string; required?: boolean })[];
   environment?: Record<string, string | number | boolean | null>;
@@ -119,6 +123,24 @@ describe('docker-compose.yml passes every setting to the containers that read it
       expect(env.get('REDIS_URL')).toBe('redis://redis:6379');
     }
     expect(containerEnvironment(compose.services.api!).get('HOST')).toBe('0.0.0.0');
+  });
+});
+
+describe('docker-compose.yml runs the production image', () => {
+  it("every app container is the Dockerfile's runtime stage, run read-only with a tmpfs /tmp", () => {
+    for (const name of Object.keys(READERS)) {
+      const service = compose.services[name]!;
+      expect(service.build, name).toEqual({ context: '.', target: 'runtime' });
+      expect(service.read_only, name).toBe(true);
+      expect(service.tmpfs, name).toEqual(['/tmp']);
+    }
+  });
+
+  it('each names its role, one the image entrypoint (deploy/image/zonewise) knows', () => {
+    const entrypoint = readFileSync(join(ROOT, 'deploy', 'image', 'zonewise'), 'utf8');
+    const roles = Object.fromEntries(Object.keys(READERS).map((name) => [name, compose.services[name]!.command]));
+    expect(roles).toEqual({ api: ['api'], worker: ['worker'], migrate: ['migrate'] });
+    for (const command of Object.values(roles)) expect(entrypoint).toMatch(new RegExp(`^  ${command![0]}\\)`, 'm'));
   });
 });
 

@@ -295,11 +295,15 @@ describe("the runtime stage's files", () => {
       await admin.end();
     }, 120_000);
 
-    it('migrate creates the database and applies every migration; status then finds it up to date', () => {
+    it('migrate creates the database and applies every migration, then finds none to apply; status agrees', () => {
       const migrations = readdirSync(join(stage, 'prisma', 'migrations')).filter((name) => !name.endsWith('.toml'));
       const deploy = entrypoint(['migrate']);
       expect(deploy.status, deploy.stderr).toBe(0);
       expect(deploy.stdout.match(/^Applied migration /gm)).toHaveLength(migrations.length);
+      // As every upgrade's hook runs it again: nothing left to apply.
+      const again = entrypoint(['migrate']);
+      expect(again.status, again.stderr).toBe(0);
+      expect(again.stdout).toContain('No pending migrations to apply.');
       const status = entrypoint(['migrate', 'status']);
       expect(status.status, status.stderr).toBe(0);
       expect(status.stdout).toContain(`${migrations.length} migrations; database schema is up to date.`);
