@@ -1,4 +1,4 @@
-import type { INestApplication, INestApplicationContext } from '@nestjs/common';
+import type { INestApplication, INestApplicationContext, LoggerService } from '@nestjs/common';
 import { type KubernetesList, moneyReplacer } from '@zw/core';
 import { createApiKey, createOrganization, createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
 import { createApiApp } from '../../apps/api/src/http-app.js';
@@ -26,7 +26,11 @@ export interface QueryStack {
 
 const quiet = { logger: ['error' as const] };
 
-export async function startQueryStack(tag: string, overrides: Record<string, string> = {}): Promise<QueryStack> {
+export async function startQueryStack(
+  tag: string,
+  overrides: Record<string, string> = {},
+  options: { workerLogger?: LoggerService } = {},
+): Promise<QueryStack> {
   const db = await createTestDatabase(tag);
   const prefix = uniquePrefix(tag);
   const env = {
@@ -48,7 +52,7 @@ export async function startQueryStack(tag: string, overrides: Record<string, str
   const api = await createApiApp(quiet);
   await api.listen(0, '127.0.0.1');
   const url = (await api.getUrl()).replace('[::1]', '127.0.0.1');
-  const worker = await startInProcessWorker(env, quiet);
+  const worker = await startInProcessWorker(env, options.workerLogger ? { logger: options.workerLogger } : quiet);
   return {
     db,
     prisma,

@@ -158,18 +158,73 @@ const replacement: fc.Arbitrary<Json> = fc.oneof(
   },
 );
 
+const DAY_MS = 24 * 3600_000;
+
+/**
+ * Captured-at values ingest must refuse or take: days a month does not have, hour 24, words; a time just
+ * past the default history retention (90 days), and one just inside it (taken, and processed by the worker
+ * although it ages a little further while it waits), each a few minutes apart so they do not collide.
+ */
+const capturedAtValue: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(
+    '2026-02-30T00:00:00Z',
+    '2025-02-29T12:00:00Z',
+    '2026-04-31T08:00:00Z',
+    '2026-01-31T24:00:00Z',
+    '2026-13-01T00:00:00Z',
+    '2026-01-31T12:00:00',
+    '2019-06-01T00:00:00Z',
+    'yesterday',
+  ),
+  fc.nat({ max: 100_000 }).map((minutes) => new Date(Date.now() - 91 * DAY_MS - minutes * 60_000).toISOString()),
+  fc.nat({ max: 1000 }).map((minutes) => new Date(Date.now() - 88 * DAY_MS - minutes * 60_000).toISOString()),
+);
+
 type Mutation =
   | { kind: 'replace'; at: number; value: Json }
   | { kind: 'delete'; at: number }
-  | { kind: 'rename'; at: number; key: string };
+  | { kind: 'rename'; at: number; key: string }
+  /** An object listed again: `at` picks which, or (`all`) every one, as two kubectl outputs concatenated give. */
+  | { kind: 'duplicate'; at: number; all: boolean }
+  | { kind: 'capturedAt'; value: string };
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('replace' as const), at: fc.nat(), value: replacement }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), at: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('rename' as const), at: fc.nat(), key: hostileString }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('duplicate' as const), at: fc.nat(), all: fc.boolean() }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('capturedAt' as const), value: capturedAtValue }) },
 );
 
+/** The object lists of a document: a List's items, or the grouped form's lists. */
+function objectLists(document: Json): Json[][] {
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) return [];
+  const lists = Array.isArray(document.items)
+    ? [document.items]
+    : ['nodes', 'services', 'endpointSlices', 'serviceCIDRs'].map((field) => document[field]);
+  return lists.filter((list): list is Json[] => Array.isArray(list) && list.length > 0);
+}
+
+function duplicate(document: Json, at: number, all: boolean): void {
+  const lists = objectLists(document);
+  if (lists.length === 0) return;
+  const list = lists[at % lists.length];
+  if (all) list.push(...structuredClone(list));
+  else list.push(structuredClone(list[at % list.length]));
+}
+
 function apply(document: Json, change: Mutation): void {
+  if (change.kind === 'duplicate') return duplicate(document, change.at, change.all);
+  if (change.kind === 'capturedAt') {
+    const stamped = withCapturedAt(document, new Date(), change.value);
+    if (stamped !== document && stamped !== null && typeof stamped === 'object' && !Array.isArray(stamped)) {
+      Object.assign(document as Record<string, Json>, stamped);
+    }
+    return;
+  }
   const paths = pathsOf(document);
   if (paths.length === 0) return;
   const path = paths[change.at % paths.length];
@@ -203,8 +258,11 @@ export function mutatedSnapshots(): fc.Arbitrary<MutatedSnapshot> {
     });
 }
 
-/** Stamps a document (List or wrapped form) with a captured-at time, so each pushed case is its own snapshot. */
-export function withCapturedAt(document: Json, at: Date): Json {
+/**
+ * Stamps a document (List or wrapped form) with a captured-at time, so each pushed case is its own
+ * snapshot; `value`, when given, is written as it is (and replaces one already there).
+ */
+export function withCapturedAt(document: Json, at: Date, value?: string): Json {
   if (document === null || typeof document !== 'object' || Array.isArray(document)) return document;
   if (Array.isArray(document.items)) {
     const metadata = (document.metadata ?? {}) as Record<string, Json>;
@@ -215,8 +273,10 @@ export function withCapturedAt(document: Json, at: Date): Json {
       (annotations === null || typeof annotations !== 'object' || Array.isArray(annotations))
     )
       return document;
-    if (annotations && CAPTURED_AT in annotations) return document; // a mutation may have set one: keep it
-    return { ...document, metadata: { ...metadata, annotations: { ...annotations, [CAPTURED_AT]: at.toISOString() } } };
+    if (value === undefined && annotations && CAPTURED_AT in annotations) return document; // a mutation set one
+    const stamped = value ?? at.toISOString();
+    return { ...document, metadata: { ...metadata, annotations: { ...annotations, [CAPTURED_AT]: stamped } } };
   }
+  if (value !== undefined) return { ...document, capturedAt: value };
   return 'capturedAt' in document ? document : { ...document, capturedAt: at.toISOString() };
 }

@@ -1,4 +1,4 @@
-import type { INestApplicationContext, LogLevel } from '@nestjs/common';
+import type { INestApplicationContext, LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { join } from 'node:path';
 import { loadWorkerConfig } from '../../apps/worker/src/config.js';
@@ -13,7 +13,7 @@ const ROOT = join(__dirname, '..', '..');
  */
 export async function startInProcessWorker(
   env: Record<string, string>,
-  options: { logger: LogLevel[] } = { logger: ['error'] },
+  options: { logger: LogLevel[] | LoggerService } = { logger: ['error'] },
 ): Promise<INestApplicationContext> {
   buildProjects(['apps/worker']);
   const analysisThreadFile = join(ROOT, 'dist', 'apps', 'worker', 'analysis.thread.js');

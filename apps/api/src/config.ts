@@ -1,4 +1,4 @@
-import { dbEnvSchema } from '@zw/db';
+import { dbEnvSchema, historyRetentionSetting } from '@zw/db';
 import { parseEnvironment, queueEnvSchema } from '@zw/queue';
 import { z } from 'zod';
 
@@ -59,6 +59,11 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
    * receive time is recorded instead, and the answer says so (`capturedAtClamped`).
    */
   INGEST_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).default(300),
+  /**
+   * The worker's history retention, which ingest and simulate apply too: a snapshot captured before it
+   * (or before the organization's own) is refused. Give the API the worker's value.
+   */
+  ...historyRetentionSetting,
   /** Largest snapshot `POST /v1/simulate` accepts (JSON, uncompressed). */
   SIMULATE_MAX_BODY_BYTES: z.coerce
     .number()

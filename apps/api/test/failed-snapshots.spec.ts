@@ -1,8 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FailedSnapshotListSchema, RedriveResultSchema } from '../src/snapshots/failed-snapshots.schemas.js';
+import { RecordingLogger } from '../../../test/support/logs.js';
 import { buildProjects } from '../../../test/support/processes.js';
 import {
   apiClient,
@@ -29,6 +32,7 @@ let other: Tenant;
 let locks: pg.Client;
 const failed: Record<'first' | 'second' | 'lone' | 'others', string> = { first: '', second: '', lone: '', others: '' };
 const clusters: Record<'main' | 'lone' | 'others', string> = { main: '', lone: '', others: '' };
+const workerLogs = new RecordingLogger();
 
 /** The admin CLI with the stack's environment (database, Redis, queue prefix). */
 function cli(...args: string[]) {
@@ -48,12 +52,11 @@ async function statusOf(snapshotId: string): Promise<string> {
 
 beforeAll(async () => {
   buildProjects(['apps/api']);
-  stack = await startQueryStack('qfailed', {
-    JOB_ATTEMPTS: '2',
-    JOB_BACKOFF_MS: '50',
-    WORKER_LOCK_WAIT_MS: '200',
-    WORKER_TX_TIMEOUT_MS: '2000',
-  });
+  stack = await startQueryStack(
+    'qfailed',
+    { JOB_ATTEMPTS: '2', JOB_BACKOFF_MS: '50', WORKER_LOCK_WAIT_MS: '200', WORKER_TX_TIMEOUT_MS: '2000' },
+    { workerLogger: workerLogs },
+  );
   tenant = await createTenant(stack.prisma, 'dead-letters');
   other = await createTenant(stack.prisma, 'other-dead-letters');
   const main = await createCluster(stack.prisma, tenant, 'main');
@@ -93,8 +96,12 @@ describe('failed snapshots', () => {
     const listed = FailedSnapshotListSchema.parse(all.body);
     expect(listed.snapshots.map((s) => s.snapshotId).sort()).toEqual([failed.first, failed.second, failed.lone].sort());
     for (const snapshot of listed.snapshots) {
-      expect(snapshot.error).toBeTruthy();
+      // What users see says why in the product's words; the database's error is in the worker's log.
+      expect(snapshot.error).toBe(
+        "could not be recorded in 2 attempts: another write held the cluster's history for longer than the 200 ms a snapshot waits for it; re-drive it once the cause is gone",
+      );
       expect(snapshot.attempts).toBe(2);
+      expect(workerLogs.find(`snapshot ${snapshot.snapshotId}: attempt 2 of 2 failed`)).toHaveLength(1);
     }
     expect(listed.snapshots.find((s) => s.snapshotId === failed.lone)?.clusterName).toBe('lone');
 
@@ -125,6 +132,62 @@ describe('failed snapshots', () => {
     const bad = await admin.get('/v1/snapshots/failed?since=yesterday');
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toMatch(/since/);
+  });
+
+  it("shows a database error in the product's words, the error itself only in the worker's log", async () => {
+    const own = await createTenant(stack.prisma, 'broken-table'); // its re-drive stays out of the others' audit
+    const cluster = await createCluster(stack.prisma, own, 'broken-table');
+    // A table every analysed snapshot writes to is gone: the worker meets the database's own error.
+    await stack.prisma.$executeRawUnsafe('ALTER TABLE service_fixes RENAME TO service_fixes_away');
+    let snapshotId: string;
+    try {
+      snapshotId = await pushSnapshot(stack.url, cluster.token, capturedAt(fleet(3, 2), new Date()));
+      await waitFor('the snapshot to fail', async () => (await statusOf(snapshotId)) === 'failed');
+    } finally {
+      await stack.prisma.$executeRawUnsafe('ALTER TABLE service_fixes_away RENAME TO service_fixes');
+    }
+    const listed = FailedSnapshotListSchema.parse(
+      (await apiClient(stack.url, own.adminKey).get('/v1/snapshots/failed')).body,
+    );
+    expect(listed.snapshots.map((s) => [s.snapshotId, s.error])).toEqual([
+      [
+        snapshotId,
+        "could not be recorded in 2 attempts: an internal error, logged by the worker with this snapshot's id; re-drive it once the cause is gone",
+      ],
+    ]);
+    const logged = workerLogs.find(`snapshot ${snapshotId}: attempt 2 of 2 failed`);
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatch(/service_fixes/);
+    // The cause gone, a re-drive records it.
+    await apiClient(stack.url, own.adminKey).post('/v1/snapshots/redrive', { snapshotIds: [snapshotId] });
+    await waitProcessed(stack.prisma, [snapshotId]);
+  });
+
+  it('fails a stored snapshot listing an object twice (accepted before ingest refused them) at once, naming both paths', async () => {
+    const own = await createTenant(stack.prisma, 'legacy-duplicates');
+    const cluster = await createCluster(stack.prisma, own, 'legacy');
+    const list = capturedAt(fleet(3, 2), new Date());
+    const twice = JSON.stringify({ ...list, items: [...list.items, ...list.items] });
+    // Stored as ingest stored it; the sweeper finds it without a job and queues it.
+    const { id } = await stack.prisma.snapshot.create({
+      data: {
+        clusterId: cluster.id,
+        capturedAt: new Date(),
+        contentHash: new Uint8Array(createHash('sha256').update(twice).digest()),
+        sizeBytes: twice.length,
+        payload: { create: { gzip: new Uint8Array(gzipSync(twice)) } },
+      },
+    });
+    await waitFor('the snapshot to fail', async () => (await statusOf(id)) === 'failed', 30_000);
+    const [shown] = FailedSnapshotListSchema.parse(
+      (await apiClient(stack.url, own.adminKey).get('/v1/snapshots/failed')).body,
+    ).snapshots;
+    const first = list.items[0] as { kind: string; metadata: { name: string } };
+    expect(shown).toMatchObject({
+      snapshotId: id,
+      attempts: 1, // no retry can change the payload
+      error: `invalid snapshot: items[${list.items.length}]: the same object as items[0] (${first.kind} ${first.metadata.name}): each object may appear once (was the List put together from two kubectl outputs?)`,
+    });
   });
 
   it('refuses a re-drive that names nothing, or all with conditions, naming the problem', async () => {

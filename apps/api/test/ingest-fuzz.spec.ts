@@ -18,7 +18,9 @@ import analyzeStoredPayload from '../../worker/src/analysis.thread.js';
  * real Postgres and Redis: thousands of mutated snapshots (test/support/snapshot-mutations.ts). Neither
  * route ever answers 5xx, every refusal is a problem+json, and every snapshot ingest accepts is processed:
  * at once by the worker's own analysis of the stored payload (the body of its analysis threads), and in
- * the end by the real worker, through the queue, into history.
+ * the end by the real worker, through the queue, into history. Among the mutations: objects listed twice
+ * (one, or a whole List concatenated with itself), captured-at times on days that do not exist, and
+ * captured-at times just past and just inside the history retention window.
  */
 
 const INGEST_CASES = 1000;
@@ -49,6 +51,8 @@ describe('fuzzing ingest', () => {
     let n = 0;
     const accepted: string[] = [];
     const statuses = new Map<number, number>();
+    const refused = { duplicates: 0, impossibleDates: 0, beforeRetention: 0 };
+    let acceptedNearRetention = 0;
     await fc.assert(
       fc.asyncProperty(mutatedSnapshots(), async ({ document }) => {
         n++;
@@ -62,10 +66,21 @@ describe('fuzzing ingest', () => {
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         expectProblem(response.status, response.headers.get('content-type'), answer);
         expect([202, 400, 409]).toContain(response.status);
+        if (response.status === 400) {
+          const { detail } = JSON.parse(answer) as { detail: string };
+          if (/: the same object as /.test(detail)) refused.duplicates++;
+          if (/RFC 3339 timestamp of a real date and time/.test(detail)) refused.impossibleDates++;
+          if (/before the 90-day history retention window/.test(detail)) refused.beforeRetention++;
+        }
         if (response.status !== 202) return;
-        const { snapshotId, duplicate } = JSON.parse(answer) as { snapshotId: string; duplicate: boolean };
+        const { snapshotId, duplicate, capturedAt } = JSON.parse(answer) as {
+          snapshotId: string;
+          duplicate: boolean;
+          capturedAt: string;
+        };
         if (duplicate) return;
         accepted.push(snapshotId);
+        if (Date.parse(capturedAt) < Date.now() - 80 * 24 * 3600_000) acceptedNearRetention++;
         const stored = await stack.prisma.snapshotPayload.findUniqueOrThrow({ where: { snapshotId } });
         const outcome = await analyzeStoredPayload({
           clusterId: cluster.id,
@@ -78,6 +93,11 @@ describe('fuzzing ingest', () => {
     );
     expect(statuses.get(202)).toBeGreaterThan(INGEST_CASES / 10);
     expect(statuses.get(400)).toBeGreaterThan(INGEST_CASES / 10);
+    // The fuzz did reach each rule of the input contract.
+    expect(refused.duplicates, JSON.stringify(refused)).toBeGreaterThan(0);
+    expect(refused.impossibleDates, JSON.stringify(refused)).toBeGreaterThan(0);
+    expect(refused.beforeRetention, JSON.stringify(refused)).toBeGreaterThan(0);
+    expect(acceptedNearRetention).toBeGreaterThan(0);
     // Through the queue, the real worker: every accepted snapshot processed, none failed.
     await waitProcessed(stack.prisma, accepted, 240_000);
   }, 420_000);

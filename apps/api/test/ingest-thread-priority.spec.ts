@@ -40,7 +40,15 @@ describe.runIf(process.platform === 'linux')('ingest thread priority', () => {
     const niceBefore = [...threadNiceValues().values()].filter((nice) => nice === 10).length;
     pool = new Piscina({ filename: compiledIngestThreadFile(), minThreads: 2, maxThreads: 2 });
     const read = await Promise.all(
-      [0, 1].map(() => pool.run({ wire: Buffer.from('{"kind":"List","items":[]}'), gzipped: false, maxBytes: 1e6 })),
+      [0, 1].map(() =>
+        pool.run({
+          wire: Buffer.from('{"kind":"List","items":[]}'),
+          gzipped: false,
+          maxBytes: 1e6,
+          receivedAtMs: Date.now(),
+          historyRetentionDays: 90,
+        }),
+      ),
     );
     expect(read).toHaveLength(2);
     const after = threadNiceValues();

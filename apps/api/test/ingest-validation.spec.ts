@@ -101,6 +101,47 @@ describe('refused at the door with a 400 naming the JSON path, by ingest and sim
       },
     ],
     [
+      'a List concatenated from two kubectl outputs (every object twice)',
+      () => {
+        const list = nextSnapshot();
+        const count = list.items.length;
+        const text = JSON.stringify({ ...list, items: [...list.items, ...list.items] });
+        const first = list.items[0] as { kind: string; metadata: { name: string } };
+        return {
+          text,
+          path: `items[${count}]`,
+          detail: new RegExp(
+            `the same object as items\\[0\\] \\(${first.kind} ${first.metadata.name}\\): each object may appear once`,
+          ),
+        };
+      },
+    ],
+    [
+      'a captured-at on a day February does not have',
+      () => {
+        const list = nextSnapshot();
+        list.metadata.annotations[CAPTURED_AT] = '2026-02-30T00:00:00Z';
+        return {
+          text: JSON.stringify(list),
+          path: `metadata.annotations["${CAPTURED_AT}"]`,
+          detail:
+            /expected an RFC 3339 timestamp of a real date and time, such as 2026-01-31T12:00:00Z, got the string "2026-02-30T00:00:00Z"/,
+        };
+      },
+    ],
+    [
+      'a captured-at before the history retention window (90 days)',
+      () => {
+        const list = capturedAt(fleet(4, 3), new Date(Date.now() - 91 * 86_400_000));
+        return {
+          text: JSON.stringify(list),
+          path: `metadata.annotations["${CAPTURED_AT}"]`,
+          detail:
+            /captured at \S+, before the 90-day history retention window \(history is kept from \S+\): a snapshot that old can no longer be placed in it/,
+        };
+      },
+    ],
+    [
       '4,150 levels of nesting',
       () => {
         const list = nextSnapshot();
@@ -121,6 +162,26 @@ describe('refused at the door with a 400 naming the JSON path, by ingest and sim
     const simulate = await apiClient(stack.url, tenant.readKey).post('/v1/simulate', text);
     expect(simulate.status).toBe(400);
     expect((simulate.body as { path: string }).path).toBe(path);
+    expect((simulate.body as { detail: string }).detail).toMatch(detail);
+  });
+
+  it("refuses a captured-at before the organization's own history retention, by ingest and simulate", async () => {
+    const short = await createTenant(stack.prisma, 'short-history');
+    await stack.prisma.organization.update({ where: { id: short.organizationId }, data: { historyRetentionDays: 1 } });
+    const own = await createCluster(stack.prisma, short, 'short');
+    const twoDaysAgo = capturedAt(fleet(3, 3), new Date(Date.now() - 2 * 86_400_000));
+    const refused = await push(own.token, JSON.stringify(twoDaysAgo));
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toMatch(/before the 1-day history retention window/);
+    const simulate = await apiClient(stack.url, short.readKey).post('/v1/simulate', { snapshot: twoDaysAgo });
+    expect(simulate.status).toBe(400);
+    expect(simulate.body).toMatchObject({ path: `snapshot.metadata.annotations["${CAPTURED_AT}"]` });
+    expect((simulate.body as { detail: string }).detail).toMatch(/before the 1-day history retention window/);
+    // The same snapshot is within the deployment's 90 days for every other organization.
+    expect((await apiClient(stack.url, tenant.readKey).post('/v1/simulate', twoDaysAgo)).status).toBe(200);
+    const accepted = await push(cluster.token, JSON.stringify(twoDaysAgo));
+    expect(accepted.status).toBe(202);
+    await waitProcessed(stack.prisma, [accepted.body.snapshotId as string]);
   });
 });
 

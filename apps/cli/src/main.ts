@@ -245,6 +245,7 @@ function version(): string {
 }
 
 export async function run(argv: readonly string[]): Promise<number> {
+  stopQuietlyOnClosedPipe();
   try {
     await buildProgram().parseAsync(argv, { from: 'user' });
     return 0;
@@ -253,7 +254,13 @@ export async function run(argv: readonly string[]): Promise<number> {
   }
 }
 
+/** The reader of our stdout went away (`zonewise fix snap.json | head`): not a failure of ours. */
+function isClosedPipe(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | null)?.code === 'EPIPE';
+}
+
 function reportFailure(error: unknown): number {
+  if (isClosedPipe(error)) return 0;
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) {
       return 0;
@@ -267,6 +274,20 @@ function reportFailure(error: unknown): number {
   }
   process.stderr.write(`zonewise: internal error: ${(error as Error)?.stack ?? String(error)}\n`);
   return EXIT_BUG;
+}
+
+/**
+ * Decision: when whoever reads our output stops reading (`| head`), stop quietly with exit 0, as the
+ * output they wanted was written; a write's own EPIPE ends the command the same way (reportFailure).
+ */
+function stopQuietlyOnClosedPipe(): void {
+  if (process.stdout.listeners('error').includes(onStdoutError)) return;
+  process.stdout.on('error', onStdoutError);
+}
+
+function onStdoutError(error: Error): void {
+  if (!isClosedPipe(error)) throw error;
+  process.exit(0);
 }
 
 if (require.main === module) {

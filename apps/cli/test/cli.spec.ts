@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,6 +54,42 @@ beforeAll(() => {
 });
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('a reader that stops early (| head)', () => {
+  /** Runs `zonewise …args | head -c 100` in bash; zonewise's own exit code and stderr. */
+  function intoHead(args: string[]): { status: string; stderr: string; head: string } {
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} ${args.map((arg) => JSON.stringify(arg)).join(' ')} 2>"$ERR" | head -c 100; echo "\${PIPESTATUS[0]}" >"$STATUS"`;
+    const err = join(scratch, 'head.err');
+    const status = join(scratch, 'head.status');
+    const head = execFileSync('bash', ['-c', command], {
+      env: { ...process.env, ERR: err, STATUS: status },
+      encoding: 'utf8',
+    });
+    return { status: readFileSync(status, 'utf8').trim(), stderr: readFileSync(err, 'utf8'), head };
+  }
+
+  it('ends every command quietly with exit 0, no stack trace, whatever it was writing', () => {
+    // Megabytes of output, far past what a pipe buffers, so the write meets the closed pipe.
+    const big = join(scratch, 'big.json');
+    const out = openSync(big, 'w');
+    execFileSync(process.execPath, [bin, 'generate', '--services', '3000', '--nodes', '60'], {
+      stdio: ['ignore', out, 'inherit'],
+    });
+    closeSync(out);
+    for (const args of [
+      ['generate', '--services', '3000', '--nodes', '60'],
+      ['analyze', big],
+      ['fix', big],
+      ['fix', big, '--json'],
+      ['endpoints', big, '--node', 'node-00001'],
+    ]) {
+      const run = intoHead(args);
+      expect(run.head.length, args.join(' ')).toBe(100);
+      expect(run.stderr, args.join(' ')).toBe('');
+      expect(run.status, args.join(' ')).toBe('0');
+    }
+  });
+});
 
 describe('zonewise cidr', () => {
   it('prints the contract JSON for 10.96.0.0/16, /20 and /24', () => {
@@ -185,6 +221,30 @@ describe('zonewise analyze', () => {
       zonewise(['analyze', '-'], JSON.stringify(snapshot)),
       'stdin',
       `items[${sliceIndex}].endpoints[2].conditions.ready`,
+    );
+  });
+
+  it('an object listed twice (two kubectl outputs concatenated): exit 2 naming both JSON paths', () => {
+    const snapshot = JSON.parse(readFileSync(eksSnapshot, 'utf8'));
+    const count = snapshot.items.length;
+    const twice = { ...snapshot, items: [...snapshot.items, ...snapshot.items] };
+    const first = snapshot.items[0] as { kind: string; metadata: { name: string } };
+    for (const command of ['analyze', 'fix']) {
+      expectBadInput(
+        zonewise([command, writeScratch('twice.json', JSON.stringify(twice))]),
+        'twice.json',
+        `items[${count}]: the same object as items[0] (${first.kind} ${first.metadata.name}): each object may appear once`,
+      );
+    }
+  });
+
+  it('a captured-at on a day that does not exist: exit 2 naming the annotation', () => {
+    const snapshot = JSON.parse(readFileSync(eksSnapshot, 'utf8'));
+    snapshot.metadata = { annotations: { 'zonewise.io/captured-at': '2026-02-30T00:00:00Z' } };
+    expectBadInput(
+      zonewise(['analyze', '-'], JSON.stringify(snapshot)),
+      'metadata.annotations["zonewise.io/captured-at"]',
+      'expected an RFC 3339 timestamp of a real date and time',
     );
   });
 

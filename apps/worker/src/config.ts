@@ -1,8 +1,6 @@
-import { dbEnvSchema } from '@zw/db';
+import { dbEnvSchema, historyRetentionSetting } from '@zw/db';
 import { parseEnvironment, queueEnvSchema } from '@zw/queue';
 import { z } from 'zod';
-
-const DAY_MS = 24 * 3600 * 1000;
 
 /** Test-only fault injection, to prove a worker killed at the worst moments loses and duplicates nothing. */
 const faultSchema = z
@@ -68,7 +66,7 @@ export const workerEnvSchema = dbEnvSchema
     STALE_AFTER_SECONDS: z.coerce.number().int().min(1).default(900),
     /** Deployment defaults; an organization may override them (organizations.*_retention_days). */
     PAYLOAD_RETENTION_DAYS: z.coerce.number().min(0).default(7),
-    HISTORY_RETENTION_DAYS: z.coerce.number().min(0).default(90),
+    ...historyRetentionSetting,
     /** Days the audit log (who changed keys, clusters, prices, schedules) is kept. */
     AUDIT_LOG_RETENTION_DAYS: z.coerce.number().min(1).default(365),
     /**
@@ -91,8 +89,4 @@ export type WorkerConfig = z.output<typeof workerEnvSchema>;
 
 export function loadWorkerConfig(env: Record<string, unknown> = process.env): WorkerConfig {
   return parseEnvironment(workerEnvSchema, env);
-}
-
-export function retentionCutoff(now: Date, days: number): Date {
-  return new Date(now.getTime() - days * DAY_MS);
 }

@@ -4,6 +4,7 @@ import type { ClusterOverrides } from '@zw/core';
 export interface ClaimedSnapshot {
   clusterId: string;
   capturedAt: Date;
+  receivedAt: Date;
   /** The organization's history retention override, if any. */
   historyRetentionDays: number | null;
   /**
@@ -26,6 +27,7 @@ export async function claimSnapshot(db: Db, snapshotId: string): Promise<Claimed
     {
       cluster_id: string;
       captured_at: Date;
+      received_at: Date;
       history_retention_days: number | null;
       repeated_id: string | null;
       repeated_recorded: boolean | null;
@@ -39,7 +41,7 @@ export async function claimSnapshot(db: Db, snapshotId: string): Promise<Claimed
          SET status = 'processing', attempts = s.attempts + 1, status_changed_at = now()
         FROM clusters c JOIN organizations o ON o.id = c.organization_id
        WHERE s.id = ${snapshotId}::uuid AND c.id = s.cluster_id AND s.status IN ('queued', 'processing')
-      RETURNING s.id, s.cluster_id, s.captured_at, s.input_hash, o.history_retention_days, c.kubernetes_version,
+      RETURNING s.id, s.cluster_id, s.captured_at, s.received_at, s.input_hash, o.history_retention_days, c.kubernetes_version,
                 c.data_plane
     ), repeated AS (
       SELECT claimed.id, previous.id AS repeated_id, previous.status = 'processed' AS repeated_recorded
@@ -50,7 +52,7 @@ export async function claimSnapshot(db: Db, snapshotId: string): Promise<Claimed
              AND ps.status IN ('processed', 'processing')
            ORDER BY ps.captured_at DESC LIMIT 1) previous ON previous.input_hash = claimed.input_hash
     )
-    SELECT claimed.cluster_id::text, claimed.captured_at, claimed.history_retention_days, r.repeated_id::text,
+    SELECT claimed.cluster_id::text, claimed.captured_at, claimed.received_at, claimed.history_retention_days, r.repeated_id::text,
            r.repeated_recorded, CASE WHEN r.repeated_id IS NULL THEN p.gzip END AS gzip, claimed.kubernetes_version,
            claimed.data_plane
       FROM claimed JOIN repeated r USING (id) LEFT JOIN snapshot_payloads p ON p.snapshot_id = claimed.id`;
@@ -59,6 +61,7 @@ export async function claimSnapshot(db: Db, snapshotId: string): Promise<Claimed
     ? {
         clusterId: row.cluster_id,
         capturedAt: row.captured_at,
+        receivedAt: row.received_at,
         historyRetentionDays: row.history_retention_days,
         repeats: row.repeated_id ? { snapshotId: row.repeated_id, recorded: row.repeated_recorded === true } : null,
         gzip: row.gzip,

@@ -1,11 +1,12 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type Type } from '@nestjs/common';
+import { capturedAtRetentionProblem } from '@zw/core';
 import { type Prisma, PrismaService } from '@zw/db';
 import { type AnalyzeSnapshotJobData, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { retentionCutoff, type WorkerConfig } from './config.js';
-import { lockCluster } from './history/cluster-lock.js';
+import type { WorkerConfig } from './config.js';
+import { ClusterBusyError, lockCluster } from './history/cluster-lock.js';
 import { recordRepeat, recordSnapshot, type RecordOutcome } from './history/history-writer.js';
 import { AnalysisPool } from './analysis-pool.js';
 import { analyzerId } from './analyzer.js';
@@ -70,15 +71,26 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     }
   }
 
+  /**
+   * One attempt. What a failed snapshot shows its users (GET /v1/snapshots/failed) is a product message:
+   * why the snapshot cannot be processed, or that it could not be recorded in so many attempts. The
+   * error itself (a database's, a library's) is logged with the snapshot's id, never stored or answered.
+   */
   private async attempt(job: Job<AnalyzeSnapshotJobData>): Promise<SnapshotJobResult> {
     const { snapshotId } = job.data;
     try {
       return await this.record(snapshotId);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
       const permanent = error instanceof UnprocessableSnapshotError;
       if (!permanent && (await this.outages.outageBehind(error))) throw error;
-      if (permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+      const attempt = job.attemptsMade + 1;
+      const attempts = job.opts.attempts ?? 1;
+      if (!permanent) {
+        const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        this.logger.error(`snapshot ${snapshotId}: attempt ${attempt} of ${attempts} failed: ${detail}`);
+      }
+      const reason = permanent ? error.message : unrecordedReason(attempt, error);
+      if (permanent || attempt >= attempts) {
         await markSnapshotFailed(this.prisma, snapshotId, reason);
         this.logger.warn(`snapshot ${snapshotId} failed for good: ${reason}`);
       }
@@ -95,14 +107,12 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
   private async record(snapshotId: string): Promise<SnapshotJobResult> {
     const claimed = await claimSnapshot(this.prisma, snapshotId);
     if (!claimed) return { recorded: false, reason: 'already processed, failed or deleted' };
-    // Decision: a snapshot captured before the history retention window fails: its neighbours in the
-    // history may already be pruned, so it cannot be placed correctly.
+    // Decision: the retention rule is ingest's, as of when the snapshot arrived (the API refused it if it
+    // was already too old then). One that aged past the window while it waited is still recorded: what of
+    // it is past the window the retention job prunes with everything else of its age.
     const historyDays = claimed.historyRetentionDays ?? this.config.HISTORY_RETENTION_DAYS;
-    if (claimed.capturedAt < retentionCutoff(new Date(), historyDays)) {
-      throw new UnprocessableSnapshotError(
-        `captured at ${claimed.capturedAt.toISOString()}, before the ${historyDays}-day history retention window`,
-      );
-    }
+    const tooOld = capturedAtRetentionProblem(claimed.capturedAt, claimed.receivedAt, historyDays);
+    if (tooOld) throw new UnprocessableSnapshotError(tooOld);
     if (claimed.repeats) {
       if (!claimed.repeats.recorded) await this.untilRecorded(claimed.repeats.snapshotId);
       const repeated = await this.write(claimed.clusterId, (tx) => recordRepeat(tx, snapshotId, this.analyzer));
@@ -161,6 +171,19 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     this.readModel.liveEvent('snapshot.recorded', { clusterId });
     return { recorded: true, ...outcome };
   }
+}
+
+/**
+ * What a snapshot whose attempts ran out shows: the cause when it is one of ours with a message for
+ * users, else that an internal error was logged (the error's own text may be a database's or a
+ * library's, and is only in the worker's log, with the snapshot's id).
+ */
+export function unrecordedReason(attempts: number, error: unknown): string {
+  const cause =
+    error instanceof ClusterBusyError
+      ? error.message
+      : "an internal error, logged by the worker with this snapshot's id";
+  return `could not be recorded in ${attempts} attempt${attempts === 1 ? '' : 's'}: ${cause}; re-drive it once the cause is gone`;
 }
 
 /**

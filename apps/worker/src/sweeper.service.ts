@@ -23,6 +23,11 @@ function killsItsWorker(claims: number, config: WorkerConfig): boolean {
   return claims > config.JOB_ATTEMPTS + config.WORKER_MAX_STALLED_COUNT;
 }
 
+/** What a snapshot failed for killing its workers shows its users. */
+export function killedItsWorkersReason(claims: number): string {
+  return `taken up ${claims} times without finishing: each time, the worker processing it stopped (killed, out of memory, or its lock lost); see the worker's log for this snapshot's id`;
+}
+
 const PAGE = 500;
 
 /**
@@ -62,8 +67,11 @@ export class SweeperService {
         const job = await this.queue.getJob(snapshot.id);
         const state = job ? await job.getState() : 'unknown';
         if (state === 'failed' && killsItsWorker(snapshot.attempts, this.config)) {
-          const reason = `taken up ${snapshot.attempts} times without finishing (${job!.failedReason || 'job failed'})`;
-          if (await markSnapshotFailed(this.prisma, snapshot.id, reason)) result.markedFailed++;
+          // BullMQ's reason (a stall, a lost lock…) depends on how the workers died: logged, not shown.
+          this.logger.warn(`snapshot ${snapshot.id}: BullMQ gave up on its job: ${job!.failedReason || '(no reason)'}`);
+          if (await markSnapshotFailed(this.prisma, snapshot.id, killedItsWorkersReason(snapshot.attempts))) {
+            result.markedFailed++;
+          }
           continue;
         }
         if (state !== 'completed' && state !== 'unknown' && state !== 'failed') continue; // in hand

@@ -17,6 +17,7 @@ import { buildApps, type RunningProcess, startApp } from '../../../test/support/
 import { capturedAt, fleet, timeline } from '../../../test/support/snapshots.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { createApiApp } from '../../api/src/http-app.js';
+import { killedItsWorkersReason } from '../src/sweeper.service.js';
 
 /**
  * Outages of Postgres and Redis under a running worker (a compiled child process), made on a Postgres and
@@ -255,9 +256,14 @@ describe('a worker killed mid-job', () => {
       const row = await prisma.snapshot.findUniqueOrThrow({ where: { id: killerId } });
       return row.status === 'failed' ? row : null;
     });
-    expect(failed.error).toMatch(/taken up 99 times without finishing \(job stalled more than allowable limit\)/);
-    expect((await prisma.snapshot.findUniqueOrThrow({ where: { id: survivorId } })).error).toBeNull();
-    expect(worker.output()).toMatch(/re-enqueued 1 snapshots/);
+    // Outcomes only: which of BullMQ's paths gave the job up (a stall check, a failure on a loaded
+    // machine) depends on timing, and is only logged.
+    expect(failed.error).toBe(killedItsWorkersReason(99));
+    const survived = await prisma.snapshot.findUniqueOrThrow({ where: { id: survivorId } });
+    // Taken up twice: by the killed worker, then once more after the sweeper re-drove it.
+    expect([survived.status, survived.error, survived.attempts]).toEqual(['processed', null, 2]);
+    expect(await prisma.snapshotSummary.count({ where: { clusterId: survivor.id } })).toBe(1);
+    expect(worker.output()).toContain(`snapshot ${killerId}: BullMQ gave up on its job`);
   }, 60_000);
 });
 

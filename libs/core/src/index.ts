@@ -1,6 +1,7 @@
 export * from './k8s-objects.js';
 export * from './snapshot-model.js';
 export * from './snapshots.js';
+export * from './captured-at.js';
 export * from './cluster-settings.js';
 export * from './errors.js';
 export * from './quantity.js';

@@ -1,3 +1,4 @@
+import { capturedAtField, parseTimestamp } from './captured-at.js';
 import {
   DATA_PLANE_ANNOTATION,
   DATA_PLANE_NAMES,
@@ -24,8 +25,6 @@ import type { Snapshot } from './snapshot-model.js';
 
 export const SERVICE_CIDR_ANNOTATION = 'zonewise.io/service-cidr';
 export const ZONE_TRAFFIC_WEIGHTS_ANNOTATION = 'zonewise.io/zone-traffic-weights';
-/** When an agent took the snapshot (RFC 3339); the pipeline orders history by it. */
-export const CAPTURED_AT_ANNOTATION = 'zonewise.io/captured-at';
 
 export class SnapshotError extends Error {
   constructor(
@@ -68,9 +67,11 @@ export function parseSnapshotJson(text: string): unknown {
  * `[]`, a missing namespace `default`): the input is JSON the caller has just parsed, and copying
  * 150,000 endpoints would cost as much as the analysis.
  *
- * This is the one definition of a valid snapshot: the API's ingest and simulate routes and the worker all
- * call it, so a snapshot the API accepts is one the worker can analyse. Besides the fields the analysis
- * reads, the whole document meets the limits of json-limits.ts (depth, no NUL, no lone surrogates).
+ * This is the one definition of a valid snapshot: the API's ingest and simulate routes, the worker and the
+ * CLI all call it, so a snapshot the API accepts is one the worker can analyse. Besides the fields the
+ * analysis reads, the whole document meets the limits of json-limits.ts (depth, no NUL, no lone
+ * surrogates), each object appears once (kind, namespace and name), and a stated captured-at is a real
+ * RFC 3339 timestamp.
  */
 export function parseSnapshot(input: unknown): Snapshot {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
@@ -79,15 +80,67 @@ export function parseSnapshot(input: unknown): Snapshot {
   const limit = jsonLimitProblem(input);
   if (limit) throw new SnapshotError(limit.path, limit.problem);
   const root = input as Json;
-  if (Array.isArray(root.items)) return parseList(root);
-  if (WRAPPED_FIELDS.some(([field]) => field in root)) {
-    return parseWrapped(root);
+  let snapshot: Snapshot;
+  if (Array.isArray(root.items)) snapshot = parseList(root);
+  else if (WRAPPED_FIELDS.some(([field]) => field in root)) snapshot = parseWrapped(root);
+  else throw new SnapshotError('', EXPECTED_SNAPSHOT);
+  statedCapturedAt(root);
+  return snapshot;
+}
+
+/**
+ * When the snapshot says it was captured (see captured-at.ts for where), or null when it does not say; a
+ * SnapshotError naming the path when the value there is no RFC 3339 timestamp on a real calendar day.
+ */
+export function statedCapturedAt(document: Record<string, unknown>): Date | null {
+  const { value, path } = capturedAtField(document);
+  if (value === undefined) return null;
+  const time = typeof value === 'string' ? parseTimestamp(value) : null;
+  if (time === null) {
+    throw new SnapshotError(
+      path,
+      `expected an RFC 3339 timestamp of a real date and time, such as 2026-01-31T12:00:00Z, got ${describe(value)}`,
+    );
   }
-  throw new SnapshotError('', EXPECTED_SNAPSHOT);
+  return time;
+}
+
+/**
+ * Decision: an object that appears twice (same kind, namespace and name) is refused, naming both places,
+ * not merged: no rule could say which copy is the cluster's, and the usual cause is a List put together
+ * from two `kubectl get` outputs, which the user should know about. Keys are by kind, then namespace
+ * (none for Nodes and ServiceCIDRs) and name.
+ */
+const NAMESPACED_KINDS = new Set(['Service', 'EndpointSlice', 'Pod', 'ReplicaSet']);
+
+class ObjectIdentities {
+  /** Kind, then namespace ('' for cluster-scoped kinds), then name: the path where it was first seen. */
+  private readonly seen = new Map<string, Map<string, Map<string, string>>>();
+
+  add(kind: string, item: Json, path: string): void {
+    const metadata = item.metadata as { namespace?: string; name: string };
+    const namespaced = NAMESPACED_KINDS.has(kind);
+    const namespace = namespaced ? (metadata.namespace as string) : '';
+    // Nested maps rather than one joined key: parsed strings keep their hashes, joined ones need new ones.
+    let namespaces = this.seen.get(kind);
+    if (namespaces === undefined) this.seen.set(kind, (namespaces = new Map()));
+    let names = namespaces.get(namespace);
+    if (names === undefined) namespaces.set(namespace, (names = new Map()));
+    const first = names.get(metadata.name);
+    if (first !== undefined) {
+      const object = namespaced ? `${kind} ${namespace}/${metadata.name}` : `${kind} ${metadata.name}`;
+      throw new SnapshotError(
+        path,
+        `the same object as ${first} (${object}): each object may appear once (was the List put together from two kubectl outputs?)`,
+      );
+    }
+    names.set(metadata.name, path);
+  }
 }
 
 function parseList(root: Json): Snapshot {
   const snapshot = emptySnapshot();
+  const identities = new ObjectIdentities();
   const items = root.items as unknown[];
   for (let i = 0; i < items.length; i++) {
     const path = `items[${i}]`;
@@ -95,6 +148,7 @@ function parseList(root: Json): Snapshot {
     const kind = expectString(item.kind, path, '.kind');
     if (!READ_KINDS.has(kind)) continue;
     addObject(snapshot, kind, item, path);
+    identities.add(kind, item, path);
   }
   readListSettings(snapshot, root);
   return snapshot;
@@ -111,13 +165,16 @@ const WRAPPED_FIELDS: readonly [string, string][] = [
 
 function parseWrapped(root: Json): Snapshot {
   const snapshot = emptySnapshot();
+  const identities = new ObjectIdentities();
   for (const [field, kind] of WRAPPED_FIELDS) {
     const value = root[field];
     if (value === undefined || value === null) continue;
     if (!Array.isArray(value)) throw new SnapshotError(field, `expected an array of ${kind} objects`);
     for (let i = 0; i < value.length; i++) {
       const path = `${field}[${i}]`;
-      addObject(snapshot, kind, expectObject(value[i], path), path);
+      const item = expectObject(value[i], path);
+      addObject(snapshot, kind, item, path);
+      identities.add(kind, item, path);
     }
   }
   readListSettings(snapshot, root);

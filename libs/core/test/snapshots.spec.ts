@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseSnapshot, parseSnapshotJson, SnapshotError } from '../src/snapshots.js';
+import { capturedAtRetentionProblem, parseTimestamp } from '../src/captured-at.js';
+import { parseSnapshot, parseSnapshotJson, SnapshotError, statedCapturedAt } from '../src/snapshots.js';
 import { node, service, slice } from './fixtures.js';
 
 function list(items: unknown[], annotations?: Record<string, string>) {
@@ -185,6 +186,104 @@ describe('parseSnapshot: bad input names the JSON path and what was expected', (
     expect(error.path).toBe(path);
     expect(error.message).toContain(message);
     expect(error.message.split('\n')).toHaveLength(1);
+  });
+});
+
+describe('parseSnapshot: each object once', () => {
+  it('refuses a List whose objects appear twice (two kubectl outputs concatenated), naming both paths', () => {
+    const twice = list([
+      aNode(),
+      service(),
+      slice('web-1', ['zone-a']),
+      aNode(),
+      service(),
+      slice('web-1', ['zone-a']),
+    ]);
+    const error = errorOf(twice);
+    expect(error.path).toBe('items[3]');
+    expect(error.message).toBe(
+      'items[3]: the same object as items[0] (Node n1): each object may appear once (was the List put together from two kubectl outputs?)',
+    );
+    expect(errorOf(list([service(), slice('web-1', ['zone-a']), slice('web-1', ['zone-a'])])).message).toMatch(
+      /^items\[2\]: the same object as items\[1\] \(EndpointSlice default\/web-1\)/,
+    );
+  });
+
+  it('takes a namespace left out as `default`, so such a Service and its `default` copy are one object', () => {
+    const bare = service();
+    delete (bare.metadata as { namespace?: string }).namespace;
+    expect(errorOf(list([service(), bare])).message).toMatch(
+      /^items\[1\]: the same object as items\[0\] \(Service default\/web\)/,
+    );
+  });
+
+  it('refuses duplicates in the grouped form too, and tells kinds and namespaces apart', () => {
+    expect(errorOf({ nodes: [aNode()], services: [service(), service()] }).message).toMatch(
+      /^services\[1\]: the same object as services\[0\] \(Service default\/web\)/,
+    );
+    const pod = { kind: 'Pod', metadata: { name: 'web-1', namespace: 'shop' } };
+    expect(errorOf({ services: [service()], pods: [pod, structuredClone(pod)] }).message).toMatch(
+      /^pods\[1\]: the same object as pods\[0\] \(Pod shop\/web-1\)/,
+    );
+    const distinct = parseSnapshot(
+      list([
+        service(),
+        service({ namespace: 'other' }),
+        slice('web', ['zone-a']), // a slice may share its Service's name
+        node({ name: 'web', zone: 'zone-a', cpu: '4' }),
+        { kind: 'ConfigMap', metadata: { name: 'p' } },
+        { kind: 'ConfigMap', metadata: { name: 'p' } }, // kinds zonewise does not read are not checked
+      ]),
+    );
+    expect(distinct.services).toHaveLength(2);
+  });
+});
+
+describe('parseSnapshot: the captured-at', () => {
+  const at = (value: unknown) => list([aNode()], { 'zonewise.io/captured-at': value as string });
+  const path = 'metadata.annotations["zonewise.io/captured-at"]';
+
+  it('reads an RFC 3339 timestamp, with Z or an offset and fractional seconds', () => {
+    expect(statedCapturedAt(at('2026-01-31T12:00:00Z'))?.toISOString()).toBe('2026-01-31T12:00:00.000Z');
+    expect(statedCapturedAt(at('2026-01-31T13:30:00.25+01:30'))?.toISOString()).toBe('2026-01-31T12:00:00.250Z');
+    expect(statedCapturedAt(at('2024-02-29T00:00:00Z'))?.toISOString()).toBe('2024-02-29T00:00:00.000Z');
+    expect(statedCapturedAt(list([aNode()]))).toBeNull();
+    expect(statedCapturedAt({ nodes: [], capturedAt: '2026-01-31T12:00:00Z' })?.toISOString()).toBe(
+      '2026-01-31T12:00:00.000Z',
+    );
+  });
+
+  it.each([
+    ['a day February does not have', '2026-02-30T00:00:00Z'],
+    ['February 29th outside a leap year', '2025-02-29T00:00:00Z'],
+    ['a day April does not have', '2026-04-31T00:00:00Z'],
+    ['month 13', '2026-13-01T00:00:00Z'],
+    ['hour 24', '2026-01-31T24:00:00Z'],
+    ['minute 60', '2026-01-31T12:60:00Z'],
+    ['no offset', '2026-01-31T12:00:00'],
+    ['a date alone', '2026-01-31'],
+    ['words', 'yesterday'],
+  ])('refuses %s (%s), naming the path, as parseSnapshot does', (_what, value) => {
+    const error = errorOf(at(value));
+    expect(error.path).toBe(path);
+    expect(error.message).toBe(
+      `${path}: expected an RFC 3339 timestamp of a real date and time, such as 2026-01-31T12:00:00Z, got the string ${JSON.stringify(value)}`,
+    );
+    expect(parseTimestamp(value)).toBeNull();
+  });
+
+  it('refuses a captured-at that is no string, in either form', () => {
+    expect(errorOf({ nodes: [], capturedAt: 1769860800000 }).message).toBe(
+      'capturedAt: expected an RFC 3339 timestamp of a real date and time, such as 2026-01-31T12:00:00Z, got number 1769860800000',
+    );
+  });
+
+  it('says why a snapshot captured before the history retention window cannot be placed, and nothing otherwise', () => {
+    const now = new Date('2026-05-01T00:00:00Z');
+    expect(capturedAtRetentionProblem(new Date('2026-01-31T00:00:00Z'), now, 90)).toBeNull();
+    expect(capturedAtRetentionProblem(new Date('2026-01-30T23:59:59Z'), now, 90)).toBe(
+      'captured at 2026-01-30T23:59:59.000Z, before the 90-day history retention window (history is kept from 2026-01-31T00:00:00.000Z): a snapshot that old can no longer be placed in it',
+    );
   });
 });
 

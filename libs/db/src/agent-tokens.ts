@@ -38,6 +38,8 @@ export async function issueAgentToken(db: Db, clusterId: string): Promise<string
 export interface AgentIdentity {
   clusterId: string;
   organizationId: string;
+  /** The organization's history retention override (days), if any. */
+  historyRetentionDays: number | null;
 }
 
 /** The cluster a presented token belongs to, or null. One indexed lookup on the token's hash. */
@@ -45,7 +47,16 @@ export async function findClusterByAgentToken(db: Db, token: string): Promise<Ag
   if (!token.startsWith(AGENT_TOKEN_PREFIX)) return null;
   const row = await db.agentToken.findUnique({
     where: { tokenHash: hashAgentToken(token) },
-    select: { clusterId: true, cluster: { select: { organizationId: true } } },
+    select: {
+      clusterId: true,
+      cluster: { select: { organizationId: true, organization: { select: { historyRetentionDays: true } } } },
+    },
   });
-  return row ? { clusterId: row.clusterId, organizationId: row.cluster.organizationId } : null;
+  return row
+    ? {
+        clusterId: row.clusterId,
+        organizationId: row.cluster.organizationId,
+        historyRetentionDays: row.cluster.organization.historyRetentionDays,
+      }
+    : null;
 }

@@ -14,7 +14,7 @@ export {
 } from './agent-tokens.js';
 export { findCluster, registerCluster, type RegisterClusterInput, type RegisteredCluster } from './clusters.js';
 export { clusterStateAt, serviceStateAt, serviceTimeline, type ServiceRef } from './history.js';
-export { dbEnvSchema } from './environment.js';
+export { dbEnvSchema, historyRetentionSetting } from './environment.js';
 export {
   API_KEY_PREFIX,
   MIN_CHOSEN_KEY_LENGTH,
@@ -26,7 +26,12 @@ export {
   type CreateApiKeyInput,
   type CreatedApiKey,
 } from './api-keys.js';
-export { createOrganization, findOrganizationBySlug, type CreateOrganizationInput } from './organizations.js';
+export {
+  createOrganization,
+  findOrganizationBySlug,
+  historyRetentionDaysOf,
+  type CreateOrganizationInput,
+} from './organizations.js';
 export { ReadDb, type ExecutedQuery, type ReadDbOptions } from './read-db.js';
 export { agentAgeSeconds, fleetRows, type FleetRow, isAgentStale } from './read-model/fleet.js';
 export { trendRows, type TrendQuery, type TrendRow } from './read-model/trends.js';

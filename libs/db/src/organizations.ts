@@ -14,3 +14,12 @@ export async function createOrganization(db: Db, input: CreateOrganizationInput)
 export async function findOrganizationBySlug(db: Db, slug: string): Promise<Organization | null> {
   return db.organization.findUnique({ where: { slug } });
 }
+
+/** The organization's history retention override (days); null when it has none (or does not exist). */
+export async function historyRetentionDaysOf(db: Db, organizationId: string): Promise<number | null> {
+  const row = await db.organization.findUnique({
+    where: { id: organizationId },
+    select: { historyRetentionDays: true },
+  });
+  return row?.historyRetentionDays ?? null;
+}

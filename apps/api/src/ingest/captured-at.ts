@@ -1,26 +1,5 @@
-import { CAPTURED_AT_ANNOTATION, SnapshotError } from '@zw/core';
+import { CAPTURED_AT_ANNOTATION } from '@zw/core';
 import { createHash } from 'node:crypto';
-
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
-
-/**
- * When the agent says it took the snapshot, or null when it does not say. History is ordered by this
- * time, not by arrival, so agents state it: on a List as the `zonewise.io/captured-at` annotation, on the
- * wrapped form as a top-level `capturedAt`. A SnapshotError naming the path when it is no timestamp.
- *
- * Decision: in the body rather than a header, so it is covered by the content hash (a re-push of the
- * same capture is a duplicate; a new capture of an unchanged cluster is not). A snapshot without it is
- * taken to be captured when it arrived.
- */
-export function statedCapturedAt(document: Record<string, unknown>): Date | null {
-  const { value, path } = capturedAtField(document);
-  if (value === undefined) return null;
-  const time = typeof value === 'string' && RFC3339.test(value) ? new Date(value) : null;
-  if (!time || Number.isNaN(time.getTime())) {
-    throw new SnapshotError(path, 'expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z');
-  }
-  return time;
-}
 
 /** The captured-at time recorded for a snapshot, and whether the stated one was moved to get it. */
 export interface RecordedCapturedAt {
@@ -40,17 +19,6 @@ export function recordedCapturedAt(stated: Date | null, receivedAt: Date, allowe
   if (stated === null) return { capturedAt: receivedAt, clamped: false };
   if (stated.getTime() > receivedAt.getTime() + allowedSkewMs) return { capturedAt: receivedAt, clamped: true };
   return { capturedAt: stated, clamped: false };
-}
-
-function capturedAtField(document: Record<string, unknown>): { value: unknown; path: string } {
-  if (Array.isArray(document.items)) {
-    const metadata = document.metadata as { annotations?: Record<string, unknown> } | undefined;
-    return {
-      value: metadata?.annotations?.[CAPTURED_AT_ANNOTATION],
-      path: `metadata.annotations["${CAPTURED_AT_ANNOTATION}"]`,
-    };
-  }
-  return { value: document.capturedAt, path: 'capturedAt' };
 }
 
 /**

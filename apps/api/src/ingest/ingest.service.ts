@@ -51,9 +51,17 @@ export class IngestService {
   async accept(agent: AgentIdentity, request: IncomingMessage): Promise<AcceptedSnapshot> {
     const receivedAt = new Date();
     const maxBytes = this.config.get('INGEST_MAX_BODY_BYTES', { infer: true });
+    const historyRetentionDays =
+      agent.historyRetentionDays ?? this.config.get('HISTORY_RETENTION_DAYS', { infer: true });
     const outcome = await this.reader.withSlot(async () => {
       const body = await readSnapshotBody(request, maxBytes);
-      return this.reader.read({ wire: body.wire, gzipped: body.gzipped, maxBytes });
+      return this.reader.read({
+        wire: body.wire,
+        gzipped: body.gzipped,
+        maxBytes,
+        receivedAtMs: receivedAt.getTime(),
+        historyRetentionDays,
+      });
     });
     if ('refused' in outcome) {
       throw new ProblemException(outcome.refused.status, outcome.refused.detail, outcome.refused.extra);

@@ -1,7 +1,14 @@
-import { parseSnapshot, parseSnapshotJson, SnapshotError } from '@zw/core';
+import {
+  capturedAtField,
+  capturedAtRetentionProblem,
+  parseSnapshot,
+  parseSnapshotJson,
+  SnapshotError,
+  statedCapturedAt,
+} from '@zw/core';
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { inputHashOf, statedCapturedAt } from './captured-at.js';
+import { inputHashOf } from './captured-at.js';
 
 /**
  * Everything ingest does to a pushed body before it touches Postgres: inflate, hash, parse, validate,
@@ -23,6 +30,9 @@ export interface SnapshotReadTask {
   gzipped: boolean;
   /** Largest snapshot accepted, measured uncompressed. */
   maxBytes: number;
+  /** When the push arrived (ms since the epoch), and the history retention of its organization (days). */
+  receivedAtMs: number;
+  historyRetentionDays: number;
 }
 
 export interface ReadSnapshot {
@@ -54,7 +64,8 @@ export function tooLarge(maxBytes: number): RefusedSnapshot {
   };
 }
 
-export function readSnapshot({ wire, gzipped, maxBytes }: SnapshotReadTask): SnapshotReadOutcome {
+export function readSnapshot(task: SnapshotReadTask): SnapshotReadOutcome {
+  const { wire, gzipped, maxBytes } = task;
   const wireBuffer = Buffer.from(wire.buffer, wire.byteOffset, wire.byteLength);
   let json: Buffer;
   if (gzipped) {
@@ -82,6 +93,12 @@ export function readSnapshot({ wire, gzipped, maxBytes }: SnapshotReadTask): Sna
     }
     if (!(error instanceof SnapshotError)) throw error;
     return { refused: { status: 400, detail: `invalid snapshot: ${error.message}`, extra: { path: error.path } } };
+  }
+  const tooOld =
+    capturedAt && capturedAtRetentionProblem(capturedAt, new Date(task.receivedAtMs), task.historyRetentionDays);
+  if (tooOld) {
+    const { path } = capturedAtField(document as Record<string, unknown>);
+    return { refused: { status: 400, detail: `invalid snapshot: ${path}: ${tooOld}`, extra: { path } } };
   }
   const payload = gzipped ? wire : gzipSync(json, { level: PAYLOAD_GZIP_LEVEL });
   return {

@@ -1,7 +1,21 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { analyzeSnapshot, applyWhatIf, parseSnapshot, type Snapshot, SnapshotError, WhatIfError } from '@zw/core';
+import {
+  analyzeSnapshot,
+  applyWhatIf,
+  capturedAtField,
+  capturedAtRetentionProblem,
+  parseSnapshot,
+  type Snapshot,
+  SnapshotError,
+  statedCapturedAt,
+  WhatIfError,
+} from '@zw/core';
+import { historyRetentionDaysOf, PrismaService } from '@zw/db';
 import { ApiKeyAuth } from '../auth/auth.decorators.js';
+import { type Caller, CurrentCaller } from '../auth/caller.js';
+import type { ApiConfig } from '../config.js';
 import { ApiBodyFrom } from '../http/openapi.js';
 import { ProblemException } from '../problem.js';
 import { SimulateBodySchema } from './simulate.schemas.js';
@@ -19,11 +33,19 @@ function invalid(path: string, problem: string): ProblemException {
  *
  * Decision: a body is the wrapped form when it has a `snapshot` field and none of a snapshot's own
  * top-level fields (`kind`/`items` of a List, `nodes`/`services`/`endpointSlices` of the object form).
+ *
+ * A snapshot is checked as ingest checks it (the core's parseSnapshot, and a captured-at before the
+ * organization's history retention is refused), so what simulate accepts ingest accepts too.
  */
 @ApiTags('simulate')
 @ApiKeyAuth()
 @Controller('v1/simulate')
 export class SimulateController {
+  constructor(
+    @Inject(PrismaService) private readonly prisma: PrismaService,
+    @Inject(ConfigService) private readonly config: ConfigService<ApiConfig, true>,
+  ) {}
+
   @Post()
   @HttpCode(200)
   @ApiOperation({
@@ -35,7 +57,7 @@ export class SimulateController {
     'a snapshot (`kubectl get nodes,services,endpointslices,servicecidrs -A -o json`), or `{ "snapshot": …, "whatIf": … }`',
   )
   @ApiResponse({ status: 200, description: 'the `zonewise analyze` JSON of the (changed) snapshot' })
-  simulate(@Body() body: unknown) {
+  async simulate(@CurrentCaller() caller: Caller, @Body() body: unknown) {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw invalid(
         '',
@@ -50,13 +72,19 @@ export class SimulateController {
       const extra = Object.keys(document).filter((key) => key !== 'snapshot' && key !== 'whatIf');
       if (extra.length) throw invalid(extra[0], 'unknown field: expected only "snapshot" and "whatIf"');
     }
+    const inSnapshot = (path: string) => (wrapped ? ['snapshot', path].filter(Boolean).join('.') : path);
     let snapshot: Snapshot;
+    let capturedAt: Date | null;
     try {
       snapshot = parseSnapshot(wrapped ? document.snapshot : document);
+      capturedAt = statedCapturedAt((wrapped ? document.snapshot : document) as Record<string, unknown>);
     } catch (error) {
       if (!(error instanceof SnapshotError)) throw error;
-      const path = wrapped ? ['snapshot', error.path].filter(Boolean).join('.') : error.path;
-      throw invalid(path, `invalid snapshot: ${error.problem}`);
+      throw invalid(inSnapshot(error.path), `invalid snapshot: ${error.problem}`);
+    }
+    if (capturedAt !== null) {
+      const { path } = capturedAtField((wrapped ? document.snapshot : document) as Record<string, unknown>);
+      await this.refuseBeforeRetention(caller, capturedAt, inSnapshot(path));
     }
     try {
       return analyzeSnapshot(wrapped ? applyWhatIf(snapshot, document.whatIf) : snapshot);
@@ -64,5 +92,14 @@ export class SimulateController {
       if (error instanceof WhatIfError) throw invalid(error.path, error.problem);
       throw error;
     }
+  }
+
+  /** Ingest's rule: a snapshot captured before the organization's history retention is refused. */
+  private async refuseBeforeRetention(caller: Caller, capturedAt: Date, path: string): Promise<void> {
+    const days =
+      (await historyRetentionDaysOf(this.prisma, caller.organizationId)) ??
+      this.config.get('HISTORY_RETENTION_DAYS', { infer: true });
+    const problem = capturedAtRetentionProblem(capturedAt, new Date(), days);
+    if (problem !== null) throw invalid(path, `invalid snapshot: ${problem}`);
   }
 }
