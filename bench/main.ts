@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateFleetSnapshot } from '@zw/core';
 import { runApiBench } from './api.js';
+import { runLimitsBench } from './limits.js';
 import { dashboardSizeLines } from './dashboard.js';
 import { runPipelineBench } from './pipeline.js';
 import { runSavingsBench } from './savings.js';
@@ -30,9 +31,9 @@ interface CoreRun {
 
 /**
  * `BENCH_ONLY=savings,core` runs just those parts (pipeline, dashboard, api, savings, traffic, sizing,
- * fixes, core); unset, every part runs.
+ * limits, fixes, core); unset, every part runs.
  */
-const PARTS = ['pipeline', 'dashboard', 'api', 'savings', 'traffic', 'sizing', 'fixes', 'core'] as const;
+const PARTS = ['pipeline', 'dashboard', 'api', 'savings', 'traffic', 'sizing', 'limits', 'fixes', 'core'] as const;
 type Part = (typeof PARTS)[number];
 
 function selectedParts(): Set<Part> {
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
   if (parts.has('savings')) print(await runSavingsBench());
   if (parts.has('traffic')) print(await runTrafficBench());
   if (parts.has('sizing')) print(await runSizingBench());
+  if (parts.has('limits')) print(await runLimitsBench());
   if (!parts.has('fixes') && !parts.has('core')) return;
   const dir = mkdtempSync(join(tmpdir(), 'zonewise-bench-'));
   try {

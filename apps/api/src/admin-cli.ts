@@ -31,7 +31,14 @@ import {
   type Role,
   ROLES,
 } from '@zw/db';
-import { parseEnvironment, queueEnvSchema, redisConnectionFromUrl, SNAPSHOTS_QUEUE } from '@zw/queue';
+import {
+  bullConnection,
+  closeBullConnections,
+  parseEnvironment,
+  queueEnvSchema,
+  queueRegistration,
+  SNAPSHOTS_QUEUE,
+} from '@zw/queue';
 import { KUBERNETES_VERSION_PATTERN } from '@zw/core';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -184,8 +191,8 @@ async function runFailedSnapshots(
   const env = parseEnvironment(queueEnvSchema, process.env);
   const { Queue } = await import('bullmq'); // only this command talks to Redis: the others start faster
   const queue = new Queue(SNAPSHOTS_QUEUE, {
-    connection: redisConnectionFromUrl(env.REDIS_URL),
-    prefix: env.QUEUE_PREFIX,
+    connection: bullConnection(env.REDIS_URL),
+    prefix: queueRegistration(env.REDIS_URL, env.QUEUE_PREFIX, SNAPSHOTS_QUEUE).prefix,
   });
   queue.on('error', () => undefined); // an unreachable Redis is reported below, as not queued
   try {
@@ -194,6 +201,7 @@ async function runFailedSnapshots(
     return { redriven: outcome.snapshotIds.length, snapshotIds: outcome.snapshotIds, queued: outcome.queued };
   } finally {
     await queue.close();
+    await closeBullConnections();
   }
 }
 

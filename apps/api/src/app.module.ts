@@ -3,12 +3,13 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { APP_GUARD } from '@nestjs/core';
 import { DbModule } from '@zw/db';
-import { redisConnectionFromUrl } from '@zw/queue';
+import { bullRootOptions } from '@zw/queue';
 import { type ApiConfig, validateApiEnv } from './config.js';
 import { IngestModule } from './ingest/ingest.module.js';
 import { GraphQLApiModule } from './graphql/graphql-api.module.js';
 import { QueryParametersGuard } from './http/validation.js';
 import { QueryModule } from './query.module.js';
+import { BullConnectionsCloser } from './redis.provider.js';
 import { ReportsModule } from './reports/reports.module.js';
 
 @Module({})
@@ -28,17 +29,15 @@ export class AppModule {
         }),
         BullModule.forRootAsync({
           inject: [ConfigService],
-          useFactory: (config: ConfigService<ApiConfig, true>) => ({
-            connection: redisConnectionFromUrl(config.get('REDIS_URL', { infer: true })),
-            prefix: config.get('QUEUE_PREFIX', { infer: true }),
-          }),
+          useFactory: (config: ConfigService<ApiConfig, true>) =>
+            bullRootOptions(config.get('REDIS_URL', { infer: true }), config.get('QUEUE_PREFIX', { infer: true })),
         }),
         IngestModule,
         QueryModule,
         GraphQLApiModule,
         ReportsModule,
       ],
-      providers: [{ provide: APP_GUARD, useClass: QueryParametersGuard }],
+      providers: [{ provide: APP_GUARD, useClass: QueryParametersGuard }, BullConnectionsCloser],
     };
   }
 }

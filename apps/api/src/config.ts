@@ -35,7 +35,8 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
     .default(64 * 1024 * 1024),
   /**
    * Snapshots one agent token (one cluster) may push per INGEST_RATE_LIMIT_WINDOW_MS, spread over the
-   * window, per API process; at most INGEST_RATE_LIMIT_BURST of them back to back. An agent pushes at
+   * window, over all API processes (a token bucket in Redis); at most INGEST_RATE_LIMIT_BURST of them back
+   * to back. An agent pushes at
    * most every 30 s by default (--push-min-interval), so the limit bounds only a runaway or hostile one,
    * and the draining of a spool after an outage (the agent honours Retry-After). A healthy agent never
    * pushes twice back to back: the burst only absorbs a restart or a retry landing beside a push.
@@ -80,7 +81,7 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
   HEAVY_READ_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(4),
   /** Statement timeout of a heavy read; past it the answer is 503 with Retry-After. */
   HEAVY_READ_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
-  /** Heavy reads one organization may run at once (per API process); more wait, then 429. */
+  /** Heavy reads one organization may run at once (over all API processes); more wait, then 429. */
   HEAVY_READS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(1),
   /**
    * Most of the time one of an organization's heavy-read slots may be busy while its heavy reads wait in
@@ -93,12 +94,19 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
   READY_MAX_POOL_WAITING: z.coerce.number().int().min(0).default(50),
   /** /readyz answers 503 (saturated) when the event loop's delay (p99 over a few seconds) exceeds this. */
   READY_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(1).default(500),
-  /** Requests one API key may make per RATE_LIMIT_WINDOW_MS (all routes together), per API process. */
+  /** Requests one API key may make per RATE_LIMIT_WINDOW_MS (all routes together), over all API processes. */
   RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(1200),
-  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** The window of RATE_LIMIT_REQUESTS and UNAUTHENTICATED_RATE_LIMIT_REQUESTS, in whole seconds (as ms). */
+  RATE_LIMIT_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .multipleOf(1000, 'must be a whole number of seconds (a multiple of 1000)')
+    .default(60_000),
   /**
    * Refused credentials (missing, unknown, revoked or expired API keys and agent tokens) one client address
-   * may present per RATE_LIMIT_WINDOW_MS; past it, its requests answer 429 before any database lookup.
+   * may present per RATE_LIMIT_WINDOW_MS, over all API processes; past it, its requests answer 429 without a
+   * database lookup, except those whose credential may be valid (its prefix is a live key's or token's).
    */
   UNAUTHENTICATED_RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(60),
   /**
@@ -128,6 +136,12 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
    * current state, so this bounds their cost however often Prometheus scrapes. 0 reads at every scrape.
    */
   BUSINESS_METRICS_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * Concurrent live-event streams (`GET /v1/events`) one API key, and one organization, may hold open, over
+   * all API processes; one more is answered 429 with Retry-After.
+   */
+  EVENTS_MAX_STREAMS_PER_KEY: z.coerce.number().int().min(1).default(20),
+  EVENTS_MAX_STREAMS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(200),
   /** A cluster whose newest snapshot is older than this is reported as stale (its agent stopped pushing). */
   STALE_AFTER_SECONDS: z.coerce.number().int().min(1).default(900),
   /**

@@ -1,7 +1,5 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
-import { ThrottlerModule } from '@nestjs/throttler';
+import { registerQueues } from './queues.js';
 import { MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE, TRAFFIC_QUEUE } from '@zw/queue';
 import { ApiKeysController } from './api-keys/api-keys.controller.js';
 import { MeController } from './auth/me.controller.js';
@@ -11,11 +9,9 @@ import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { ApiKeyRateLimitGuard } from './auth/rate-limit.guard.js';
 import { RateStorageModule } from './auth/rate-storage.module.js';
-import { WindowRateStorage } from './auth/window-rate-storage.js';
 import { ReadModelCache } from './cache/read-model-cache.js';
 import { ClustersController } from './clusters/clusters.controller.js';
 import { ClustersService } from './clusters/clusters.service.js';
-import type { ApiConfig } from './config.js';
 import { FleetController } from './fleet/fleet.controller.js';
 import { FleetService } from './fleet/fleet.service.js';
 import { MetricsService } from './ops/metrics.service.js';
@@ -31,6 +27,8 @@ import { SavingsService } from './savings/savings.service.js';
 import { TrendsController } from './trends/trends.controller.js';
 import { TrendsService } from './trends/trends.service.js';
 import { EventsController } from './events/events.controller.js';
+import { LiveEventStream } from './events/live-event-stream.js';
+import { StreamCaps } from './events/stream-caps.js';
 import { ClusterSimulateController } from './simulate/cluster-simulate.controller.js';
 import { ClusterSimulateService } from './simulate/cluster-simulate.service.js';
 import { SimulateController } from './simulate/simulate.controller.js';
@@ -39,7 +37,7 @@ import { FailedSnapshotsService } from './snapshots/failed-snapshots.service.js'
 import { ServicesController } from './services/services.controller.js';
 import { ServicesService } from './services/services.service.js';
 import { ClusterStateController } from './zones/cluster-state.controller.js';
-import { ApiRedisCloser, apiRedisProvider } from './redis.provider.js';
+import { ApiRedisModule } from './redis.provider.js';
 import { QueueAvailability } from './http/queue-availability.js';
 import { trafficConfigProvider } from './traffic-sources/traffic-config.js';
 import { TrafficSourcesController } from './traffic-sources/traffic-sources.controller.js';
@@ -47,24 +45,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
 
 /** The query API: tenancy, the REST read model, operations endpoints. */
 @Module({
-  imports: [
-    BullModule.registerQueue({ name: SNAPSHOTS_QUEUE }, { name: MAINTENANCE_QUEUE }, { name: TRAFFIC_QUEUE }),
-    RateStorageModule,
-    ThrottlerModule.forRootAsync({
-      imports: [RateStorageModule],
-      inject: [ConfigService, WindowRateStorage],
-      useFactory: (config: ConfigService<ApiConfig, true>, storage: WindowRateStorage) => ({
-        storage,
-        throttlers: [
-          {
-            name: 'default',
-            ttl: config.get('RATE_LIMIT_WINDOW_MS', { infer: true }),
-            limit: config.get('RATE_LIMIT_REQUESTS', { infer: true }),
-          },
-        ],
-      }),
-    }),
-  ],
+  imports: [registerQueues(SNAPSHOTS_QUEUE, MAINTENANCE_QUEUE, TRAFFIC_QUEUE), RateStorageModule, ApiRedisModule],
   controllers: [
     OpsController,
     FleetController,
@@ -89,14 +70,14 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     heavyReadDbProvider,
     HeavyReadDbCloser,
     HeavyReadBudget,
-    apiRedisProvider,
-    ApiRedisCloser,
     QueueAvailability,
     ApiKeyAuthenticator,
     ApiKeyGuard,
     ApiKeyRateLimitGuard,
     MetricsService,
     AuditLogService,
+    LiveEventStream,
+    StreamCaps,
     ReadModelCache,
     FleetService,
     ClustersService,
@@ -112,6 +93,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
   ],
   exports: [
     RateStorageModule,
+    ApiRedisModule,
     heavyReadDbProvider,
     HeavyReadBudget,
     QueueAvailability,

@@ -12,6 +12,7 @@ import {
 import { openEvents } from '../../../test/support/live-events.js';
 import { ReadModelPublisher } from '../../worker/src/read-model-events.js';
 import { capturedAt, evolve, fleet } from '../../../test/support/snapshots.js';
+import { waitFor } from '../../../test/support/wait.js';
 
 describe('GET /v1/events', () => {
   let stack: QueryStack;
@@ -24,7 +25,10 @@ describe('GET /v1/events', () => {
   const next = () => capturedAt(evolve(base, ++minute), new Date(Date.now() - 3_600_000 + minute * 60_000));
 
   beforeAll(async () => {
-    stack = await startQueryStack('events');
+    stack = await startQueryStack('events', {
+      EVENTS_MAX_STREAMS_PER_KEY: '3',
+      EVENTS_MAX_STREAMS_PER_ORGANIZATION: '5',
+    });
     alice = await createTenant(stack.prisma, 'ev-alice');
     bob = await createTenant(stack.prisma, 'ev-bob');
     aliceCluster = await createCluster(stack.prisma, alice, 'alice-live');
@@ -77,6 +81,36 @@ describe('GET /v1/events', () => {
     expect(bobs.received.filter((event) => event.event === 'report.ready')).toEqual([]);
     await events.close();
     await bobs.close();
+  });
+
+  it('caps open streams per key and per organization (429 with Retry-After), and frees a place when one closes', async () => {
+    const open = (key: string) => fetch(`${stack.url}/v1/events`, { headers: { authorization: `Bearer ${key}` } });
+    const keyStreams = await Promise.all([1, 2, 3].map(() => openEvents(stack.url, alice.readKey)));
+    const overKey = await open(alice.readKey);
+    expect(overKey.status).toBe(429);
+    expect(overKey.headers.get('content-type')).toMatch(/problem\+json/);
+    expect(Number(overKey.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(overKey.headers.get('ratelimit-policy')).toBe('"event-streams-per-key";q=3;qu="concurrent-requests"');
+    expect(overKey.headers.get('ratelimit')).toMatch(/^"event-streams-per-key";r=0;t=\d+$/);
+    expect(((await overKey.json()) as { detail: string }).detail).toMatch(/this API key may hold 3 open together/);
+    // The organization's other key has places of its own, up to the organization's five.
+    const adminStreams = await Promise.all([1, 2].map(() => openEvents(stack.url, alice.adminKey)));
+    const overOrganization = await open(alice.adminKey);
+    expect(overOrganization.status).toBe(429);
+    await overOrganization.body?.cancel();
+    expect(overOrganization.headers.get('ratelimit-policy')).toBe(
+      '"event-streams-per-organization";q=5;qu="concurrent-requests"',
+    );
+    // Another organization is not affected.
+    const bobs = await openEvents(stack.url, bob.readKey);
+    // A closed stream gives its place back (the server sees the client leave).
+    await keyStreams[0].close();
+    await waitFor('a place to come free', async () => {
+      const again = await open(alice.readKey);
+      await again.body?.cancel();
+      return again.status === 200;
+    });
+    for (const stream of [...keyStreams.slice(1), ...adminStreams, bobs]) await stream.close();
   });
 
   it('refuses a request without a key, and a malformed Last-Event-ID', async () => {

@@ -1,5 +1,6 @@
 import { ConfigService } from '@nestjs/config';
 import { PrismaService, ReadDb } from '@zw/db';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,6 +13,7 @@ import {
   type Tenant,
   waitProcessed,
 } from '../../../test/support/query-api.js';
+import { TEST_REDIS_URL, uniquePrefix } from '../../../test/support/redis.js';
 import { capturedAt, fleet } from '../../../test/support/snapshots.js';
 import { waitFor } from '../../../test/support/wait.js';
 import type { ApiConfig } from '../src/config.js';
@@ -52,26 +54,34 @@ beforeAll(async () => {
   ]);
 }, 90_000);
 
+const connections: Redis[] = [];
+
 afterAll(async () => {
+  for (const redis of connections) redis.disconnect();
   await stack?.stop();
 });
 
 describe('the per-organization heavy-read budget', () => {
   it('admits an organization’s heavy reads up to its budget, queues the next briefly, then refuses; others run', async () => {
-    const budget = new HeavyReadBudget(
-      configOf({ HEAVY_READS_PER_ORGANIZATION: 1, HEAVY_READ_QUEUE_WAIT_MS: 100, HEAVY_READ_DUTY_CYCLE: 1 }),
-    );
+    const budget = budgetOf({
+      HEAVY_READS_PER_ORGANIZATION: 1,
+      HEAVY_READ_QUEUE_WAIT_MS: 500,
+      HEAVY_READ_DUTY_CYCLE: 1,
+    });
     const gates: (() => void)[] = [];
     const held = () => new Promise<string>((resolve) => gates.push(() => resolve('done')));
     // A slot that frees within the wait goes to the first in line.
     const first = budget.run('org-a', 'savings', held);
+    await waitFor('the first read to hold the slot', async () => gates.length === 1);
     const queued = budget.run('org-a', 'savings', async () => 'queued ran');
+    await waitFor('the second read to wait in line', async () => budget.load().waiting === 1);
     expect(budget.load()).toEqual({ running: 1, waiting: 1 });
     setTimeout(() => gates[0](), 20);
     expect(await first).toBe('done');
     expect(await queued).toBe('queued ran');
     // A slot that stays taken past the wait: 429 with Retry-After.
     const second = budget.run('org-a', 'savings', held);
+    await waitFor('the third read to hold the slot', async () => gates.length === 2);
     const refused = budget.run('org-a', 'savings', async () => 'never');
     // Another organization is not held up by org-a's full budget.
     expect(await budget.run('org-b', 'savings', async () => 'org-b ran')).toBe('org-b ran');
@@ -79,15 +89,20 @@ describe('the per-organization heavy-read budget', () => {
     expect(error).toBeInstanceOf(ProblemException);
     expect((error as ProblemException).getStatus()).toBe(429);
     expect((error as ProblemException).headers['Retry-After']).toBe('1');
+    expect((error as ProblemException).headers['RateLimit-Policy']).toBe(
+      '"heavy-reads-per-organization";q=1;qu="concurrent-requests"',
+    );
     gates[1]();
     expect(await second).toBe('done');
     expect(budget.load()).toEqual({ running: 0, waiting: 0 });
   });
 
   it('pauses an organization’s slot between heavy reads waiting in line, for its duty cycle; a lone read never waits', async () => {
-    const budget = new HeavyReadBudget(
-      configOf({ HEAVY_READS_PER_ORGANIZATION: 1, HEAVY_READ_QUEUE_WAIT_MS: 1000, HEAVY_READ_DUTY_CYCLE: 0.5 }),
-    );
+    const budget = budgetOf({
+      HEAVY_READS_PER_ORGANIZATION: 1,
+      HEAVY_READ_QUEUE_WAIT_MS: 1000,
+      HEAVY_READ_DUTY_CYCLE: 0.5,
+    });
     const order: string[] = [];
     const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const read = (name: string, ms: number) => async () => {
@@ -113,12 +128,45 @@ describe('the per-organization heavy-read budget', () => {
     expect(order).toEqual(['a1 started', 'a1 ended', 'b1 started', 'b1 ended', 'a2 started', 'a2 ended']);
 
     // Nothing waited behind c1: the next read runs at once (with no wait in line allowed, a pause would be a 429).
-    const lone = new HeavyReadBudget(
-      configOf({ HEAVY_READS_PER_ORGANIZATION: 1, HEAVY_READ_QUEUE_WAIT_MS: 0, HEAVY_READ_DUTY_CYCLE: 0.5 }),
-    );
+    const lone = budgetOf({ HEAVY_READS_PER_ORGANIZATION: 1, HEAVY_READ_QUEUE_WAIT_MS: 0, HEAVY_READ_DUTY_CYCLE: 0.5 });
     await lone.run('org-a', 'savings', read('c1', 30));
     expect(await lone.run('org-a', 'savings', async () => 'at once')).toBe('at once');
     expect(lone.load()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('is one budget for every API process: a read held in one makes another process’s wait, then run', async () => {
+    const config = configOf({
+      HEAVY_READS_PER_ORGANIZATION: 1,
+      HEAVY_READ_QUEUE_WAIT_MS: 2000,
+      HEAVY_READ_DUTY_CYCLE: 1,
+    });
+    const [here, there] = [budgetOf({}, config), budgetOf({}, config)];
+    let release!: () => void;
+    const held = here.run('org-a', 'savings', () => new Promise<void>((resolve) => (release = resolve)));
+    await waitFor('the read to hold the slot', async () => here.load().running === 1);
+    const order: string[] = [];
+    const waiting = there.run('org-a', 'savings', async () => order.push('there ran'));
+    await waitFor('the other process to wait in line', async () => there.load().waiting === 1);
+    order.push('here ended');
+    release();
+    await held;
+    await waiting;
+    expect(order).toEqual(['here ended', 'there ran']);
+    // With no wait allowed, the other process's read is refused while the slot is held.
+    const strictConfig = configOf({
+      HEAVY_READS_PER_ORGANIZATION: 1,
+      HEAVY_READ_QUEUE_WAIT_MS: 0,
+      HEAVY_READ_DUTY_CYCLE: 1,
+    });
+    const [strict, twin] = [budgetOf({}, strictConfig), budgetOf({}, strictConfig)];
+    let unblock!: () => void;
+    const holding = strict.run('org-a', 'savings', () => new Promise<void>((resolve) => (unblock = resolve)));
+    await waitFor('the read to hold the slot', async () => strict.load().running === 1);
+    const refusal = await twin.run('org-a', 'savings', async () => 'never').catch((caught: unknown) => caught);
+    expect((refusal as ProblemException).getStatus()).toBe(429);
+    unblock();
+    await holding;
+    expect(await twin.run('org-a', 'savings', async () => 'after')).toBe('after');
   });
 
   it('answers an organization flooding savings 429 with Retry-After while another organization’s reads succeed', async () => {
@@ -249,5 +297,12 @@ describe('/readyz', () => {
 
 /** The settings as Nest's ConfigService serves them. */
 function configOf(values: Record<string, number>): ConfigService<ApiConfig, true> {
-  return new ConfigService(values) as ConfigService<ApiConfig, true>;
+  return new ConfigService({ QUEUE_PREFIX: uniquePrefix('heavybudget'), ...values }) as ConfigService<ApiConfig, true>;
+}
+
+/** A budget as an API process holds it: on its own connection to the real Redis. */
+function budgetOf(values: Record<string, number>, config = configOf(values)): HeavyReadBudget {
+  const redis = new Redis(TEST_REDIS_URL);
+  connections.push(redis);
+  return new HeavyReadBudget(config, redis);
 }

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { isAgentStale, PrismaService } from '@zw/db';
 import type { WorkerConfig } from './config.js';
-import { ReadModelPublisher } from './read-model-events.js';
+import { type LIVE_EVENT_GUARDS, ReadModelPublisher } from './read-model-events.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
 
-/** The guard hash (`<QUEUE_PREFIX>:zw-stale-clusters`): one field per cluster announced stale. */
-const STALE_GUARD = 'zw-stale-clusters';
+/** The guard hash (`<QUEUE_PREFIX>:{events}:zw-stale-clusters`): one field per cluster announced stale. */
+const STALE_GUARD: (typeof LIVE_EVENT_GUARDS)[number] = 'zw-stale-clusters';
 
 interface NewestSnapshot {
   cluster_id: string;

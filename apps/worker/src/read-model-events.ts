@@ -1,23 +1,28 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import {
+  isClusterUrl,
+  legacyLiveEventKeys,
+  LIVE_EVENTS_KEPT,
+  liveEventsGuardKey,
+  liveEventsStreamKey,
+  type LiveEventSubject,
+  type LiveEventType,
+  type RedisClient,
+} from '@zw/queue';
 import type { WorkerConfig } from './config.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
 import { WORKER_REDIS } from './worker-redis.js';
 
-/**
- * Tells the API processes that a cluster's read model changed (a snapshot was recorded, history pruned),
- * so they drop what they cached about it. Channel `<QUEUE_PREFIX>:zw-read-model`, message
- * `{"clusterId": "…"}`; apps/api/src/cache/read-model-events.ts listens on the same (the cache test checks
- * the two agree, end to end). Best effort: a lost message is bounded by the API cache's TTL.
- */
-const LIVE_EVENTS_KEPT = 10_000;
+export type { LiveEventType } from '@zw/queue';
 
-export type LiveEventType = 'snapshot.recorded' | 'report.ready' | 'cluster.stale' | 'cluster.fresh';
+/** The guard hashes beside the stream (AgentStalenessService's). */
+export const LIVE_EVENT_GUARDS = ['zw-stale-clusters'] as const;
 
 /**
  * Flips a field of a guard hash to the wanted state (present or absent) and appends the event, in one
  * atomic step; nothing when the field already is in that state. So however many workers see the same
- * transition, and whenever they restart, it is announced once.
+ * transition, and whenever they restart, it is announced once. Both keys share the `{events}` hash tag
+ * (one cluster slot).
  */
 const TRANSITION_SCRIPT = `
 local present = redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1
@@ -27,31 +32,47 @@ if wanted then redis.call('HSET', KEYS[1], ARGV[1], ARGV[6]) else redis.call('HD
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'type', ARGV[4], 'data', ARGV[5])
 return 1`;
 
+/**
+ * Appends live events to the deployment's Redis stream (`<QUEUE_PREFIX>:{events}:stream`): the ones
+ * clients see on `GET /v1/events`, and `read-model.changed`, by which every API process drops what it
+ * cached about a cluster (a recorded snapshot's `snapshot.recorded` does the same). The API processes read
+ * the stream from where they were, so a change is not lost while one reconnects. Best effort: a lost
+ * append only delays a refresh (the cache's TTL bounds it).
+ */
 @Injectable()
-export class ReadModelPublisher {
+export class ReadModelPublisher implements OnModuleInit {
   private readonly logger = new Logger('ReadModelEvents');
-  private readonly channel: string;
   private readonly stream: string;
   private readonly prefix: string;
+  private readonly cluster: boolean;
 
   constructor(
-    @Inject(WORKER_REDIS) private readonly redis: Redis,
+    @Inject(WORKER_REDIS) private readonly redis: RedisClient,
     @Inject(WORKER_CONFIG) config: WorkerConfig,
   ) {
     this.prefix = config.QUEUE_PREFIX;
-    this.channel = `${config.QUEUE_PREFIX}:zw-read-model`;
-    this.stream = `${config.QUEUE_PREFIX}:zw-events`;
+    this.stream = liveEventsStreamKey(config.QUEUE_PREFIX);
+    this.cluster = isClusterUrl(config.REDIS_URL);
   }
 
   /**
-   * An event for clients watching their organization (`GET /v1/events` reads this Redis stream, so a
-   * client that reconnects with Last-Event-ID gets what it missed). The stream keeps about the newest
-   * LIVE_EVENTS_KEPT entries. Best effort, like the cache messages: a lost one only delays a refresh.
+   * Keys of a deployment from before the stream's hash tag are renamed once (single server only; a
+   * cluster deployment never had them): clients keep their Last-Event-ID, stale clusters stay announced.
    */
-  liveEvent(
-    type: LiveEventType,
-    fields: { clusterId?: string; organizationId?: string } & Record<string, string>,
-  ): void {
+  async onModuleInit(): Promise<void> {
+    if (this.cluster) return;
+    for (const [legacy, current] of legacyLiveEventKeys(this.prefix, LIVE_EVENT_GUARDS)) {
+      await this.redis.renamenx(legacy, current).catch((error: unknown) => {
+        if (!/no such key/i.test(String(error))) this.logger.warn(`could not rename ${legacy}: ${String(error)}`);
+      });
+    }
+  }
+
+  /**
+   * An event for clients watching their organization. The stream keeps about the newest LIVE_EVENTS_KEPT
+   * entries. Best effort: a lost one only delays a refresh.
+   */
+  liveEvent(type: LiveEventType, fields: LiveEventSubject & Record<string, string>): void {
     this.redis
       .xadd(this.stream, 'MAXLEN', '~', String(LIVE_EVENTS_KEPT), '*', 'type', type, 'data', JSON.stringify(fields))
       .catch((error: unknown) => this.logger.warn(`could not publish a live event: ${String(error)}`));
@@ -59,21 +80,20 @@ export class ReadModelPublisher {
 
   /**
    * A live event for a state change, appended only by the caller that records the change: `field` of the
-   * guard hash `<QUEUE_PREFIX>:<guard>` is set (`entered` true) or removed, atomically with the append.
-   * Resolves true when this call announced it. Unlike liveEvent, a failure rejects (the caller retries
-   * at its next round).
+   * guard hash is set (`entered` true) or removed, atomically with the append. Resolves true when this
+   * call announced it. Unlike liveEvent, a failure rejects (the caller retries at its next round).
    */
   async liveEventOnTransition(
     guard: string,
     field: string,
     entered: boolean,
     type: LiveEventType,
-    fields: { clusterId?: string; organizationId?: string } & Record<string, string | number>,
+    fields: LiveEventSubject & Record<string, string | number>,
   ): Promise<boolean> {
     const announced = await this.redis.eval(
       TRANSITION_SCRIPT,
       2,
-      this.guardKey(guard),
+      liveEventsGuardKey(this.prefix, guard),
       this.stream,
       field,
       entered ? '1' : '0',
@@ -87,21 +107,16 @@ export class ReadModelPublisher {
 
   /** The fields of a guard hash: what is in the entered state now. */
   async transitionFields(guard: string): Promise<string[]> {
-    return this.redis.hkeys(this.guardKey(guard));
+    return this.redis.hkeys(liveEventsGuardKey(this.prefix, guard));
   }
 
   /** Forgets fields of a guard hash (their subject is gone) without announcing anything. */
   async forgetTransitions(guard: string, fields: readonly string[]): Promise<void> {
-    if (fields.length > 0) await this.redis.hdel(this.guardKey(guard), ...fields);
+    if (fields.length > 0) await this.redis.hdel(liveEventsGuardKey(this.prefix, guard), ...fields);
   }
 
-  private guardKey(guard: string): string {
-    return `${this.prefix}:${guard}`;
-  }
-
+  /** A cluster's read model changed (history pruned, traffic measured): every API process drops its answers. */
   clusterChanged(clusterId: string): void {
-    this.redis
-      .publish(this.channel, JSON.stringify({ clusterId }))
-      .catch((error: unknown) => this.logger.warn(`could not publish a read-model change: ${String(error)}`));
+    this.liveEvent('read-model.changed', { clusterId });
   }
 }

@@ -167,7 +167,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
   }
 
   private recorded(clusterId: string, outcome: RecordOutcome): SnapshotJobResult {
-    this.readModel.clusterChanged(clusterId);
+    // Also what tells every API process to drop its answers about the cluster.
     this.readModel.liveEvent('snapshot.recorded', { clusterId });
     return { recorded: true, ...outcome };
   }

@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@zw/db';
-import { MAINTENANCE_QUEUE, redisConnectionFromUrl, SNAPSHOTS_QUEUE } from '@zw/queue';
+import { bullRootOptions, MAINTENANCE_QUEUE, queueRegistration, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { AgentStalenessService } from './agent-staleness.service.js';
 import { ANALYSIS_THREAD_FILE, AnalysisPool, COMPILED_ANALYSIS_THREAD_FILE } from './analysis-pool.js';
 import type { WorkerConfig } from './config.js';
@@ -15,7 +15,7 @@ import { configuredSnapshotProcessor } from './snapshot.processor.js';
 import { SweeperService } from './sweeper.service.js';
 import { trafficWorkerImports, trafficWorkerProviders } from './traffic/traffic-worker.providers.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
-import { WorkerRedisCloser, workerRedisProvider } from './worker-redis.js';
+import { BullConnectionsCloser, WorkerRedisCloser, workerRedisProvider } from './worker-redis.js';
 
 export interface WorkerModuleOptions {
   /** The analysis threads' script; the compiled one next to this module by default. */
@@ -29,10 +29,14 @@ export class WorkerModule {
       module: WorkerModule,
       imports: [
         DbModule.forRoot({ databaseUrl: config.DATABASE_URL, poolMax: config.DB_POOL_MAX }),
-        BullModule.forRoot({ connection: redisConnectionFromUrl(config.REDIS_URL), prefix: config.QUEUE_PREFIX }),
-        BullModule.registerQueue({ name: SNAPSHOTS_QUEUE }, { name: MAINTENANCE_QUEUE }),
-        ...reportsWorkerImports,
-        ...trafficWorkerImports,
+        BullModule.forRoot(bullRootOptions(config.REDIS_URL, config.QUEUE_PREFIX)),
+        BullModule.registerQueue(
+          ...[SNAPSHOTS_QUEUE, MAINTENANCE_QUEUE].map((name) =>
+            queueRegistration(config.REDIS_URL, config.QUEUE_PREFIX, name),
+          ),
+        ),
+        ...reportsWorkerImports(config),
+        ...trafficWorkerImports(config),
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
@@ -49,6 +53,7 @@ export class WorkerModule {
         ReadModelPublisher,
         workerRedisProvider,
         WorkerRedisCloser,
+        BullConnectionsCloser,
         ...reportsWorkerProviders,
         ...trafficWorkerProviders,
       ],

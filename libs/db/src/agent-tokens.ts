@@ -60,3 +60,14 @@ export async function findClusterByAgentToken(db: Db, token: string): Promise<Ag
       }
     : null;
 }
+
+/** The display prefixes of every agent token (one per cluster): a token whose prefix is not listed is not valid. */
+export async function agentTokenPrefixes(db: Db): Promise<string[]> {
+  const rows = await db.agentToken.findMany({ select: { tokenPrefix: true }, distinct: ['tokenPrefix'] });
+  return rows.map((row) => row.tokenPrefix);
+}
+
+/** The display prefix of a presented token (what {@link agentTokenPrefixes} lists). */
+export function agentTokenPrefixOf(token: string): string {
+  return token.slice(0, DISPLAY_PREFIX_LENGTH);
+}

@@ -101,3 +101,22 @@ export async function findApiKey(db: Db, key: string): Promise<ApiKeyIdentity | 
       }
     : null;
 }
+
+/**
+ * The display prefixes (first characters) of every key that may still authenticate: not revoked, not
+ * expired. A presented secret whose prefix is not among them cannot be valid, which the API tells
+ * without looking the secret up.
+ */
+export async function activeApiKeyPrefixes(db: Db): Promise<string[]> {
+  const rows = await db.apiKey.findMany({
+    where: { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] },
+    select: { keyPrefix: true },
+    distinct: ['keyPrefix'],
+  });
+  return rows.map((row) => row.keyPrefix);
+}
+
+/** The display prefix of a presented key (what {@link activeApiKeyPrefixes} lists). */
+export function apiKeyPrefixOf(key: string): string {
+  return key.slice(0, DISPLAY_PREFIX_LENGTH);
+}

@@ -5,6 +5,8 @@ export { PrismaService, DB_OPTIONS } from './prisma.service.js';
 export { DbModule, type DbModuleAsyncOptions } from './db.module.js';
 export {
   AGENT_TOKEN_PREFIX,
+  agentTokenPrefixes,
+  agentTokenPrefixOf,
   findClusterByAgentToken,
   generateAgentToken,
   hashAgentToken,
@@ -18,6 +20,8 @@ export { dbEnvSchema, historyRetentionSetting } from './environment.js';
 export {
   API_KEY_PREFIX,
   MIN_CHOSEN_KEY_LENGTH,
+  activeApiKeyPrefixes,
+  apiKeyPrefixOf,
   createApiKey,
   createAuditedApiKey,
   findApiKey,

@@ -1,12 +1,20 @@
 import { z } from 'zod';
 import { DEFAULT_RETRY_POLICY } from './jobs.js';
+import { redisUrlProblem } from './redis-target.js';
 
 /** Environment both api and worker read to reach the queues: they must agree on all of it. */
 export const queueEnvSchema = z.object({
+  /**
+   * One server (`redis://`, `rediss://` for TLS, optional `/db`), or a Redis Cluster by one or more seed
+   * nodes (`redis+cluster://host1:6379,host2:6379`, `rediss+cluster://` for TLS).
+   */
   REDIS_URL: z
     .string()
-    .regex(/^rediss?:\/\/[^/]/, 'must be a redis:// or rediss:// URL')
-    .default('redis://127.0.0.1:6379'),
+    .default('redis://127.0.0.1:6379')
+    .superRefine((url, context) => {
+      const problem = redisUrlProblem(url);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    }),
   /** Namespace of every BullMQ key; separate deployments (or test runs) sharing a Redis use different ones. */
   QUEUE_PREFIX: z
     .string()

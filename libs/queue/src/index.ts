@@ -1,4 +1,6 @@
 export * from './jobs.js';
 export { parseEnvironment, queueEnvSchema } from './environment.js';
+export * from './redis-target.js';
 export * from './reports.js';
 export * from './traffic.js';
+export * from './live-events.js';

@@ -1,4 +1,5 @@
 import type { DefaultJobOptions, Queue } from 'bullmq';
+import { parseRedisUrl, redisReconnectDelayMs } from './redis-target.js';
 
 /**
  * The queues and jobs api and worker share. Both import these names from here and nowhere else, so a
@@ -72,46 +73,19 @@ export async function requeueSnapshot(
   await enqueueSnapshot(queue, data, retry);
 }
 
-export interface RedisConnection {
-  host: string;
-  port: number;
-  username?: string;
-  password?: string;
-  db?: number;
-  tls?: Record<string, never>;
-  /** Required by BullMQ workers' blocking connections; harmless for producers. */
-  maxRetriesPerRequest: null;
-  /** Wait before reconnect number `times` (ioredis' reconnect schedule). */
-  retryStrategy: (times: number) => number;
-}
-
-/** Longest wait between two reconnects to Redis. */
-export const REDIS_RECONNECT_MAX_MS = 2000;
-
-/**
- * Decision: reconnect to Redis at most REDIS_RECONNECT_MAX_MS apart, however long it has been away.
- * BullMQ's own schedule grows to 20 s, so work resumed up to 20 s after Redis was back; a connect
- * attempt every 2 s costs nothing.
- */
-export function redisReconnectDelayMs(times: number): number {
-  return Math.min(200 * Math.max(1, times), REDIS_RECONNECT_MAX_MS);
-}
-
-/** ioredis options for a `redis://[user:password@]host[:port][/db]` or `rediss://` URL. */
-export function redisConnectionFromUrl(url: string): RedisConnection {
-  const parsed = new URL(url);
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new Error(`REDIS_URL must start with redis:// or rediss://, got ${parsed.protocol}`);
-  }
-  const db = parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : undefined;
-  if (db !== undefined && !Number.isInteger(db)) throw new Error(`REDIS_URL database must be a number: ${url}`);
+/** ioredis options for a `redis://[user:password@]host[:port][/db]` or `rediss://` URL (one server). */
+export function redisConnectionFromUrl(url: string) {
+  const target = parseRedisUrl(url);
+  if (target.cluster) throw new Error('REDIS_URL names a Redis Cluster: use createRedisClient or bullConnection');
+  const [node] = target.nodes;
   return {
-    host: parsed.hostname || '127.0.0.1',
-    port: parsed.port ? Number(parsed.port) : 6379,
-    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
-    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
-    ...(db !== undefined ? { db } : {}),
-    ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
+    host: node.host,
+    port: node.port,
+    ...(target.username ? { username: target.username } : {}),
+    ...(target.password ? { password: target.password } : {}),
+    ...(target.db !== undefined ? { db: target.db } : {}),
+    ...(target.tls ? { tls: {} } : {}),
+    /** Required by BullMQ workers' blocking connections; harmless for producers. */
     maxRetriesPerRequest: null,
     retryStrategy: redisReconnectDelayMs,
   };

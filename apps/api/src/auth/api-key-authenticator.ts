@@ -1,9 +1,19 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { AGENT_TOKEN_PREFIX, hashApiKey, MIN_CHOSEN_KEY_LENGTH, ReadDb, type Role } from '@zw/db';
+import {
+  activeApiKeyPrefixes,
+  AGENT_TOKEN_PREFIX,
+  apiKeyPrefixOf,
+  hashApiKey,
+  MIN_CHOSEN_KEY_LENGTH,
+  PrismaService,
+  ReadDb,
+  type Role,
+} from '@zw/db';
 import type { ApiConfig } from '../config.js';
 import { ProblemException } from '../problem.js';
 import type { Caller } from './caller.js';
+import { CredentialPrefixes } from './credential-prefixes.js';
 import { UnauthenticatedThrottle } from './unauthenticated-throttle.js';
 
 interface KeyRow {
@@ -43,24 +53,29 @@ export class ApiKeyAuthenticator {
   private readonly logger = new Logger('ApiKeys');
   private readonly cache = new Map<string, CachedKey>();
   private readonly ttlMs: number;
+  private readonly prefixes: CredentialPrefixes;
 
   constructor(
     @Inject(ReadDb) private readonly db: ReadDb,
     @Inject(ConfigService) config: ConfigService<ApiConfig, true>,
     @Inject(UnauthenticatedThrottle) private readonly throttle: UnauthenticatedThrottle,
+    @Inject(PrismaService) prisma: PrismaService,
   ) {
     this.ttlMs = config.get('API_KEY_CACHE_MS', { infer: true });
+    this.prefixes = new CredentialPrefixes(() => activeApiKeyPrefixes(prisma), apiKeyPrefixOf);
   }
 
   /**
-   * The caller of a request from `clientAddress`. A key verified and cached recently answers at once;
-   * anything else is first checked against the address's throttle of refused credentials (429), and
-   * counted there when refused.
+   * The caller of a request from `clientAddress`. A key verified and cached recently answers at once; a
+   * key that may be valid is verified; anything else is refused (429) while the address is over its
+   * budget of refused credentials, and counted there when refused.
    */
   async authenticate(authorization: string | undefined, clientAddress: string): Promise<Caller> {
     const cached = this.cachedCaller(authorization);
     if (cached) return cached;
-    return this.throttle.guard(clientAddress, () => this.verify(authorization));
+    const secret = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    const credential = secret ? { secret, prefixes: this.prefixes } : null;
+    return this.throttle.guard(clientAddress, credential, () => this.verify(authorization));
   }
 
   private async verify(authorization: string | undefined): Promise<Caller> {

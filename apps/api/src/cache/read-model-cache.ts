@@ -5,13 +5,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { ConfigService } from '@nestjs/config';
-import { redisConnectionFromUrl } from '@zw/queue';
-import { Redis } from 'ioredis';
+import { LIVE_EVENTS_KEPT, liveEventsStreamKey, type RedisClient } from '@zw/queue';
 import { Counter } from 'prom-client';
 import type { ApiConfig } from '../config.js';
+import { type LiveEvent, LiveEventStream } from '../events/live-event-stream.js';
 import { MetricsService } from '../ops/metrics.service.js';
 import { API_REDIS } from '../redis.provider.js';
-import { type ReadModelChange, readModelChannel } from './read-model-events.js';
+import { invalidatesReadModel, type ReadModelChange } from './read-model-events.js';
 
 /** Answers about one cluster's data (its Services, zones, CIDRs): dropped when that cluster changes. */
 export function clusterTag(clusterId: string): string {
@@ -37,9 +37,11 @@ const MAX_BYTES = 128 * 1024 * 1024;
 /**
  * Serialized answers of the hottest read routes (fleet, Services pages, zones, CIDRs), kept until the data
  * under them changes. A cluster's answers change only when a snapshot of it is recorded, its history is
- * pruned, or someone changes it or one of its Services; each of those publishes a change event on Redis,
- * which drops that cluster's answers in every API process. A TTL bounds how long an answer may outlive a
- * lost event (a Redis outage also clears everything once Redis is back).
+ * pruned, or someone changes it or one of its Services; each of those appends an event to the live-event
+ * stream in Redis, which every API process reads (LiveEventStream) and which drops that cluster's answers
+ * in each. A process that loses Redis for a while reads on from where it was once it is back, so it misses
+ * no change the stream still holds; when it may have (the stream no longer holds where it was), it forgets
+ * everything. A TTL bounds how long an answer may outlive a lost event.
  *
  * Decision: the fleet summary is not dropped on every snapshot (a fleet of 1,000 clusters records
  * several a second, which would make its cache useless); it is recomputed at most every
@@ -59,17 +61,18 @@ export class ReadModelCache implements OnModuleInit, OnApplicationShutdown {
   private readonly generations = new Map<string, number>();
   private bytes = 0;
   private readonly enabled: boolean;
-  private readonly channel: string;
-  private subscriber: Redis | undefined;
+  private readonly stream: string;
+  private readonly stopListening: (() => void)[] = [];
   private readonly lookups: Counter<'result'>;
 
   constructor(
     @Inject(ConfigService) private readonly config: ConfigService<ApiConfig, true>,
-    @Inject(API_REDIS) private readonly publisher: Redis,
+    @Inject(API_REDIS) private readonly publisher: RedisClient,
+    @Inject(LiveEventStream) private readonly events: LiveEventStream,
     @Inject(MetricsService) metrics: MetricsService,
   ) {
     this.enabled = config.get('QUERY_CACHE_TTL_MS', { infer: true }) > 0;
-    this.channel = readModelChannel(config.get('QUEUE_PREFIX', { infer: true }));
+    this.stream = liveEventsStreamKey(config.get('QUEUE_PREFIX', { infer: true }));
     this.lookups = new Counter({
       name: 'zonewise_read_cache_lookups_total',
       help: 'Read-model cache lookups by result (hit, miss, bypass when disabled).',
@@ -80,21 +83,14 @@ export class ReadModelCache implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     if (!this.enabled) return;
-    this.subscriber = new Redis({
-      ...redisConnectionFromUrl(this.config.get('REDIS_URL', { infer: true })),
-      maxRetriesPerRequest: null,
-    });
-    this.subscriber.on('error', () => undefined);
-    // After a reconnect, changes published meanwhile were missed: forget everything.
-    this.subscriber.on('ready', () => this.clear());
-    this.subscriber.on('message', (_channel: string, message: string) => this.onChange(message));
-    void this.subscriber.subscribe(this.channel).catch((error: unknown) => {
-      this.logger.warn(`cannot subscribe to ${this.channel}: ${String(error)}`);
-    });
+    this.stopListening.push(
+      this.events.subscribe((event) => this.onEvent(event)),
+      this.events.onGap(() => this.clear()),
+    );
   }
 
   onApplicationShutdown(): void {
-    this.subscriber?.disconnect();
+    for (const stop of this.stopListening) stop();
   }
 
   /**
@@ -146,7 +142,17 @@ export class ReadModelCache implements OnModuleInit, OnApplicationShutdown {
     this.invalidate(change);
     if (!this.enabled) return;
     try {
-      await this.publisher.publish(this.channel, JSON.stringify(change));
+      await this.publisher.xadd(
+        this.stream,
+        'MAXLEN',
+        '~',
+        String(LIVE_EVENTS_KEPT),
+        '*',
+        'type',
+        'read-model.changed',
+        'data',
+        JSON.stringify(change),
+      );
     } catch (error) {
       this.logger.warn(
         `could not publish a read-model change (other API processes keep it for their TTL): ${String(error)}`,
@@ -154,11 +160,15 @@ export class ReadModelCache implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  private onChange(message: string): void {
-    try {
-      this.invalidate(JSON.parse(message) as ReadModelChange);
-    } catch {
-      this.clear();
+  private onEvent(event: LiveEvent): void {
+    if (!invalidatesReadModel(event.type)) return;
+    const { clusterId, organizationId } = event.data;
+    // An event naming nothing would clear everything: only a change of a cluster or organization counts.
+    if (typeof clusterId === 'string' || typeof organizationId === 'string') {
+      this.invalidate({
+        ...(typeof clusterId === 'string' ? { clusterId } : {}),
+        ...(typeof organizationId === 'string' ? { organizationId } : {}),
+      });
     }
   }
 

@@ -1,40 +1,42 @@
-import { Controller, Get, Headers, Inject, Req, Res } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { type BeforeApplicationShutdown, Controller, Get, Headers, Inject, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ReadDb } from '@zw/db';
-import type { Redis } from 'ioredis';
+import { PUBLIC_LIVE_EVENT_TYPES } from '@zw/queue';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiKeyAuth } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
-import type { ApiConfig } from '../config.js';
+import { DependencyUnavailable } from '../http/dependency-outage.js';
 import { validationProblem } from '../problem.js';
-import { API_REDIS } from '../redis.provider.js';
+import { compareEventIds, type LiveEvent, LiveEventStream } from './live-event-stream.js';
+import { StreamCaps } from './stream-caps.js';
 
-/** How long one read of the stream waits before the connection gets a keep-alive comment. */
-const BLOCK_MS = 15_000;
+/** How often an idle connection gets a keep-alive comment (proxies close silent ones). */
+const KEEP_ALIVE_MS = 15_000;
 const EVENT_ID = /^\d{1,20}-\d{1,20}$/;
 
 /**
  * Server-Sent Events of the caller's organization: `snapshot.recorded` (a cluster's snapshot was recorded:
  * its figures changed), `cluster.stale` / `cluster.fresh` (its agent stopped pushing past
- * STALE_AFTER_SECONDS / pushed again; announced once per crossing by the workers' sweeper) and `report.ready`. They come from the workers through a Redis stream
- * (`<QUEUE_PREFIX>:zw-events`); each event's `id` is its stream id, so a client reconnecting with
- * `Last-Event-ID` (EventSource does it by itself) gets every event it missed that the stream still holds
- * (about the newest 10,000). Each open connection reads the stream on a Redis connection of its own.
+ * STALE_AFTER_SECONDS / pushed again; announced once per crossing by the workers' sweeper) and
+ * `report.ready`. They come from the workers through a Redis stream (`<QUEUE_PREFIX>:{events}:stream`),
+ * read once per API process and fanned out to its clients; each event's `id` is its stream id, so a client
+ * reconnecting with `Last-Event-ID` (EventSource does it by itself) gets every event it missed that the
+ * stream still holds (about the newest 10,000). Open streams are capped per key and per organization
+ * (StreamCaps).
  */
 @ApiTags('events')
 @ApiKeyAuth()
 @Controller('v1/events')
-export class EventsController {
-  private readonly stream: string;
-  private readonly organizations = new Map<string, string | null>();
+export class EventsController implements BeforeApplicationShutdown {
+  /** This process's open streams, ended when it shuts down (their clients reconnect elsewhere). */
+  private readonly closers = new Set<() => void>();
 
   constructor(
-    @Inject(API_REDIS) private readonly redis: Redis,
-    @Inject(ReadDb) private readonly db: ReadDb,
-    @Inject(ConfigService) config: ConfigService<ApiConfig, true>,
-  ) {
-    this.stream = `${config.get('QUEUE_PREFIX', { infer: true })}:zw-events`;
+    @Inject(LiveEventStream) private readonly stream: LiveEventStream,
+    @Inject(StreamCaps) private readonly caps: StreamCaps,
+  ) {}
+
+  beforeApplicationShutdown(): void {
+    for (const close of [...this.closers]) close();
   }
 
   @Get()
@@ -62,18 +64,30 @@ export class EventsController {
       ]);
     }
     // Where "from now on" starts, fixed before the answer's headers leave: a client that has its 200 gets
-    // every event recorded after it, even one recorded before this connection's first blocking read (which,
-    // given '$', would start after it). Read on the shared connection, so that Redis being away answers 503.
-    const after = lastEventId ?? (await this.newestEventId());
-    // Its own connection (a blocking read holds it), queueing commands until connected, unlike the shared one.
-    const reader = this.redis
-      .duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null })
-      .on('error', () => undefined);
-    let open = true;
-    request.on('close', () => {
-      open = false;
-      reader.disconnect();
+    // every event recorded after it. Read on the shared connection, so that Redis being away answers 503.
+    const after =
+      lastEventId ??
+      (await this.stream.newestId().catch((error: unknown) => {
+        throw new DependencyUnavailable('queue', `the live-event stream cannot be read: ${String(error)}`);
+      }));
+    const place = await this.caps.acquire(caller);
+    let closed = false;
+    const relay = new Relay(caller.organizationId, after, (event) => {
+      response.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${visibleData(event)}\n\n`);
     });
+    const unsubscribe = this.stream.subscribe((event) => relay.live(event));
+    const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      this.closers.delete(close);
+      clearInterval(keepAlive);
+      unsubscribe();
+      void place.release();
+      response.end();
+    };
+    this.closers.add(close);
+    request.on('close', close);
     response.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
@@ -81,76 +95,59 @@ export class EventsController {
       'X-Accel-Buffering': 'no',
     });
     response.write('retry: 3000\n\n');
-    await this.relay(reader, after, caller.organizationId, response, () => open);
-    reader.disconnect();
-    response.end();
-  }
-
-  /** The id of the stream's newest event; '0-0' while it holds none (every event is then newer). */
-  private async newestEventId(): Promise<string> {
-    const [newest] = await this.redis.xrevrange(this.stream, '+', '-', 'COUNT', 1);
-    return newest?.[0] ?? '0-0';
-  }
-
-  /** Writes the organization's events after `from` to the answer until the client leaves or Redis goes away. */
-  private async relay(
-    reader: Redis,
-    from: string,
-    organizationId: string,
-    response: ServerResponse,
-    open: () => boolean,
-  ): Promise<void> {
-    let after = from;
-    while (open()) {
-      let batches: [string, [string, string[]][]][] | null;
-      try {
-        batches = (await reader.xread(
-          'COUNT',
-          100,
-          'BLOCK',
-          BLOCK_MS,
-          'STREAMS',
-          this.stream,
-          after,
-        )) as typeof batches;
-      } catch {
-        break; // the client left (the connection was closed) or Redis went away: the client reconnects
-      }
-      if (!batches) {
-        response.write(': keep-alive\n\n');
-        continue;
-      }
-      for (const [id, fields] of batches[0][1]) {
-        after = id;
-        const event = await this.eventFor(fields, organizationId);
-        if (event) response.write(`id: ${id}\nevent: ${event.type}\ndata: ${event.data}\n\n`);
-      }
+    try {
+      await relay.catchUp((from) => this.stream.eventsAfter(from));
+    } catch {
+      close(); // Redis went away while catching up: the client reconnects with its Last-Event-ID
     }
   }
+}
 
-  /** The event when it belongs to the organization, else null (another tenant's never leaves this process). */
-  private async eventFor(fields: string[], organizationId: string): Promise<{ type: string; data: string } | null> {
-    const type = fields[fields.indexOf('type') + 1];
-    const data = JSON.parse(fields[fields.indexOf('data') + 1] ?? '{}') as {
-      clusterId?: string;
-      organizationId?: string;
-    };
-    const owner = data.organizationId ?? (data.clusterId ? await this.organizationOf(data.clusterId) : null);
-    if (owner !== organizationId) return null;
-    const { organizationId: _owner, ...visible } = data;
-    return { type, data: JSON.stringify(visible) };
+/** What a client sees of an event: its fields, less the organization (which it knows). */
+function visibleData(event: LiveEvent): string {
+  const { organizationId: _owner, ...visible } = event.data;
+  return JSON.stringify(visible);
+}
+
+/**
+ * One client's events: first those after its starting point that the stream holds (its catch-up), then
+ * the live ones, each once and in order, only its organization's public ones. Live events arriving while
+ * it catches up wait in `pending`.
+ */
+class Relay {
+  private cursor: string;
+  private pending: LiveEvent[] | null = [];
+
+  constructor(
+    private readonly organizationId: string,
+    after: string,
+    private readonly write: (event: LiveEvent) => void,
+  ) {
+    this.cursor = after;
   }
 
-  private async organizationOf(clusterId: string): Promise<string | null> {
-    if (!this.organizations.has(clusterId)) {
-      const [row] = await this.db.query<{ organization_id: string }>(
-        'SELECT organization_id::text FROM clusters WHERE id = $1::uuid',
-        [clusterId],
-      );
-      // A cluster belongs to one organization for its life: remembered (a deleted one is never asked again).
-      if (this.organizations.size > 100_000) this.organizations.clear();
-      this.organizations.set(clusterId, row?.organization_id ?? null);
+  live(event: LiveEvent): void {
+    if (this.pending) this.pending.push(event);
+    else this.deliver(event);
+  }
+
+  async catchUp(page: (after: string) => Promise<LiveEvent[]>): Promise<void> {
+    for (;;) {
+      const events = await page(this.cursor);
+      for (const event of events) this.deliver(event);
+      // Caught up once a page holds nothing the live reader has not also handed over.
+      const newestPending = this.pending?.at(-1);
+      if (events.length === 0 || (newestPending && compareEventIds(this.cursor, newestPending.id) >= 0)) break;
     }
-    return this.organizations.get(clusterId) ?? null;
+    const pending = this.pending ?? [];
+    this.pending = null;
+    for (const event of pending) this.deliver(event);
+  }
+
+  private deliver(event: LiveEvent): void {
+    if (compareEventIds(event.id, this.cursor) <= 0) return;
+    this.cursor = event.id;
+    if (event.organizationId !== this.organizationId || !PUBLIC_LIVE_EVENT_TYPES.has(event.type)) return;
+    this.write(event);
   }
 }

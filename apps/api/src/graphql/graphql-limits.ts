@@ -150,7 +150,7 @@ export function gatePlugin(
             );
             contextValue.req.caller = caller;
             const units = Math.max(1, Math.ceil(cost / limits.GRAPHQL_COST_PER_REQUEST));
-            rateLimit.chargeKey(caller.principalId, units, contextValue.res);
+            await rateLimit.chargeKey(caller.principalId, units, contextValue.res);
           } catch (exception) {
             throw requestError(exception);
           }

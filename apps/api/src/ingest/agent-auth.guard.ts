@@ -1,6 +1,13 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { type AgentIdentity, findClusterByAgentToken, hashAgentToken, PrismaService } from '@zw/db';
+import {
+  type AgentIdentity,
+  agentTokenPrefixes,
+  agentTokenPrefixOf,
+  findClusterByAgentToken,
+  PrismaService,
+} from '@zw/db';
 import type { IncomingMessage } from 'node:http';
+import { CredentialPrefixes } from '../auth/credential-prefixes.js';
 import { clientAddressOf, UnauthenticatedThrottle } from '../auth/unauthenticated-throttle.js';
 import { ProblemException } from '../problem.js';
 
@@ -10,9 +17,6 @@ import { ProblemException } from '../problem.js';
  * against a token copied into the wrong cluster's agent.
  */
 export const CLUSTER_HEADER = 'x-zonewise-cluster';
-
-const RECENTLY_VALID_MS = 3600_000;
-const RECENTLY_VALID_LIMIT = 10_000;
 
 export type AgentRequest = IncomingMessage & { agent?: AgentIdentity };
 
@@ -28,34 +32,30 @@ function unauthorized(detail: string): ProblemException {
 @Injectable()
 export class AgentAuthGuard implements CanActivate {
   /**
-   * Tokens (by hash) that authenticated recently, with when they did. They skip the per-address throttle
-   * of refused credentials, so a fleet pushing from one NAT address keeps working while someone else at
-   * that address presents bad tokens. They are still looked up every time (revocation stays immediate).
+   * The prefixes of every cluster's token: a token that may be valid is looked up even from an address
+   * throttled for refused credentials, so a fleet pushing from one NAT address keeps working while
+   * someone else at that address presents bad tokens (on whichever API replica its pushes land).
    */
-  private readonly recentlyValid = new Map<string, number>();
+  private readonly prefixes: CredentialPrefixes;
 
   constructor(
     @Inject(PrismaService) private readonly prisma: PrismaService,
     @Inject(UnauthenticatedThrottle) private readonly throttle: UnauthenticatedThrottle,
-  ) {}
+  ) {
+    this.prefixes = new CredentialPrefixes(() => agentTokenPrefixes(prisma), agentTokenPrefixOf);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AgentRequest>();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    const tokenKey = match ? Buffer.from(hashAgentToken(match[1])).toString('base64') : null;
-    const lookUp = async () => {
+    const credential = match ? { secret: match[1], prefixes: this.prefixes } : null;
+    // A refused token counts against the client's address; past its budget, only tokens that may be valid are looked up.
+    const agent = await this.throttle.guard(clientAddressOf(request), credential, async () => {
       if (!match) throw unauthorized('missing agent token: send Authorization: Bearer <the cluster agent token>');
       const found = await findClusterByAgentToken(this.prisma, match[1]);
       if (!found) throw unauthorized('invalid agent token');
       return found;
-    };
-    const seenAt = tokenKey ? this.recentlyValid.get(tokenKey) : undefined;
-    // A refused token counts against the client's address; an address over its budget is not looked up.
-    const agent =
-      seenAt !== undefined && Date.now() - seenAt < RECENTLY_VALID_MS
-        ? await lookUp()
-        : await this.throttle.guard(clientAddressOf(request), lookUp);
-    if (tokenKey) this.remember(tokenKey);
+    });
     const claimed = request.headers[CLUSTER_HEADER];
     if (typeof claimed === 'string' && claimed !== agent.clusterId) {
       const cluster = await this.prisma.cluster.findUnique({ where: { id: agent.clusterId }, select: { name: true } });
@@ -65,12 +65,5 @@ export class AgentAuthGuard implements CanActivate {
     }
     request.agent = agent;
     return true;
-  }
-
-  private remember(tokenKey: string): void {
-    this.recentlyValid.delete(tokenKey);
-    if (this.recentlyValid.size >= RECENTLY_VALID_LIMIT)
-      this.recentlyValid.delete(this.recentlyValid.keys().next().value!);
-    this.recentlyValid.set(tokenKey, Date.now());
   }
 }

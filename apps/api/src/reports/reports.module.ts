@@ -1,5 +1,5 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
+import { registerQueues } from '../queues.js';
 import { REPORTS_QUEUE } from '@zw/queue';
 import { QueryModule } from '../query.module.js';
 import { ReportSchedulesController } from './report-schedules.controller.js';
@@ -15,7 +15,7 @@ import { ReportsService } from './reports.service.js';
  * its job schedulers; the worker does the rest.
  */
 @Module({
-  imports: [QueryModule, BullModule.registerQueue({ name: REPORTS_QUEUE })],
+  imports: [QueryModule, registerQueues(REPORTS_QUEUE)],
   controllers: [ReportSchedulesController, ReportsController],
   providers: [reportsConfigProvider, ReportsService, ReportSchedulesService, ReportsResolver],
 })

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { ReadDb } from '@zw/db';
-import { parseEnvironment, redisConnectionFromUrl, reportsEnvSchema } from '@zw/queue';
-import { Redis } from 'ioredis';
+import { createRedisClient, parseEnvironment, type RedisClient, reportsEnvSchema } from '@zw/queue';
+
 import type { WorkerConfig } from '../config.js';
 import { WORKER_CONFIG } from '../worker-config.token.js';
 
@@ -46,12 +46,12 @@ export const reportsRedisProvider: Provider = {
   inject: [WORKER_CONFIG],
   useFactory: (config: WorkerConfig) =>
     // BullMQ's connections report Redis outages; a failed sweep logs its own error.
-    new Redis({ ...redisConnectionFromUrl(config.REDIS_URL), maxRetriesPerRequest: 1 }).on('error', () => undefined),
+    createRedisClient(config.REDIS_URL, { maxRetriesPerRequest: 1 }).on('error', () => undefined),
 };
 
 @Injectable()
 export class ReportsRedisCloser implements OnApplicationShutdown {
-  constructor(@Inject(REPORTS_REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(REPORTS_REDIS) private readonly redis: RedisClient) {}
 
   onApplicationShutdown(): void {
     this.redis.disconnect();

@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import type { DynamicModule, Provider } from '@nestjs/common';
-import { REPORT_DELIVERIES_QUEUE, REPORTS_QUEUE } from '@zw/queue';
+import { queueRegistration, REPORT_DELIVERIES_QUEUE, REPORTS_QUEUE } from '@zw/queue';
+import type { WorkerConfig } from '../config.js';
 import { ReportGenerator } from './report-generator.service.js';
 import { ReportScheduler } from './report-scheduler.service.js';
 import { ReportsProcessor } from './reports.processor.js';
@@ -19,9 +20,15 @@ import { WebhookSecretKeys } from './webhook-secret-sealer.service.js';
  * deliveries. They share WorkerModule's WORKER_CONFIG and JobMetricsRecorder, so WorkerModule spreads
  * these into its own imports and providers rather than importing a module of their own.
  */
-export const reportsWorkerImports: DynamicModule[] = [
-  BullModule.registerQueue({ name: REPORTS_QUEUE }, { name: REPORT_DELIVERIES_QUEUE }),
-];
+export function reportsWorkerImports(config: WorkerConfig): DynamicModule[] {
+  return [
+    BullModule.registerQueue(
+      ...[REPORTS_QUEUE, REPORT_DELIVERIES_QUEUE].map((name) =>
+        queueRegistration(config.REDIS_URL, config.QUEUE_PREFIX, name),
+      ),
+    ),
+  ];
+}
 
 export const reportsWorkerProviders: Provider[] = [
   reportsConfigProvider,
