@@ -156,8 +156,8 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
   /**
    * Other origins whose browser pages may call this API (comma-separated, e.g.
    * `https://grafana.example.com,https://ops.example.com`, or `*`). Empty (the default): none; the
-   * dashboard served at `/` is same-origin and needs none. Keys travel in the Authorization header, never
-   * cookies, so credentials are not enabled.
+   * dashboard served at `/` is same-origin and needs none. Credentials are never allowed across origins:
+   * the dashboard's session cookie works on its own origin only, other origins send keys or tokens.
    */
   CORS_ORIGINS: z
     .string()
@@ -171,6 +171,42 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
     .refine((origins) => origins.every((origin) => origin === '*' || /^https?:\/\/[^/\s]+$/.test(origin)), {
       message: 'expected comma-separated origins such as https://ops.example.com (scheme and host, no path), or *',
     }),
+  /**
+   * The address people reach this deployment at (scheme, host and optional path prefix, no trailing
+   * slash), e.g. `https://zonewise.example.com`: the SSO redirect URI (`<PUBLIC_URL>/v1/auth/sso/callback`,
+   * registered at the identity provider) and the links of alerts are built from it. Unset: the API builds
+   * the redirect URI from each request's Host (and X-Forwarded-Proto behind TRUST_PROXY).
+   */
+  PUBLIC_URL: z
+    .string()
+    .optional()
+    .refine((value) => value === undefined || value === '' || /^https?:\/\/[^/\s]+(\/[^\s]*[^/\s])?$/.test(value), {
+      message: 'expected an http(s) URL without a trailing slash, e.g. https://zonewise.example.com',
+    })
+    .transform((value) => value || undefined),
+  /** How long a dashboard session lasts after signing in through SSO; then the person signs in again. */
+  SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86_400)
+    .default(8 * 3600),
+  /**
+   * How long a verified session is trusted without asking Postgres again. Signing out, or an admin
+   * signing someone out, through this API process applies at once; through another within this time.
+   */
+  SESSION_CACHE_MS: z.coerce.number().int().min(0).default(5000),
+  /**
+   * Lets organizations name identity providers on plain http and on non-public addresses (development and
+   * tests only): the API calls the provider itself (discovery, tokens, keys), so by default only https
+   * URLs of public addresses are allowed (SSRF).
+   */
+  SSO_ALLOW_PRIVATE_ISSUERS: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1'),
+  /** Longest the API waits for the identity provider (discovery, token exchange, key set). */
+  SSO_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /** `development` adds stack traces to GraphQL errors; anything else never shows internals. */
   NODE_ENV: z.string().optional(),
   ...graphQLSettings,

@@ -87,15 +87,35 @@ function setUpOpenApi(app: INestApplication): void {
       .setTitle('zonewise API')
       .setDescription(
         'Topology Aware Routing health, history and inter-AZ savings of a fleet of Kubernetes clusters. ' +
-          'Send `Authorization: Bearer <API key>`. Errors are `application/problem+json` (RFC 9457).',
+          "Send `Authorization: Bearer <API key>` (or a token of your organization's identity provider); the dashboard signs in through SSO and sends its session cookie. Errors are `application/problem+json` (RFC 9457).",
       )
       .setVersion('1')
       .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
       .addServer('/', 'the server this document is served from')
-      // Keys and tokens are opaque random strings, not JWTs: no bearerFormat beyond saying so.
+      // API keys and agent tokens are opaque random strings; only the identity provider's tokens are JWTs.
       .addBearerAuth(
         { type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'an API key (zwk_…)' },
         'apiKey',
+      )
+      .addBearerAuth(
+        {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            "a token of the organization's OpenID Connect provider (for programs): its issuer and audience name the organization, its groups claim the role",
+        },
+        'oidcToken',
+      )
+      .addCookieAuth(
+        '__Host-zw_session',
+        {
+          type: 'apiKey',
+          in: 'cookie',
+          description:
+            'the dashboard session cookie (set by signing in through SSO); requests that change something also need X-CSRF-Token',
+        },
+        'session',
       )
       .addBearerAuth(
         {

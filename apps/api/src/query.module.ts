@@ -6,6 +6,11 @@ import { MeController } from './auth/me.controller.js';
 import { AuditLogController } from './audit/audit-log.controller.js';
 import { AuditLogService } from './audit/audit-log.service.js';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
+import { Authenticator } from './auth/authenticator.js';
+import { secretKeyringProvider, SECRET_KEYRING } from './auth/secret-keyring.js';
+import { SessionAuthenticator } from './auth/session-authenticator.js';
+import { TokenAuthenticator } from './auth/token-authenticator.js';
+import { OidcIssuers } from './sso/oidc-issuers.js';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { ApiKeyRateLimitGuard } from './auth/rate-limit.guard.js';
 import { RateStorageModule } from './auth/rate-storage.module.js';
@@ -72,6 +77,11 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     HeavyReadBudget,
     QueueAvailability,
     ApiKeyAuthenticator,
+    secretKeyringProvider,
+    OidcIssuers,
+    SessionAuthenticator,
+    TokenAuthenticator,
+    Authenticator,
     ApiKeyGuard,
     ApiKeyRateLimitGuard,
     MetricsService,
@@ -100,6 +110,10 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     AuditLogService,
     readDbProvider,
     ApiKeyAuthenticator,
+    SECRET_KEYRING,
+    OidcIssuers,
+    SessionAuthenticator,
+    Authenticator,
     ApiKeyGuard,
     ApiKeyRateLimitGuard,
     MetricsService,

@@ -88,18 +88,23 @@ describe('the OpenAPI document', () => {
     const errors = report.problems.filter((problem) => problem.severity === 'error');
     expect(errors.map((e) => `${e.ruleId} ${e.location[0]?.pointer}: ${e.message}`)).toEqual([]);
     expect(report.totals.errors).toBe(0);
+    expect(report.problems.map((e) => `${e.ruleId} ${e.location[0]?.pointer}: ${e.message}`)).toEqual([]);
     expect(report.totals.warnings).toBe(0);
   });
 
-  it('says how every operation authenticates: an API key, the agent token, or explicitly nothing', () => {
+  it('says how every operation authenticates: an API key, a provider token or the session cookie, the agent token, or explicitly nothing', () => {
     for (const { name, operation } of operations()) expect(operation.security, name).toBeDefined();
     const securityOf = (name: string) => operations().find((o) => o.name === name)!.operation.security;
     expect(securityOf('POST /v1/ingest/snapshots')).toEqual([{ agentToken: [] }]);
     for (const open of ['GET /healthz', 'GET /readyz', 'GET /metrics']) expect(securityOf(open)).toEqual([]);
-    expect(securityOf('GET /v1/fleet')).toEqual([{ apiKey: [] }]);
-    for (const scheme of Object.values(document.components.securitySchemes)) {
-      expect(scheme.bearerFormat).not.toBe('JWT');
-    }
+    expect(securityOf('GET /v1/fleet')).toEqual([{ apiKey: [] }, { oidcToken: [] }, { session: [] }]);
+    // Signing in is a browser navigation (redirects), documented in docs/sso.md, not an API operation.
+    expect(operations().some((operation) => operation.name.startsWith('GET /v1/auth/sso'))).toBe(false);
+    // Keys and agent tokens are opaque; only the identity provider's tokens are JWTs.
+    const schemes = document.components.securitySchemes;
+    expect(schemes.apiKey.bearerFormat).not.toBe('JWT');
+    expect(schemes.agentToken.bearerFormat).not.toBe('JWT');
+    expect(schemes.oidcToken.bearerFormat).toBe('JWT');
   });
 
   it('documents the error answers as problem+json', () => {

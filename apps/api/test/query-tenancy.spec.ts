@@ -46,7 +46,9 @@ interface Route {
  * scheduled reports.
  */
 // /v1/events is a stream that never ends: its tenancy is tested in events.spec.ts.
-const OTHER_MODULES = ['/v1/ingest/', '/v1/report', '/v1/events'];
+// Single sign-on (its settings, members, sessions and sign-out) is tested in sso.spec.ts, and every route's
+// role in roles.spec.ts.
+const OTHER_MODULES = ['/v1/ingest/', '/v1/report', '/v1/events', '/v1/auth/', '/v1/sso', '/v1/members'];
 
 const ROUTES: Route[] = [
   { method: 'GET', template: '/v1/fleet', admin: false, path: () => '/v1/fleet', organizationWide: true },

@@ -1,4 +1,4 @@
-import { authorization, signOut } from './auth';
+import { authHeaders, signOut } from './auth';
 import { apiAnswered, apiFailed } from './connection';
 
 /** An API answer that is not 2xx, with the problem+json `detail` to show where the request was made. */
@@ -55,16 +55,15 @@ async function send(path: string, init: RequestInit): Promise<Response> {
 }
 
 /**
- * Calls the REST API with the signed-in credentials. A 401 means the key expired or was revoked: the
+ * Calls the REST API with the signed-in credentials. A 401 means the key or session expired or was revoked: the
  * dashboard signs out with the API's reason, and the sign-in page shows it.
  */
 export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const auth = authorization();
   const response = await send(path, {
     method,
     headers: {
       accept: 'application/json',
-      ...(auth ? { authorization: auth } : {}),
+      ...authHeaders(method),
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -92,10 +91,9 @@ export function query(params: Record<string, string | number | boolean | null | 
   return text ? `?${text}` : '';
 }
 
-/** Downloads an authenticated answer as a file (the key never goes into a URL). */
+/** Downloads an authenticated answer as a file (no credential ever goes into a URL). */
 export async function download(path: string, fileName: string): Promise<void> {
-  const auth = authorization();
-  const response = await send(path, { headers: auth ? { authorization: auth } : {} });
+  const response = await send(path, { headers: authHeaders('GET') });
   if (response.status === 401) {
     const error = await problemOf(response);
     signOut(error.detail);

@@ -4,10 +4,12 @@ import { Link, Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
 import { prefetchCritical } from './critical-queries';
 import { followLiveEvents } from './live-events';
 import { whenIdle } from './idle';
-import { isAdmin, isSignedIn, onAuthChange, signOut } from './auth';
+import { checkSession, endSession, isAdmin, isAuthKnown, isSignedIn, onAuthChange } from './auth';
 import { ConnectionBanner } from './components/freshness';
 import { Loading } from './components/states';
 import { useIdentity } from './identity';
+import type { Identity } from './auth';
+import { when } from './format';
 import { PAGES } from './routes';
 import { SignIn } from './pages/sign-in';
 
@@ -23,15 +25,35 @@ function useSignedIn(): boolean {
   return useSyncExternalStore(onAuthChange, isSignedIn);
 }
 
+function useAuthKnown(): boolean {
+  return useSyncExternalStore(onAuthChange, isAuthKnown);
+}
+
 export function App() {
   const signedIn = useSignedIn();
+  const known = useAuthKnown();
   const queryClient = useQueryClient();
   const [location] = useLocation();
+  const search = useSearch();
+  useEffect(() => {
+    if (!known) void checkSession();
+  }, [known]);
   useEffect(() => {
     if (!signedIn) queryClient.clear();
   }, [signedIn, queryClient]);
+  if (!known) return <Loading what="your session" />;
   if (!signedIn) {
-    return location === '/sign-in' ? <SignIn /> : <Redirect to={`/sign-in`} replace />;
+    if (location === '/sign-in' || location.startsWith('/sign-in/')) {
+      return (
+        <Switch>
+          <Route path="/sign-in/:slug" component={SignIn} />
+          <Route component={SignIn} />
+        </Switch>
+      );
+    }
+    // Back to this page once signed in (a link from an alert into the dashboard, say).
+    const here = `${location}${search ? `?${search}` : ''}`;
+    return <Redirect to={location === '/' ? '/sign-in' : `/sign-in?returnTo=${encodeURIComponent(here)}`} replace />;
   }
   return <Shell />;
 }
@@ -62,12 +84,10 @@ function Shell() {
             </Link>
           ))}
         </nav>
-        <span className="who">
-          {identity.data
-            ? `${identity.data.organization.name} · ${identity.data.apiKey ? 'key ' : ''}“${identity.data.name}” (${identity.data.role})`
-            : ''}
+        <span className="who" data-testid="who">
+          {identity.data ? <Who identity={identity.data} /> : ''}
         </span>
-        <button type="button" onClick={() => signOut(null)}>
+        <button type="button" onClick={() => void endSession()}>
           Sign out
         </button>
       </header>
@@ -81,6 +101,9 @@ function Shell() {
             <Route path="/sign-in">
               <Redirect to="/" replace />
             </Route>
+            <Route path="/sign-in/:slug">
+              <Redirect to="/" replace />
+            </Route>
             <Route>
               <h1>Not found</h1>
               <p>
@@ -90,6 +113,19 @@ function Shell() {
           </Switch>
         </Suspense>
       </main>
+    </>
+  );
+}
+
+/** Who is signed in, with which role, and until when (a session or key that expires says so). */
+function Who({ identity }: { identity: Identity }) {
+  const what = identity.via === 'api_key' ? `key “${identity.name}”` : (identity.email ?? identity.name);
+  const until = identity.expiresAt
+    ? ` · ${identity.via === 'sso' ? 'session' : 'key'} ends ${when(identity.expiresAt)}`
+    : '';
+  return (
+    <>
+      {identity.organization.name} · {what} ({identity.role})<span className="muted small">{until}</span>
     </>
   );
 }

@@ -1,5 +1,5 @@
 import type { QueryClient } from '@tanstack/react-query';
-import { authorization } from './auth';
+import { authHeaders, isSignedIn } from './auth';
 import { connectionState, streamConnected, streamFailed } from './connection';
 
 /**
@@ -76,11 +76,10 @@ export function followLiveEvents(queryClient: QueryClient): () => void {
   const connect = async (): Promise<void> => {
     while (!controller.signal.aborted) {
       try {
-        const auth = authorization();
-        if (!auth) return;
+        if (!isSignedIn()) return;
         const response = await fetch('/v1/events', {
           headers: {
-            authorization: auth,
+            ...authHeaders('GET'),
             accept: 'text/event-stream',
             ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
           },

@@ -1,5 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type Db, PrismaService, pruneAnalysisDocuments, pruneAuditLog, refreshSavingsDays } from '@zw/db';
+import {
+  type Db,
+  PrismaService,
+  pruneAnalysisDocuments,
+  pruneAuditLog,
+  pruneSessions,
+  pruneSignInAttempts,
+  refreshSavingsDays,
+} from '@zw/db';
 import type { WorkerConfig } from './config.js';
 import { lockCluster } from './history/cluster-lock.js';
 import { ReadModelPublisher } from './read-model-events.js';
@@ -11,6 +19,8 @@ export interface RetentionResult {
   intervalsDeleted: number;
   servicesDeleted: number;
   auditEntriesDeleted: number;
+  /** Dashboard sessions ended more than a day ago, and sign-ins never finished. */
+  sessionsDeleted: number;
 }
 
 const BATCH = 1000;
@@ -18,7 +28,7 @@ const BATCH = 1000;
 /**
  * Keeps storage bounded: raw payloads past their retention, then per-snapshot rows (snapshot and its
  * aggregates) and closed history intervals past the history retention, and audit entries past
- * AUDIT_LOG_RETENTION_DAYS. Organizations may override the payload and history periods. Snapshots still
+ * AUDIT_LOG_RETENTION_DAYS, dashboard sessions a day after they ended and unfinished sign-ins. Organizations may override the payload and history periods. Snapshots still
  * waiting are never touched.
  */
 @Injectable()
@@ -61,8 +71,18 @@ export class RetentionService {
       new Date(now.getTime() - this.config.AUDIT_LOG_RETENTION_DAYS * 24 * 3600_000),
       BATCH,
     );
-    const result = { payloadsDeleted, snapshotsDeleted, intervalsDeleted, servicesDeleted, auditEntriesDeleted };
-    if (payloadsDeleted || snapshotsDeleted || intervalsDeleted || auditEntriesDeleted)
+    const sessionsDeleted =
+      (await pruneSessions(this.prisma, new Date(now.getTime() - 24 * 3600_000))) +
+      (await pruneSignInAttempts(this.prisma, now));
+    const result = {
+      payloadsDeleted,
+      snapshotsDeleted,
+      intervalsDeleted,
+      servicesDeleted,
+      auditEntriesDeleted,
+      sessionsDeleted,
+    };
+    if (payloadsDeleted || snapshotsDeleted || intervalsDeleted || auditEntriesDeleted || sessionsDeleted)
       this.logger.log(`pruned ${JSON.stringify(result)}`);
     return result;
   }

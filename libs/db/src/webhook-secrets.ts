@@ -34,7 +34,7 @@ export function readWebhookSecret(keyring: SecretKeyring | null, stored: StoredW
     return {
       secret: null,
       problem:
-        'the webhook secret cannot be decrypted (REPORT_WEBHOOK_ENCRYPTION_KEYS is missing the key it was sealed with): restore that key, or rotate the secret',
+        'the webhook secret cannot be decrypted (the secret keyring is missing the key it was sealed with): restore that key, or rotate the secret',
     };
   }
   if (stored.webhookSecret) return { secret: stored.webhookSecret };

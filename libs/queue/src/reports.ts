@@ -1,5 +1,5 @@
 import type { DefaultJobOptions, Queue } from 'bullmq';
-import { keyringProblem } from '@zw/reports';
+import { keyringProblem, parseKeyring, type SecretKeyring } from '@zw/reports';
 import { z } from 'zod';
 
 /**
@@ -45,6 +45,16 @@ export function reportSchedulerId(scheduleId: string): string {
   return `report-schedule-${scheduleId}`;
 }
 
+/** A keyring setting (`id:key,id:key,…`, checked by keyringProblem); empty means unset. */
+const keyringSetting = z
+  .string()
+  .optional()
+  .superRefine((text, context) => {
+    const problem = text === undefined || text === '' ? null : keyringProblem(text);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  })
+  .transform((text) => (text ? text : undefined));
+
 /** Environment both api and worker read for reports. */
 export const reportsEnvSchema = z.object({
   /**
@@ -76,14 +86,13 @@ export const reportsEnvSchema = z.object({
    * only open what they sealed, and the worker re-encrypts those under the first at start. Without it,
    * schedules cannot be given a webhook.
    */
-  REPORT_WEBHOOK_ENCRYPTION_KEYS: z
-    .string()
-    .optional()
-    .superRefine((text, context) => {
-      const problem = text === undefined || text === '' ? null : keyringProblem(text);
-      if (problem) context.addIssue({ code: 'custom', message: problem });
-    })
-    .transform((text) => (text ? text : undefined)),
+  REPORT_WEBHOOK_ENCRYPTION_KEYS: keyringSetting,
+  /**
+   * The deployment's keyring for every secret a tenant stores (webhook signing secrets, SSO client
+   * secrets, channel addresses and secrets), in the form above. When unset, REPORT_WEBHOOK_ENCRYPTION_KEYS
+   * (its older name) is the keyring.
+   */
+  SECRET_ENCRYPTION_KEYS: keyringSetting,
   REPORT_WEBHOOK_ALLOW_PRIVATE: z
     .enum(['true', 'false', '1', '0'])
     .default('false')
@@ -91,6 +100,14 @@ export const reportsEnvSchema = z.object({
 });
 
 export type ReportsConfig = z.output<typeof reportsEnvSchema>;
+
+/** The deployment's secret keyring: SECRET_ENCRYPTION_KEYS, else REPORT_WEBHOOK_ENCRYPTION_KEYS; null when neither is set. */
+export function secretKeyringOf(
+  config: Pick<ReportsConfig, 'SECRET_ENCRYPTION_KEYS' | 'REPORT_WEBHOOK_ENCRYPTION_KEYS'>,
+): SecretKeyring | null {
+  const text = config.SECRET_ENCRYPTION_KEYS ?? config.REPORT_WEBHOOK_ENCRYPTION_KEYS;
+  return text ? parseKeyring(text) : null;
+}
 
 export function reportJobOptions(
   config: Pick<ReportsConfig, 'REPORT_JOB_ATTEMPTS' | 'REPORT_JOB_BACKOFF_MS'>,

@@ -80,7 +80,11 @@ export class ApiKeyAuthenticator {
 
   private async verify(authorization: string | undefined): Promise<Caller> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    if (!match) throw unauthorized('missing API key: send Authorization: Bearer <API key>');
+    if (!match) {
+      throw unauthorized(
+        'missing API key: send Authorization: Bearer <API key> (or a token of your identity provider), or sign in to the dashboard',
+      );
+    }
     const secret = match[1];
     if (secret.startsWith(AGENT_TOKEN_PREFIX)) {
       throw new ProblemException(

@@ -2,9 +2,8 @@ import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadat
 import { Reflector } from '@nestjs/core';
 import { type Role, roleAtLeast } from '@zw/db';
 import { ProblemException } from '../problem.js';
-import { ApiKeyAuthenticator } from './api-key-authenticator.js';
+import { Authenticator } from './authenticator.js';
 import { type Caller, httpOf } from './caller.js';
-import { clientAddressOf } from './unauthenticated-throttle.js';
 
 export const REQUIRED_ROLE = 'zonewise:required-role';
 
@@ -43,13 +42,13 @@ export function assertRole(caller: Caller, needed: Role): void {
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
-    @Inject(ApiKeyAuthenticator) private readonly authenticator: ApiKeyAuthenticator,
+    @Inject(Authenticator) private readonly authenticator: Authenticator,
     @Inject(Reflector) private readonly reflector: Reflector,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const { request } = httpOf(context);
-    const caller = await this.authenticator.authenticate(request.headers.authorization, clientAddressOf(request));
+    const caller = await this.authenticator.authenticate(request);
     assertRole(caller, requiredRole(this.reflector, context));
     request.caller = caller;
     return true;

@@ -1,5 +1,5 @@
 import { applyDecorators, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtension, ApiResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCookieAuth, ApiExtension, ApiResponse } from '@nestjs/swagger';
 import type { Role } from '@zw/db';
 import { ProblemSchema } from '../http/schemas.js';
 import { openApiSchema } from '../http/openapi.js';
@@ -18,10 +18,12 @@ export const ROLE_EXTENSION = 'x-zonewise-role';
  * Every route of a controller needs credentials (an API key, a dashboard session or an identity provider's
  * token) with the `viewer` role unless a handler says otherwise, and is rate-limited per caller.
  */
-export function ApiKeyAuth(): ClassDecorator {
+export function ApiKeyAuth(): ClassDecorator & MethodDecorator {
   return applyDecorators(
     UseGuards(ApiKeyGuard, ApiKeyRateLimitGuard),
     ApiBearerAuth('apiKey'),
+    ApiBearerAuth('oidcToken'),
+    ApiCookieAuth('session'),
     ApiResponse({ status: 401, ...problem('no credentials, or unknown, revoked or expired ones') }),
     ApiResponse({ status: 403, ...problem('an agent token, or a caller without the role this operation needs') }),
     ApiResponse({ status: 429, ...problem('rate limit of this caller exceeded; see Retry-After') }),

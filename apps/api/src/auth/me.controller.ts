@@ -1,4 +1,5 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get, Inject, Req } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PrismaService } from '@zw/db';
 import { z } from 'zod';
@@ -6,6 +7,7 @@ import { ApiResponseFrom } from '../http/openapi.js';
 import { isoDate, RoleSchema } from '../http/schemas.js';
 import { ApiKeyAuth } from './auth.decorators.js';
 import { type Caller, CurrentCaller } from './caller.js';
+import { cookieOf, csrfTokenOf, SESSION_COOKIE } from './cookies.js';
 
 const MeSchema = z.object({
   organization: z.object({ id: z.uuid(), slug: z.string(), name: z.string() }),
@@ -25,6 +27,12 @@ const MeSchema = z.object({
     .object({ id: z.uuid(), name: z.string(), role: RoleSchema, expiresAt: isoDate.nullable() })
     .nullable()
     .describe('the calling key (via api_key)'),
+  session: z
+    .object({ id: z.uuid(), expiresAt: isoDate, csrfToken: z.string() })
+    .nullable()
+    .describe(
+      'the dashboard session (via sso): send csrfToken as X-CSRF-Token with every request that changes something',
+    ),
 });
 
 /** Who is calling: a client (the dashboard) shows what the caller may do, and hides what it may not. */
@@ -39,7 +47,7 @@ export class MeController {
     summary: 'The caller: its organization, role, identity and when its credentials expire (never a secret)',
   })
   @ApiResponseFrom(200, MeSchema, 'the caller')
-  async me(@CurrentCaller() caller: Caller): Promise<z.output<typeof MeSchema>> {
+  async me(@CurrentCaller() caller: Caller, @Req() request: IncomingMessage): Promise<z.output<typeof MeSchema>> {
     const organization = await this.prisma.organization.findUniqueOrThrow({
       where: { id: caller.organizationId },
       select: { id: true, slug: true, name: true },
@@ -54,6 +62,13 @@ export class MeController {
       email: caller.email,
       expiresAt,
       apiKey: caller.keyId ? { id: caller.keyId, name: caller.name, role: caller.role, expiresAt } : null,
+      session: caller.sessionId
+        ? {
+            id: caller.sessionId,
+            expiresAt: expiresAt!,
+            csrfToken: csrfTokenOf(cookieOf(request, SESSION_COOKIE) ?? ''),
+          }
+        : null,
     };
   }
 }

@@ -8,7 +8,7 @@ import { ReadDb } from '@zw/db';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { ServerResponse } from 'node:http';
 import { AuditLogResolver } from '../audit/audit-log.resolver.js';
-import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
+import { Authenticator } from '../auth/authenticator.js';
 import type { CallerRequest } from '../auth/caller.js';
 import { ApiKeyRateLimitGuard } from '../auth/rate-limit.guard.js';
 import type { ApiConfig } from '../config.js';
@@ -34,11 +34,11 @@ import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
     GraphQLModule.forRootAsync<ApolloDriverConfig>({
       driver: ApolloDriver,
       imports: [QueryModule],
-      inject: [ReadDb, ConfigService, ApiKeyAuthenticator, ApiKeyRateLimitGuard, HEAVY_READ_DB, HeavyReadBudget],
+      inject: [ReadDb, ConfigService, Authenticator, ApiKeyRateLimitGuard, HEAVY_READ_DB, HeavyReadBudget],
       useFactory: (
         db: ReadDb,
         configService: ConfigService<ApiConfig, true>,
-        authenticator: ApiKeyAuthenticator,
+        authenticator: Authenticator,
         rateLimit: ApiKeyRateLimitGuard,
         heavyDb: ReadDb,
         budget: HeavyReadBudget,

@@ -11,8 +11,7 @@ import {
   visit,
 } from 'graphql';
 import type { ServerResponse } from 'node:http';
-import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
-import { clientAddressOf } from '../auth/unauthenticated-throttle.js';
+import type { Authenticator } from '../auth/authenticator.js';
 import type { CallerRequest } from '../auth/caller.js';
 import type { ApiKeyRateLimitGuard } from '../auth/rate-limit.guard.js';
 import type { ApiConfig } from '../config.js';
@@ -118,7 +117,7 @@ interface GateContext {
  */
 export function gatePlugin(
   limits: GraphQLLimits,
-  authenticator: ApiKeyAuthenticator,
+  authenticator: Authenticator,
   rateLimit: ApiKeyRateLimitGuard,
 ): ApolloServerPlugin<GateContext> {
   return {
@@ -144,10 +143,7 @@ export function gatePlugin(
                 { cost: stated.value, maxCost: limits.GRAPHQL_MAX_COST },
               );
             }
-            const caller = await authenticator.authenticate(
-              contextValue.req.headers.authorization,
-              clientAddressOf(contextValue.req),
-            );
+            const caller = await authenticator.authenticate(contextValue.req);
             contextValue.req.caller = caller;
             const units = Math.max(1, Math.ceil(cost / limits.GRAPHQL_COST_PER_REQUEST));
             await rateLimit.chargeKey(caller.principalId, units, contextValue.res);

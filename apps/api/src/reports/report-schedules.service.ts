@@ -8,12 +8,11 @@ import {
   recordAudit,
   sealedWebhookSecretColumns,
 } from '@zw/db';
-import { enqueueScheduleSync, REPORTS_QUEUE, type ReportsConfig } from '@zw/queue';
+import { enqueueScheduleSync, REPORTS_QUEUE, type ReportsConfig, secretKeyringOf } from '@zw/queue';
 import {
   cronOfCadence,
   currentPeriod,
   nextOccurrence,
-  parseKeyring,
   previousPeriod,
   type ReportCadence,
   type SecretKeyring,
@@ -368,16 +367,17 @@ export class ReportSchedulesService {
 
   /** The keys webhook secrets are sealed with; a 400 on `field` when the deployment has none. */
   private keyring(field: string): SecretKeyring {
-    if (!this.config.REPORT_WEBHOOK_ENCRYPTION_KEYS) {
+    this.parsedKeyring ??= secretKeyringOf(this.config) ?? undefined;
+    if (!this.parsedKeyring) {
       throw validationProblem([
         {
           location: 'body',
           field,
-          message: 'this deployment stores no webhook secrets: its operator must set REPORT_WEBHOOK_ENCRYPTION_KEYS',
+          message:
+            'this deployment stores no webhook secrets: its operator must set SECRET_ENCRYPTION_KEYS (or REPORT_WEBHOOK_ENCRYPTION_KEYS)',
         },
       ]);
     }
-    this.parsedKeyring ??= parseKeyring(this.config.REPORT_WEBHOOK_ENCRYPTION_KEYS);
     return this.parsedKeyring;
   }
 

@@ -5,7 +5,7 @@ import { ApiError, download, get, query, request } from '../api';
 import { ConfirmButton } from '../components/confirm-button';
 import { Empty, ErrorBox, Loading } from '../components/states';
 import { money, when } from '../format';
-import { authorization, isAdmin, isOperator } from '../auth';
+import { authHeaders, isAdmin, isOperator } from '../auth';
 import { useIdentity } from '../identity';
 import { useUrlState } from '../url-state';
 
@@ -235,8 +235,7 @@ function ReportRow({ report }: { report: Report }) {
   async function openHtml() {
     const tab = window.open('', '_blank');
     try {
-      const auth = authorization();
-      const response = await fetch(report.downloads.html, { headers: auth ? { authorization: auth } : {} });
+      const response = await fetch(report.downloads.html, { headers: authHeaders('GET') });
       if (!response.ok) throw new ApiError(response.status, `the API answered ${response.status}`, null);
       const url = URL.createObjectURL(new Blob([await response.text()], { type: 'text/html' }));
       if (tab) tab.location.href = url;

@@ -16,7 +16,7 @@ import {
 import type { Job } from 'bullmq';
 import { JobMetricsRecorder } from '../job-metrics.js';
 import { REPORTS_CONFIG } from './reports-worker.config.js';
-import { postWebhook, type WebhookPostResult } from './webhook-client.js';
+import { postWebhook, type WebhookPostResult } from '@zw/notify';
 import { WebhookSecretKeys } from './webhook-secret-sealer.service.js';
 
 export type DeliveryOutcome = { delivered: boolean; skipped?: string; statusCode?: number | null };

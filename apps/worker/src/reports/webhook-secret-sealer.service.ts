@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { PrismaService, resealWebhookSecrets } from '@zw/db';
-import type { ReportsConfig } from '@zw/queue';
-import { parseKeyring, type SecretKeyring } from '@zw/reports';
+import { type ReportsConfig, secretKeyringOf } from '@zw/queue';
+import type { SecretKeyring } from '@zw/reports';
 import { REPORTS_CONFIG } from './reports-worker.config.js';
 
 /**
- * The keys of REPORT_WEBHOOK_ENCRYPTION_KEYS, and their upkeep: at start the worker encrypts every webhook
+ * The deployment's secret keyring (SECRET_ENCRYPTION_KEYS, or its older name REPORT_WEBHOOK_ENCRYPTION_KEYS),
+ * and its upkeep: at start the worker encrypts every webhook
  * secret still stored in plain text (from before encryption) and re-encrypts those sealed under an older
  * key with the current one, so an old key can be dropped from the setting once a worker has started.
  */
@@ -18,7 +19,7 @@ export class WebhookSecretKeys implements OnApplicationBootstrap {
     @Inject(PrismaService) private readonly prisma: PrismaService,
     @Inject(REPORTS_CONFIG) config: ReportsConfig,
   ) {
-    this.keyring = config.REPORT_WEBHOOK_ENCRYPTION_KEYS ? parseKeyring(config.REPORT_WEBHOOK_ENCRYPTION_KEYS) : null;
+    this.keyring = secretKeyringOf(config);
   }
 
   onApplicationBootstrap(): void {

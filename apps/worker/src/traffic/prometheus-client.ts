@@ -2,7 +2,7 @@ import type { PromSample } from '@zw/core';
 import { prometheusQueryEndpoint, prometheusUrlProblem } from '@zw/queue';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { guardedLookup } from '../reports/webhook-client.js';
+import { guardedLookup } from '@zw/notify';
 
 /** Why a measurement failed, as the cluster's `trafficSource.status` says it. */
 export type QueryFailure = 'refused-address' | 'unreachable' | 'timeout' | 'bad-response' | 'bad-credentials';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { isForbiddenWebhookAddress } from '@zw/reports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postWebhook } from '../src/reports/webhook-client.js';
+import { postWebhook } from '@zw/notify';
 
 /**
  * The address policy where a webhook is dialled: a URL that passed (or predates) the save-time rules is

@@ -108,3 +108,75 @@ export function postWebhook(
     request.end(body);
   });
 }
+
+export interface GuardedFetchOptions {
+  /** Allow http and non-public addresses (development and tests only). */
+  allowPrivate: boolean;
+  /** Longest a request may take, answer included. */
+  timeoutMs: number;
+  /** Largest answer read (identity providers' documents and key sets are small). */
+  maxAnswerBytes?: number;
+}
+
+/**
+ * A `fetch` for tenant-chosen URLs the API itself calls (an identity provider's discovery document, token
+ * endpoint and key set): the same SSRF policy as webhooks (https to public addresses only, checked on
+ * the very addresses dialled), no redirects followed, a timeout and a bounded answer. It answers the
+ * runtime's own `Response`, as OAuth libraries expect.
+ */
+export function guardedFetch(options: GuardedFetchOptions) {
+  const limit = options.maxAnswerBytes ?? 1024 * 1024;
+  return async (url: string | URL, init: RequestInit = {}): Promise<Response> => {
+    const target = new URL(url);
+    if (target.protocol !== 'https:' && !(options.allowPrivate && target.protocol === 'http:')) {
+      throw new TypeError(`${target.protocol} is not allowed for ${target.host} (https only)`);
+    }
+    const refused = options.allowPrivate ? null : hostProblem(target.hostname);
+    if (refused) throw new TypeError(`refused: ${target.host} ${refused}`);
+    const body = init.body === undefined || init.body === null ? undefined : await new Response(init.body).text();
+    const headers = Object.fromEntries(new Headers(init.headers).entries());
+    return new Promise<Response>((resolve, reject) => {
+      const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
+        method: init.method ?? 'GET',
+        headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup: guardedLookup(options.allowPrivate),
+        timeout: options.timeoutMs,
+      });
+      const timer = setTimeout(
+        () => request.destroy(new Error(`no answer from ${target.host} within ${options.timeoutMs} ms`)),
+        options.timeoutMs,
+      );
+      init.signal?.addEventListener('abort', () => request.destroy(new Error('aborted')));
+      request.on('response', (answer) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        answer.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > limit) request.destroy(new Error(`the answer of ${target.host} is larger than ${limit} bytes`));
+          else chunks.push(chunk);
+        });
+        answer.on('end', () => {
+          clearTimeout(timer);
+          const responseHeaders = new Headers();
+          for (const [name, value] of Object.entries(answer.headers)) {
+            for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
+              responseHeaders.append(name, one);
+            }
+          }
+          const status = answer.statusCode ?? 502;
+          const empty = status === 204 || status === 304 || (status >= 100 && status < 200);
+          resolve(new Response(empty ? null : Buffer.concat(chunks), { status, headers: responseHeaders }));
+        });
+        answer.on('error', (error) => {
+          clearTimeout(timer);
+          reject(error);
+        });
+      });
+      request.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      request.end(body);
+    });
+  };
+}
