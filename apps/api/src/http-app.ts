@@ -9,6 +9,7 @@ import { validateApiEnv } from './config.js';
 import { fragmentNestingLimit } from './graphql/fragment-nesting.js';
 import { graphQLPostOnly } from './graphql/graphql-get.middleware.js';
 import { JSON_CONTENT_TYPE, jsonBodiesOnly } from './http/media-type.middleware.js';
+import { closeAfterAnswer } from './ingest/close-after-answer.js';
 import { INGEST_PATH } from './ingest/ingest.controller.js';
 import { completeDocument } from './http/openapi.js';
 import { dashboardDirectory, serveDashboard } from './http/dashboard.js';
@@ -54,6 +55,7 @@ export async function createApiApp(options: { logger?: LogLevel[] | LoggerServic
     });
   }
   serveDashboard(app, dashboardDirectory());
+  app.use(INGEST_PATH, closeAfterAnswer());
   app.use(graphQLPostOnly());
   app.use(jsonBodiesOnly());
   const isJson = (request: IncomingMessage) => JSON_CONTENT_TYPE.test(request.headers['content-type'] ?? '');

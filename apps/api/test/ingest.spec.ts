@@ -2,7 +2,9 @@ import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import type { KubernetesList } from '@zw/core';
 import { createPrismaClient, issueAgentToken, type PrismaClient, registerCluster, serviceStateAt } from '@zw/db';
 import { createHash } from 'node:crypto';
-import { request } from 'node:http';
+import { once } from 'node:events';
+import { Agent, request } from 'node:http';
+import type { Socket } from 'node:net';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
@@ -373,6 +375,77 @@ describe('POST /v1/ingest/snapshots', () => {
       expect(row.rotatedAt).not.toBeNull();
       expect(Buffer.from(row.tokenHash).toString('hex')).not.toContain(rotated.slice(4));
       b.token = rotated;
+    });
+  });
+
+  describe('connections (the large push that failed with EPIPE)', () => {
+    /** One push over a keep-alive agent's connection, its body written in 1 MiB chunks; the answer as read. */
+    function pushOver(agent: Agent, body: Buffer, token: string | null, headers: Record<string, string> = {}) {
+      return new Promise<{ status: number; connection: string | undefined; body: string; socket: Socket }>(
+        (resolve, reject) => {
+          const target = new URL(`${url}/v1/ingest/snapshots`);
+          const req = request(target, {
+            method: 'POST',
+            agent,
+            headers: {
+              'content-type': 'application/json',
+              'content-length': String(body.length),
+              ...(token ? { authorization: `Bearer ${token}` } : {}),
+              ...headers,
+            },
+          });
+          req.on('error', reject);
+          req.on('response', (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () =>
+              resolve({
+                status: response.statusCode ?? 0,
+                connection: response.headers.connection,
+                body: Buffer.concat(chunks).toString('utf8'),
+                socket: req.socket!,
+              }),
+            );
+          });
+          for (let at = 0; at < body.length; at += 1024 * 1024) req.write(body.subarray(at, at + 1024 * 1024));
+          req.end();
+        },
+      );
+    }
+
+    it('every answer closes its connection, so no later push goes out on one a keep-alive timeout is closing', async () => {
+      const agent = new Agent({ keepAlive: true });
+      try {
+        const first = await pushOver(agent, Buffer.from(JSON.stringify(snapshot())), a.token);
+        expect(first.status).toBe(202);
+        expect(first.connection).toBe('close');
+        // The server ends the connection right after its answer: the agent keeps no idle socket to reuse.
+        if (!first.socket.destroyed) await once(first.socket, 'close');
+        expect(Object.keys(agent.freeSockets)).toHaveLength(0);
+        const list = snapshot(400);
+        const second = await pushOver(agent, Buffer.from(JSON.stringify(list)), a.token);
+        expect(second.status).toBe(202);
+        expect(second.socket).not.toBe(first.socket);
+      } finally {
+        agent.destroy();
+      }
+    });
+
+    it('a refusal answered before a large body is read is still read by the client, then the connection closes', async () => {
+      const agent = new Agent({ keepAlive: true });
+      const large = Buffer.alloc(LIMIT * 4, 0x20);
+      try {
+        const unknown = await pushOver(agent, large, 'zwa_not-a-real-token');
+        expect(unknown.status).toBe(401);
+        expect(unknown.connection).toBe('close');
+        expect(JSON.parse(unknown.body)).toMatchObject({ status: 401, detail: 'invalid agent token' });
+        const tooLarge = await pushOver(agent, large, a.token);
+        expect(tooLarge.status).toBe(413);
+        expect(tooLarge.connection).toBe('close');
+        expect(JSON.parse(tooLarge.body)).toMatchObject({ status: 413, limitBytes: LIMIT });
+      } finally {
+        agent.destroy();
+      }
     });
   });
 
