@@ -25,7 +25,8 @@ import {
  *
  *  - throughput of one worker process on mid-size snapshots (300 Services, 3,000 endpoints);
  *  - end-to-end latency, push to queryable, of the 150,000-endpoint snapshot;
- *  - bytes an unchanged snapshot adds to the history of that 10,000-Service cluster.
+ *  - bytes an unchanged snapshot adds to the history of that 10,000-Service cluster;
+ *  - bytes per Service per snapshot across every history table (payloads aside) after the mixed stream.
  */
 
 const MID_SIZE = { nodes: 60, zones: 3, services: 300, endpointsPerService: 10 };
@@ -35,7 +36,9 @@ const UNCHANGED_PUSHES = 10;
 const TARGET_RATIO = 3;
 /** The worker's default; `WORKER_CONCURRENCY=n npm run bench` measures another setting. */
 const WORKER_CONCURRENCY = process.env.WORKER_CONCURRENCY ?? '2';
-const TARGET_THROUGHPUT = 50;
+const TARGET_THROUGHPUT = 90;
+/** Bytes per Service per snapshot across the history tables (payloads aside), at the mixed stream's churn. */
+const TARGET_BYTES_PER_SERVICE = 50;
 
 interface Context {
   prisma: PrismaClient;
@@ -135,7 +138,36 @@ async function midSizeThroughput(
     `pipeline: mid-size snapshots (${MID_SIZE.services} Services, ${MID_SIZE.services * MID_SIZE.endpointsPerService} endpoints, ${(bodies[0].length / 1024).toFixed(0)} KiB): ${MID_SIZE_SNAPSHOTS} pushed at ${(MID_SIZE_SNAPSHOTS / ingestSeconds).toFixed(0)}/s through the API`,
     `pipeline: one worker (concurrency ${WORKER_CONCURRENCY}) ${perSecond.toFixed(1)} snapshots/s = ${(1000 / perSecond).toFixed(1)} ms each; core alone ${coreMs.toFixed(1)} ms (target >= ${TARGET_THROUGHPUT}/s): ${perSecond >= TARGET_THROUGHPUT ? 'ok' : 'UNDER'}`,
     `pipeline mid-size ratio: ${ratio.toFixed(2)}x core (target <= ${TARGET_RATIO}x): ${ratio <= TARGET_RATIO ? 'ok' : 'OVER'}`,
+    await storageLine(prisma),
   ];
+}
+
+/** The mixed stream's storage per Service per snapshot (it runs first: its cluster is the database's only one). */
+async function storageLine(prisma: PrismaClient): Promise<string> {
+  const perService = (await storedHistoryBytes(prisma)) / (MID_SIZE_SNAPSHOTS * MID_SIZE.services);
+  return `pipeline: storage after ${MID_SIZE_SNAPSHOTS} mixed snapshots of ${MID_SIZE.services} Services: ${perService.toFixed(1)} B per Service per snapshot across the history tables, payloads aside (target <= ${TARGET_BYTES_PER_SERVICE}): ${perService <= TARGET_BYTES_PER_SERVICE ? 'ok' : 'OVER'}`;
+}
+
+/**
+ * Bytes on disk (tables, TOAST, indexes) of every table history keeps per snapshot and per Service, raw
+ * payloads aside, after a VACUUM (the mixed stream is the only cluster in the database when it runs).
+ */
+async function storedHistoryBytes(prisma: PrismaClient): Promise<number> {
+  const tables = [
+    'snapshots',
+    'snapshot_summaries',
+    'cluster_services',
+    'service_intervals',
+    'service_savings_days',
+    'analysis_documents',
+    'service_fix_contents',
+    'service_fixes',
+  ];
+  await prisma.$executeRawUnsafe(`VACUUM ANALYZE`);
+  const [row] = await prisma.$queryRaw<{ bytes: bigint }[]>`
+    SELECT COALESCE(sum(pg_total_relation_size(to_regclass(t))), 0)::bigint AS bytes
+      FROM unnest(${tables}::text[]) AS t WHERE to_regclass(t) IS NOT NULL`;
+  return Number(row.bytes);
 }
 
 async function largeSnapshot({ prisma, apiUrl, startWorker }: Context): Promise<string[]> {

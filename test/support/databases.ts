@@ -85,3 +85,51 @@ export async function createTestDatabase(tag: string, serverUrl = SERVER_URL): P
       ),
   };
 }
+
+export interface MigratedDatabase extends TestDatabase {
+  /** Applies one more migration (by the end of its folder's name) as its SQL file says. */
+  apply(migration: string): Promise<void>;
+}
+
+/**
+ * A fresh database with the migrations up to and including the one whose folder name ends with `last`,
+ * applied as their SQL files say: the schema one migration back, for a test that fills it with data and
+ * then applies the next migration to see that data carried over.
+ */
+export async function createDatabaseAtMigration(tag: string, last: string): Promise<MigratedDatabase> {
+  const dir = join(ROOT, 'prisma', 'migrations');
+  const folders = readdirSync(dir)
+    .filter((name) => !name.endsWith('.toml'))
+    .sort();
+  const sqlOf = (suffix: string) => {
+    const folder = folders.find((name) => name.endsWith(suffix));
+    if (!folder) throw new Error(`no migration ending with ${suffix}`);
+    return readFileSync(join(dir, folder, 'migration.sql'), 'utf8');
+  };
+  const upTo = folders.slice(0, folders.findIndex((name) => name.endsWith(last)) + 1);
+  const name = `zw_test_${tag}_${process.pid}`;
+  await withAdmin(SERVER_URL, async (admin) => {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+  });
+  const url = databaseUrl(name);
+  const run = async (sql: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  for (const folder of upTo) await run(sqlOf(folder));
+  return {
+    name,
+    url,
+    apply: (migration) => run(sqlOf(migration)),
+    drop: () =>
+      withAdmin(SERVER_URL, (admin) =>
+        admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).then(() => undefined),
+      ),
+  };
+}

@@ -198,12 +198,18 @@ describe('agent → API → worker', () => {
     expect(first.services.length).toBe(33); // 30 generated + kubernetes, kube-dns, legacy-ldap
 
     // The Pods and ReplicaSets the agent watched lead every replicas fix to the real workload.
-    const fixes = await prisma.serviceFixes.findMany({ where: { clusterId: cluster.id } });
-    const replicas = fixes.flatMap((row) =>
-      ((row.fixes as { recommendations: { kind: string; workload?: unknown; patch: string }[] }).recommendations ?? [])
+    const contents = await prisma.serviceFixContent.findMany({ where: { clusterId: cluster.id } });
+    type StoredFixes = {
+      namespace: string;
+      name: string;
+      recommendations: { kind: string; workload?: unknown; patch: string }[];
+    };
+    const replicas = contents.flatMap(({ fixes }) => {
+      const stored = fixes as StoredFixes;
+      return (stored.recommendations ?? [])
         .filter((fix) => fix.kind === 'replicas' && fix.patch.includes('kubectl scale'))
-        .map((fix) => ({ service: row.name, namespace: row.namespace, fix })),
-    );
+        .map((fix) => ({ service: stored.name, namespace: stored.namespace, fix }));
+    });
     expect(new Set(replicas.map((entry) => ownerOfService(entry.service).kind))).toEqual(
       new Set(['Deployment', 'StatefulSet']),
     );

@@ -4,6 +4,7 @@ import {
   PrismaService,
   pruneAnalysisDocuments,
   pruneAuditLog,
+  pruneServiceFixContents,
   pruneSessions,
   pruneSignInAttempts,
   refreshSavingsDays,
@@ -104,8 +105,10 @@ export class RetentionService {
         const services = await tx.$executeRaw`
           DELETE FROM cluster_services s WHERE s.cluster_id = ${cluster.id}::uuid
              AND NOT EXISTS (SELECT 1 FROM service_intervals i WHERE i.service_id = s.id)`;
-        // Zone statistics and Service CIDR analyses no remaining snapshot summary refers to.
+        // Zone statistics, Service CIDR analyses and blocking nodes no remaining snapshot summary refers
+        // to, and fixes no remaining interval names.
         await pruneAnalysisDocuments(tx, cluster.id);
+        if (intervals > 0) await pruneServiceFixContents(tx, cluster.id);
         return { intervals, services };
       });
       intervalsDeleted += pruned.intervals;

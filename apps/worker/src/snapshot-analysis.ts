@@ -20,12 +20,18 @@ import {
   type Snapshot,
   SnapshotError,
 } from '@zw/core';
+import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { analysisSettings } from './cluster-overrides.js';
-import type { RecommendationsDocument } from '@zw/db';
+import type { RecommendationsDocument, StoredServiceFixes } from '@zw/db';
 import type { SnapshotAggregates } from './history/history-writer.js';
-import { type ServiceSavingsState, type ServiceState, withStateHash } from './history/service-state.js';
+import {
+  type ServiceFixes,
+  type ServiceSavingsState,
+  type ServiceState,
+  withStateHash,
+} from './history/service-state.js';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -81,34 +87,37 @@ export function analyzeDocument(
     throw error;
   }
   const savings = savingsInputs(snapshot, report);
+  const { fixes, nodeBlockers } = recommendationsOf(snapshot, report, savings, fixReuse);
   return {
-    services: serviceStates(report, savings),
+    services: serviceStates(report, savings, fixes),
     aggregates: {
       ...aggregatesOf(report),
       settings: analysisSettings(report, listAnnotationsOf(document), applied),
-      recommendations: JSON.stringify(recommendationsOf(snapshot, report, savings, fixReuse)),
+      recommendations: JSON.stringify({ nodeBlockers }),
     },
   };
 }
 
 /**
- * The recommended fixes of the Services that have any, computed here once so that reads are one lookup.
- * Each fix keeps the drop of its cross-zone fraction; the API applies each Service's effective traffic
- * and the cluster's price when it answers.
+ * The recommended fixes of the Services that have any, by Service key, computed here once so that reads
+ * are one lookup, and the cluster's blocking nodes. Each Service's fixes are stored once per distinct
+ * content (see `ServiceFixes`); each fix keeps the drop of its cross-zone fraction, and the API applies
+ * the Service's effective traffic and the cluster's price when it answers.
  */
 function recommendationsOf(
   snapshot: Snapshot,
   report: AnalysisReport,
   savings: Map<string, ServiceSavingsState>,
   reuse: FixReuse | undefined,
-): RecommendationsDocument {
-  const fixes = recommendFixes(snapshot, report, { reuse });
-  const services: RecommendationsDocument['services'] = [];
-  fixes.services.forEach((entry, index) => {
+): { fixes: Map<string, ServiceFixes>; nodeBlockers: RecommendationsDocument['nodeBlockers'] } {
+  const recommended = recommendFixes(snapshot, report, { reuse });
+  const fixes = new Map<string, ServiceFixes>();
+  recommended.services.forEach((entry, index) => {
     if (entry.recommendations.length === 0) return;
     const analysis = report.services[index];
-    const traffic = savings.get(`${entry.namespace}/${entry.name}`);
-    services.push({
+    const key = `${entry.namespace}/${entry.name}`;
+    const traffic = savings.get(key);
+    const stored: StoredServiceFixes = {
       namespace: entry.namespace,
       name: entry.name,
       routing: analysis.routing,
@@ -117,12 +126,15 @@ function recommendationsOf(
       trafficGb: traffic?.trafficGb ?? 0,
       trafficSource: traffic?.trafficSource ?? 'default-per-endpoint',
       recommendations: entry.recommendations as unknown as Record<string, unknown>[],
+    };
+    const json = JSON.stringify(stored);
+    fixes.set(key, {
+      hash: createHash('sha256').update(json).digest('hex').slice(0, 32),
+      json,
+      fraction: entry.recommendations[0].savings.crossZoneFraction,
     });
   });
-  return {
-    services,
-    nodeBlockers: fixes.nodeBlockers as unknown as RecommendationsDocument['nodeBlockers'],
-  };
+  return { fixes, nodeBlockers: recommended.nodeBlockers as unknown as RecommendationsDocument['nodeBlockers'] };
 }
 
 function listAnnotationsOf(document: unknown): Record<string, string> | undefined {
@@ -137,7 +149,11 @@ function listAnnotationsOf(document: unknown): Record<string, string> | undefine
  * for nothing), and the raw payload keeps them for PAYLOAD_RETENTION_DAYS. Ready endpoints do split
  * intervals, but they already move the cross-zone fractions and the overloads, so that costs little more.
  */
-function serviceStates(report: AnalysisReport, savings: Map<string, ServiceSavingsState>): ServiceState[] {
+function serviceStates(
+  report: AnalysisReport,
+  savings: Map<string, ServiceSavingsState>,
+  fixes: Map<string, ServiceFixes>,
+): ServiceState[] {
   return report.services.map((service) =>
     withStateHash({
       namespace: service.namespace,
@@ -154,6 +170,7 @@ function serviceStates(report: AnalysisReport, savings: Map<string, ServiceSavin
         dataPathReason: service.dataPath.reason,
       },
       savings: savings.get(`${service.namespace}/${service.name}`),
+      fixes: fixes.get(`${service.namespace}/${service.name}`) ?? null,
     }),
   );
 }

@@ -25,8 +25,13 @@ function endpointsMoved(list: KubernetesList, every: number): KubernetesList {
   return { ...list, items };
 }
 
+/** Every Service's fixes (as stored: JSON, content hash, best fraction) and the blocking nodes, as one text. */
+function fixesOf(analyzed: ReturnType<typeof analyzeDocument>): string {
+  return JSON.stringify([analyzed.aggregates.recommendations, analyzed.services.map((state) => state.fixes ?? null)]);
+}
+
 function freshFixes(text: string) {
-  return analyzeDocument(JSON.parse(text)).aggregates.recommendations;
+  return fixesOf(analyzeDocument(JSON.parse(text)));
 }
 
 /** The fixes of one snapshot with the cluster's kept fixes, and how many Services' fixes were reused. */
@@ -48,7 +53,7 @@ function reusedFixes(reuse: ClusterFixReuse, clusterId: string, text: string) {
   };
   const analyzed = analyzeDocument(JSON.parse(text), NO_OVERRIDES, counted);
   session.keep();
-  return { fixes: analyzed.aggregates.recommendations, reused };
+  return { fixes: fixesOf(analyzed), reused };
 }
 
 describe('reused fixes', () => {

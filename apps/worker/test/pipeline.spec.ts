@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { type KubernetesList, seededRandom } from '@zw/core';
-import { analysisDocumentOfJson, createPrismaClient, type PrismaClient, recordAudit, registerCluster } from '@zw/db';
+import { createPrismaClient, type PrismaClient, recordAudit, registerCluster } from '@zw/db';
 import { enqueueSnapshot, MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE, SWEEP_JOB } from '@zw/queue';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
-import { historyOf } from '../../../test/support/history.js';
+import { fixesAt, historyOf } from '../../../test/support/history.js';
 import { buildApps, type RunningProcess, startApp } from '../../../test/support/processes.js';
 import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from '../../../test/support/redis.js';
 import { capturedAt, fleet, timeline } from '../../../test/support/snapshots.js';
@@ -150,11 +150,17 @@ describe('snapshot pipeline', () => {
     expect(expected.summaries).toHaveLength(16);
     expect(expected.intervals.length).toBeGreaterThan(40); // the sequence really changes over time
     expect(actual).toEqual(expected);
-    // The fixes each worker thread reused from earlier snapshots are those computed fresh per snapshot.
-    const freshFixes = sequence.map((list) =>
-      Buffer.from(analysisDocumentOfJson(analyzeDocument(structuredClone(list)).aggregates.recommendations!).hash),
-    );
-    expect(actual.summaries.map((summary) => Buffer.from(summary.recommendationsHash!))).toEqual(freshFixes);
+    // The fixes each worker thread reused from earlier snapshots, stored once per distinct content and
+    // named by the intervals, are those computed fresh for each snapshot.
+    for (const [index, list] of sequence.entries()) {
+      const fresh = new Map(
+        analyzeDocument(structuredClone(list)).services.flatMap((state) =>
+          state.fixes ? [[`${state.namespace}/${state.name}`, JSON.parse(state.fixes.json) as unknown]] : [],
+        ),
+      );
+      expect(fresh.size).toBeGreaterThan(0);
+      expect(await fixesAt(prisma, shuffledCluster.id, actual.summaries[index].capturedAt)).toEqual(fresh);
+    }
 
     // And it really was out of order: some snapshot got recorded after a later-captured one.
     const recorded = await prisma.snapshot.findMany({

@@ -50,9 +50,17 @@ describe('read model size', () => {
 
     const sizes = async () => {
       const [row] = await prisma.$queryRaw<
-        { intervals: bigint; services: bigint; documents: bigint; summaries: bigint; snapshots: bigint }[]
+        {
+          intervals: bigint;
+          services: bigint;
+          documents: bigint;
+          fixes: bigint;
+          summaries: bigint;
+          snapshots: bigint;
+        }[]
       >`
         SELECT pg_total_relation_size('service_intervals') AS intervals,
+               pg_total_relation_size('service_fix_contents') AS fixes,
                pg_total_relation_size('cluster_services') AS services,
                pg_total_relation_size('analysis_documents') AS documents,
                pg_total_relation_size('snapshot_summaries') AS summaries,
@@ -68,7 +76,8 @@ describe('read model size', () => {
     expect(after.intervals).toBe(before.intervals);
     expect(after.services).toBe(before.services);
     expect(after.documents).toBe(before.documents);
-    // Zone statistics, Service CIDRs and recommended fixes: one document each, shared by every snapshot.
+    expect(after.fixes).toBe(before.fixes);
+    // Zone statistics, Service CIDRs and blocking nodes: one document each, shared by every snapshot.
     expect(await prisma.analysisDocument.count({ where: { clusterId: cluster.id } })).toBe(3);
     const perSnapshot = Number(after.summaries - before.summaries + (after.snapshots - before.snapshots)) / count;
     expect(perSnapshot).toBeLessThan(2048);
@@ -80,5 +89,44 @@ describe('read model size', () => {
     });
     expect(new Set(rollups.map((r) => JSON.stringify(r))).size).toBe(1);
     expect(rollups[0].opportunities).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("stores a Service's fixes once per distinct content: a snapshot that changes a few Services adds theirs alone", async () => {
+    const { cluster } = await registerCluster(prisma, { organizationSlug: 'size', name: 'changing', cloud: 'aws' });
+    const list = generateFleetSnapshot({
+      nodes: 30,
+      zones: 3,
+      services: 400,
+      endpointsPerService: 6,
+      autoShare: 0.4,
+      seed: 4,
+    });
+    const base = analyzeDocument(JSON.parse(JSON.stringify(list)));
+    const withFixes = base.services.filter((s) => s.fixes).length;
+    expect(withFixes).toBeGreaterThan(50);
+    await record(cluster.id, minute(0), base);
+    const contents = () => prisma.serviceFixContent.count({ where: { clusterId: cluster.id } });
+    expect(await contents()).toBe(withFixes);
+    // Ten Services gain a traffic annotation (their fixes' traffic changes), then lose it again.
+    const changedNames = new Set(
+      base.services
+        .filter((s) => s.fixes)
+        .slice(0, 10)
+        .map((s) => s.name),
+    );
+    const annotated = withServiceAnnotations(list, (service) => changedNames.has(service.metadata.name), {
+      [MONTHLY_TRAFFIC_ANNOTATION]: '900',
+    });
+    const changed = analyzeDocument(JSON.parse(JSON.stringify(annotated)));
+    expect(
+      changed.services.filter(
+        (s) => s.fixes && s.fixes.hash !== base.services.find((b) => b.name === s.name)?.fixes?.hash,
+      ),
+    ).toHaveLength(10);
+    expect((await record(cluster.id, minute(1), changed))?.intervalsOpened).toBe(10);
+    expect(await contents()).toBe(withFixes + 10);
+    // Back to the first state: its contents are stored already, nothing is added.
+    expect((await record(cluster.id, minute(2), base))?.intervalsOpened).toBe(10);
+    expect(await contents()).toBe(withFixes + 10);
   }, 120_000);
 });

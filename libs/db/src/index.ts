@@ -53,7 +53,7 @@ export {
   pruneAnalysisDocuments,
   type AnalysisDocument,
 } from './analysis-documents.js';
-export { storeRecommendationsCtes } from './service-fixes.js';
+export { pruneServiceFixContents } from './service-fixes.js';
 export {
   EFFECTIVE_TRAFFIC_SQL,
   ESTIMATED_TRAFFIC_SQL,

@@ -6,7 +6,6 @@ import {
   Prisma,
   refreshSavingsDays,
   type SavingsDaySpan,
-  storeRecommendationsCtes,
   summaryRollupSql,
 } from '@zw/db';
 import type { AnalysisSettings } from '../cluster-overrides.js';
@@ -36,8 +35,9 @@ export interface SnapshotAggregates {
   /** The Kubernetes version and data plane the analysis used, and where each came from. */
   settings?: AnalysisSettings;
   /**
-   * The recommended fixes as JSON text (made in the analysis thread: a text crosses to the main thread
-   * for a fraction of the objects' cost), stored once per distinct content (analysis_documents, service_fixes).
+   * The cluster's blocking nodes as the fixes saw them (`{ nodeBlockers }`), as JSON text made in the
+   * analysis thread, stored once per distinct content (analysis_documents). Each Service's fixes are on
+   * its state (`ServiceState.fixes`).
    */
   recommendations?: string;
 }
@@ -88,11 +88,12 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
                                      hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints,
                                      ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
                                      preview_state, preview_reason, preview_cross_zone, managed_by, honours_hints,
-                                     data_path_reason)
+                                     data_path_reason, fixes_hash, fix_fraction)
       SELECT cluster_id, service_id, ${next}::timestamptz, valid_to, state_hash, routing, hint_state,
              hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints,
              ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
-             preview_state, preview_reason, preview_cross_zone, managed_by, honours_hints, data_path_reason
+             preview_state, preview_reason, preview_cross_zone, managed_by, honours_hints, data_path_reason,
+             fixes_hash, fix_fraction
       FROM service_intervals WHERE id = ANY(${copies}::bigint[])`;
   }
   const changed: SavingsDaySpan[] = [];
@@ -217,7 +218,10 @@ async function intervalsCovering(
   );
 }
 
-/** New intervals from `at` to `next` (open-ended when null), registering Services never seen before. */
+/**
+ * New intervals from `at` to `next` (open-ended when null), registering Services never seen before, and
+ * the fixes they name that the cluster has not stored yet.
+ */
 async function insertIntervals(
   tx: Tx,
   clusterId: string,
@@ -231,6 +235,7 @@ async function insertIntervals(
     INSERT INTO cluster_services (cluster_id, namespace, name)
     SELECT ${clusterId}::uuid, namespace, name FROM unnest(${namespaces}::text[], ${names}::text[]) AS t(namespace, name)
     ON CONFLICT (cluster_id, namespace, name) DO NOTHING`;
+  await storeFixContents(tx, clusterId, states);
   const savings = states.map((s) => s.savings);
   const verdicts = states.map((s) => s.verdict);
   const inserted = await tx.$queryRaw<{ service_id: bigint }[]>`
@@ -238,12 +243,12 @@ async function insertIntervals(
                                    hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints,
                                    ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
                                    preview_state, preview_reason, preview_cross_zone, managed_by, honours_hints,
-                                   data_path_reason)
+                                   data_path_reason, fixes_hash, fix_fraction)
     SELECT ${clusterId}::uuid, s.id, ${at}::timestamptz, ${next}::timestamptz, t.state_hash, t.routing::routing_mode,
            t.hint_state::hint_state, t.hint_reason, t.zones::jsonb, t.without_hints, t.with_hints,
            t.ready_endpoints, t.traffic_annotation, t.traffic_gb, t.traffic_source,
            t.preview_state::hint_state, t.preview_reason, t.preview_cross_zone, t.managed_by, t.honours_hints,
-           t.data_path_reason
+           t.data_path_reason, decode(t.fixes_hash, 'hex'), t.fix_fraction
       FROM unnest(${namespaces}::text[], ${names}::text[],
                   ${states.map((s) => s.stateHash)}::bigint[],
                   ${states.map((s) => s.routing)}::text[],
@@ -261,14 +266,32 @@ async function insertIntervals(
                   ${savings.map((s) => s?.previewCrossZone ?? null)}::float8[],
                   ${verdicts.map((v) => v?.managedBy ?? null)}::text[],
                   ${verdicts.map((v) => v?.honoursHints ?? null)}::boolean[],
-                  ${verdicts.map((v) => v?.dataPathReason ?? null)}::text[])
+                  ${verdicts.map((v) => v?.dataPathReason ?? null)}::text[],
+                  ${states.map((s) => s.fixes?.hash ?? null)}::text[],
+                  ${states.map((s) => s.fixes?.fraction ?? null)}::float8[])
         AS t(namespace, name, state_hash, routing, hint_state, hint_reason, zones, without_hints, with_hints,
              ready_endpoints, traffic_annotation, traffic_gb, traffic_source, preview_state, preview_reason,
-             preview_cross_zone, managed_by, honours_hints, data_path_reason)
+             preview_cross_zone, managed_by, honours_hints, data_path_reason, fixes_hash, fix_fraction)
       JOIN cluster_services s
         ON s.cluster_id = ${clusterId}::uuid AND s.namespace = t.namespace AND s.name = t.name
     RETURNING service_id`;
   return inserted.map((row) => row.service_id);
+}
+
+/**
+ * The fixes these states name, each stored once per cluster and distinct content. A content stored
+ * already is not parsed again: its JSON is cast only for the rows the NOT EXISTS lets through.
+ */
+async function storeFixContents(tx: Tx, clusterId: string, states: ServiceState[]): Promise<void> {
+  const contents = new Map(states.flatMap((s) => (s.fixes ? [[s.fixes.hash, s.fixes.json]] : [])));
+  if (contents.size === 0) return;
+  await tx.$executeRaw`
+    INSERT INTO service_fix_contents (cluster_id, hash, fixes)
+    SELECT ${clusterId}::uuid, decode(t.hash, 'hex'), t.json::jsonb
+      FROM unnest(${[...contents.keys()]}::text[], ${[...contents.values()]}::text[]) AS t(hash, json)
+     WHERE NOT EXISTS (SELECT 1 FROM service_fix_contents c
+                        WHERE c.cluster_id = ${clusterId}::uuid AND c.hash = decode(t.hash, 'hex'))
+    ON CONFLICT (cluster_id, hash) DO NOTHING`;
 }
 
 /**
@@ -285,10 +308,9 @@ async function finish(tx: Tx, record: SnapshotRecord, sameRollupAs: Date | null)
   const documents = new Map(
     [zoneStats, serviceCidrs, recommendations].flatMap((d) => (d ? [[Buffer.from(d.hash).toString('hex'), d]] : [])),
   );
-  const storeDocuments = [...documents.values()].map((document, n) =>
-    document === recommendations
-      ? storeRecommendationsCtes(clusterId, document, `document_${n}`)
-      : Prisma.sql`, ${Prisma.raw(`document_${n}`)} AS (${insertAnalysisDocumentSql(clusterId, document)})`,
+  const storeDocuments = [...documents.values()].map(
+    (document, n) =>
+      Prisma.sql`, ${Prisma.raw(`document_${n}`)} AS (${insertAnalysisDocumentSql(clusterId, document)})`,
   );
   const rollup = sameRollupAs
     ? Prisma.sql`SELECT ${Prisma.raw(ROLLUP_COLUMNS)} FROM snapshot_summaries

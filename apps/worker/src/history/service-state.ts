@@ -20,7 +20,21 @@ export interface ServiceState {
   verdict?: ServiceVerdict;
   /** What the savings model reads (optional so older callers and tests need not state it). */
   savings?: ServiceSavingsState;
+  /** The Service's recommended fixes, null (or absent, for older callers) when it has none. */
+  fixes?: ServiceFixes | null;
   stateHash: bigint;
+}
+
+/**
+ * A Service's recommended fixes as stored: their JSON once per distinct content (service_fix_contents,
+ * keyed by `hash`), and on the Service's interval the drop of the cross-zone fraction of the best fix,
+ * which the fix ranking orders by (times the Service's traffic).
+ */
+export interface ServiceFixes {
+  /** The first 16 bytes of SHA-256 over `json`, in hex. */
+  hash: string;
+  json: string;
+  fraction: number;
 }
 
 /**
@@ -108,6 +122,8 @@ export function withStateHash(fields: ServiceStateFields): ServiceState {
     hasher.value(savings.previewReason);
     hasher.value(savings.previewCrossZone);
   }
+  // Fixes are part of the state: the interval that holds a Service's state names its fixes.
+  if (fields.fixes) hasher.string(fields.fixes.hash);
   return { ...fields, stateHash: hasher.digest() };
 }
 

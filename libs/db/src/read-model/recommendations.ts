@@ -1,14 +1,14 @@
 import type { ReadDb } from '../read-db.js';
 
 /**
- * The recommended fixes of a cluster's newest processed snapshot, as the worker computes them: one
- * document per distinct content (snapshot_summaries.recommendations_hash), listing only the Services that
- * have fixes. Stored split: the node blockers in analysis_documents, each Service in service_fixes. Money is applied when read: each fix keeps the drop of its cross-zone fraction, and the GB
- * and cost follow from the Service's effective traffic (API value, else measured, else the snapshot's)
- * and the cluster's price.
+ * The document a snapshot summary's recommendations_hash names (analysis_documents): the cluster's
+ * blocking nodes as the fixes saw them. Each Service's fixes are stored once per distinct content
+ * (service_fix_contents) and named by the interval holding the Service's state at that snapshot
+ * (service_intervals.fixes_hash, with the best fix's fraction in fix_fraction). Money is applied when
+ * read: each fix keeps the drop of its cross-zone fraction, and the GB and cost follow from the Service's
+ * effective traffic (API value, else measured, else the snapshot's) and the cluster's price.
  */
 export interface RecommendationsDocument {
-  services: StoredServiceFixes[];
   /** Nodes that disable hints for every Service, or null. */
   nodeBlockers: Record<string, unknown> | null;
 }
@@ -61,19 +61,22 @@ export interface FixRankingQuery {
  * cluster's rows come from the heads, unknown when it plans; it guesses one row) and the plans it took
  * on that guess paired every Service's fixes with every Service that has traffic: 20 s for a
  * 10,000-Service cluster whose traffic is all measured. So the Services ranked at their own rows are
- * kept out with NOT IN over the list (one hash of it, whatever its size), and the re-priced ones look up
- * their traffic through cluster_services' (cluster, namespace, name) key, only when the list is not empty.
+ * kept out with NOT IN over the list (one hash of it, whatever its size), and the re-priced ones are
+ * read from the list, only when it is not empty.
  */
 const OWN_TRAFFIC = '(o.monthly_traffic_gb IS NOT NULL OR o.measured_traffic_gb IS NOT NULL)';
 
 /**
- * Services with fixes in the newest processed snapshot of each cluster, largest saving first (cost, then
- * GB, then cluster id, namespace and name, so the order is total and keyset pages never overlap). One
- * statement: one index probe per cluster for its newest summary, then its document's rows
- * (service_fixes). A Service without a traffic value of its own saves what its row says, so those rows
- * are read in the ranking index's order and only a page of them per cluster; the Services with an API or
- * measured value (cluster_services) are re-priced with it and ranked among them. Within one cluster the
- * price is one positive factor, so ranking by GB there is ranking by cost.
+ * Services with fixes in the newest processed snapshot of each cluster (or the newest before `before`),
+ * largest saving first (cost, then GB, then cluster id, namespace and name, so the order is total and
+ * keyset pages never overlap). One statement: one index probe per cluster for its newest summary, then
+ * the intervals holding at it that name fixes. A Service without a traffic value of its own saves what
+ * its interval says (its traffic times its best fix's fraction), so for the newest snapshot those are read
+ * in the order of service_intervals_fix_ranking (a partial index over the open intervals with fixes) and
+ * only a page of them per cluster; the Services with an API or measured value (cluster_services) are
+ * re-priced with it and ranked among them. Within one cluster the price is one positive factor, so
+ * ranking by GB there is ranking by cost. The fixes themselves (service_fix_contents) are read for the
+ * page's rows only.
  */
 export async function fixRankingRows(db: ReadDb, query: FixRankingQuery): Promise<FixRankingRow[]> {
   const values: unknown[] = [query.clusters.map((c) => c.id), query.clusters.map((c) => c.pricePerGb)];
@@ -85,53 +88,64 @@ export async function fixRankingRows(db: ReadDb, query: FixRankingQuery): Promis
   const after = query.after ? afterCursor(values, query.after) : null;
   const limit = `$${values.push(query.limit)}`;
   const before = query.before === undefined ? '' : ` AND x.captured_at < $${values.push(query.before)}`;
-  const rowsOf = (alias: string) =>
-    `${alias}.cluster_id = h.cluster_id AND ${alias}.hash = h.hash${service(alias)}
-     AND (${alias}.cluster_id, ${alias}.namespace, ${alias}.name) NOT IN (SELECT o.cluster_id, o.namespace, o.name FROM own o)
-     ${after ? `AND ${after(`${alias}.saved_gb * h.price`, `${alias}.saved_gb`, 'h.cluster_id', `${alias}.namespace`, `${alias}.name`)}` : ''}`;
+  // The intervals holding at the head's snapshot: for the newest, the open ones (the ranking index's rows).
+  const holding = (alias: string) =>
+    query.before === undefined
+      ? `${alias}.valid_to IS NULL`
+      : `${alias}.valid_from <= h.captured_at AND (${alias}.valid_to IS NULL OR ${alias}.valid_to > h.captured_at)`;
+  const saved = (alias: string) => `(${alias}.traffic_gb * ${alias}.fix_fraction)`;
+  const rowsOf = (alias: string, services: string) =>
+    `${alias}.cluster_id = h.cluster_id AND ${holding(alias)} AND ${alias}.fixes_hash IS NOT NULL
+     AND ${services}.id = ${alias}.service_id${service(services)}
+     AND ${alias}.service_id NOT IN (SELECT o.id FROM own o)
+     ${after ? `AND ${after(`${saved(alias)} * h.price`, saved(alias), 'h.cluster_id', `${services}.namespace`, `${services}.name`)}` : ''}`;
   return db.query<FixRankingRow>(
     `WITH prices(cluster_id, price) AS (SELECT * FROM unnest($1::uuid[], $2::float8[])),
      heads AS (
-       SELECT c.id AS cluster_id, c.name AS cluster_name, m.captured_at, m.recommendations_hash AS hash, p.price
+       SELECT c.id AS cluster_id, c.name AS cluster_name, m.captured_at, p.price
          FROM prices p
          JOIN clusters c ON c.id = p.cluster_id
-         JOIN LATERAL (SELECT x.captured_at, x.recommendations_hash FROM snapshot_summaries x
+         JOIN LATERAL (SELECT x.captured_at FROM snapshot_summaries x
                         WHERE x.cluster_id = c.id${before} ORDER BY x.captured_at DESC LIMIT 1) m ON true
      ), own AS MATERIALIZED (
-       SELECT o.cluster_id, o.namespace, o.name
+       SELECT o.id, o.cluster_id, o.namespace, o.name, o.monthly_traffic_gb, o.measured_traffic_gb
          FROM heads h JOIN cluster_services o ON o.cluster_id = h.cluster_id
         WHERE ${OWN_TRAFFIC}
      ), fixes AS (
-       SELECT h.cluster_id, h.cluster_name, h.captured_at, h.price, r.namespace, r.name, r.fixes, r.traffic_gb,
-              r.traffic_source, r.fraction
+       SELECT h.cluster_id, h.cluster_name, h.captured_at, h.price, r.namespace, r.name, r.fixes_hash,
+              r.traffic_gb, r.traffic_source, r.fix_fraction AS fraction
          FROM heads h
         CROSS JOIN LATERAL (
           -- Only the rows saving at least the page's last one: found in the ranking index's order (the
-          -- planner sorts all of a cluster's wide rows otherwise), ties at that saving included.
-          SELECT r.* FROM service_fixes r
-           WHERE ${rowsOf('r')}
-             AND r.saved_gb >= COALESCE((SELECT t.saved_gb FROM service_fixes t WHERE ${rowsOf('t')}
-                                          ORDER BY t.saved_gb DESC OFFSET ${limit} - 1 LIMIT 1), '-Infinity')
-           ORDER BY r.saved_gb DESC, r.namespace COLLATE "C", r.name COLLATE "C"
+          -- planner sorts all of a cluster's rows otherwise), ties at that saving included.
+          SELECT r.fixes_hash, r.traffic_gb, r.traffic_source, r.fix_fraction, s.namespace, s.name
+            FROM service_intervals r, cluster_services s
+           WHERE ${rowsOf('r', 's')}
+             AND ${saved('r')} >= COALESCE((SELECT ${saved('t')} FROM service_intervals t, cluster_services u
+                                           WHERE ${rowsOf('t', 'u')}
+                                           ORDER BY ${saved('t')} DESC OFFSET ${limit} - 1 LIMIT 1), '-Infinity')
+           ORDER BY ${saved('r')} DESC, s.namespace COLLATE "C", s.name COLLATE "C"
            LIMIT ${limit}) r
        UNION ALL
-       SELECT h.cluster_id, h.cluster_name, h.captured_at, h.price, r.namespace, r.name, r.fixes,
+       SELECT h.cluster_id, h.cluster_name, h.captured_at, h.price, o.namespace, o.name, r.fixes_hash,
               COALESCE(o.monthly_traffic_gb, o.measured_traffic_gb),
-              CASE WHEN o.monthly_traffic_gb IS NOT NULL THEN 'api' ELSE 'measured' END, r.fraction
+              CASE WHEN o.monthly_traffic_gb IS NOT NULL THEN 'api' ELSE 'measured' END, r.fix_fraction
          FROM heads h
-         JOIN service_fixes r ON r.cluster_id = h.cluster_id AND r.hash = h.hash${service('r')}
-         JOIN cluster_services o ON o.cluster_id = r.cluster_id AND o.namespace = r.namespace AND o.name = r.name
-                                AND ${OWN_TRAFFIC}
+         JOIN own o ON o.cluster_id = h.cluster_id${service('o')}
+         JOIN service_intervals r ON r.service_id = o.id AND ${holding('r')} AND r.fixes_hash IS NOT NULL
         WHERE EXISTS (SELECT 1 FROM own)
      ), f AS (
        SELECT *, traffic_gb * fraction AS saved_gb, traffic_gb * fraction * price AS saved_cost FROM fixes
+     ), page AS (
+       SELECT * FROM f
+        ${after ? `WHERE ${after('f.saved_cost', 'f.saved_gb', 'f.cluster_id', 'f.namespace', 'f.name')}` : ''}
+        ORDER BY saved_cost DESC, saved_gb DESC, cluster_id, namespace COLLATE "C", name COLLATE "C"
+        LIMIT ${limit}
      )
-     SELECT cluster_id::text, cluster_name, captured_at, namespace, name, fixes, traffic_gb, traffic_source, price,
-            saved_gb, saved_cost
-       FROM f
-      ${after ? `WHERE ${after('f.saved_cost', 'f.saved_gb', 'f.cluster_id', 'f.namespace', 'f.name')}` : ''}
-      ORDER BY saved_cost DESC, saved_gb DESC, cluster_id, namespace COLLATE "C", name COLLATE "C"
-      LIMIT ${limit}`,
+     SELECT p.cluster_id::text, p.cluster_name, p.captured_at, p.namespace, p.name, c.fixes, p.traffic_gb,
+            p.traffic_source, p.price, p.saved_gb, p.saved_cost
+       FROM page p JOIN service_fix_contents c ON c.cluster_id = p.cluster_id AND c.hash = p.fixes_hash
+      ORDER BY p.saved_cost DESC, p.saved_gb DESC, p.cluster_id, p.namespace COLLATE "C", p.name COLLATE "C"`,
     values,
   );
 }
