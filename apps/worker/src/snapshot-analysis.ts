@@ -127,14 +127,31 @@ function recommendationsOf(
       trafficSource: traffic?.trafficSource ?? 'default-per-endpoint',
       recommendations: entry.recommendations as unknown as Record<string, unknown>[],
     };
-    const json = JSON.stringify(stored);
-    fixes.set(key, {
-      hash: createHash('sha256').update(json).digest('hex').slice(0, 32),
-      json,
-      fraction: entry.recommendations[0].savings.crossZoneFraction,
-    });
+    fixes.set(key, storedFixes(stored));
   });
   return { fixes, nodeBlockers: recommended.nodeBlockers as unknown as RecommendationsDocument['nodeBlockers'] };
+}
+
+/**
+ * The stored form of fixes the analysis reused from the cluster's previous snapshot (the very array it
+ * kept), by the Service's other stored fields: most Services' fixes repeat from one snapshot to the next,
+ * and their JSON text and its SHA-256 cost about a tenth of a mid-size snapshot's analysis.
+ */
+const storedForms = new WeakMap<object, { head: string; fixes: ServiceFixes }>();
+
+function storedFixes(stored: StoredServiceFixes): ServiceFixes {
+  const { recommendations, ...rest } = stored;
+  const head = JSON.stringify(rest);
+  const known = storedForms.get(recommendations);
+  if (known?.head === head) return known.fixes;
+  const json = JSON.stringify(stored);
+  const fixes = {
+    hash: createHash('sha256').update(json).digest('hex').slice(0, 32),
+    json,
+    fraction: (recommendations[0].savings as { crossZoneFraction: number }).crossZoneFraction,
+  };
+  storedForms.set(recommendations, { head, fixes });
+  return fixes;
 }
 
 function listAnnotationsOf(document: unknown): Record<string, string> | undefined {
