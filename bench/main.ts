@@ -8,6 +8,7 @@ import { runLimitsBench } from './limits.js';
 import { dashboardSizeLines } from './dashboard.js';
 import { runPipelineBench } from './pipeline.js';
 import { runSavingsBench } from './savings.js';
+import { runScaleBench } from './scale.js';
 import { runSizingBench } from './sizing.js';
 import { runTrafficBench } from './traffic.js';
 
@@ -31,10 +32,23 @@ interface CoreRun {
 
 /**
  * `BENCH_ONLY=savings,core` runs just those parts (pipeline, dashboard, api, savings, traffic, sizing,
- * limits, fixes, core); unset, every part runs.
+ * limits, fixes, core, scale); unset, every part but `scale` runs (a simulated fleet over hours of
+ * history: it runs only when asked, see bench/scale.ts).
  */
-const PARTS = ['pipeline', 'dashboard', 'api', 'savings', 'traffic', 'sizing', 'limits', 'fixes', 'core'] as const;
+const PARTS = [
+  'pipeline',
+  'dashboard',
+  'api',
+  'savings',
+  'traffic',
+  'sizing',
+  'limits',
+  'fixes',
+  'core',
+  'scale',
+] as const;
 type Part = (typeof PARTS)[number];
+const ONLY_WHEN_ASKED: Part[] = ['scale'];
 
 function selectedParts(): Set<Part> {
   const asked = (process.env.BENCH_ONLY ?? '')
@@ -46,7 +60,7 @@ function selectedParts(): Set<Part> {
     console.error(`BENCH_ONLY: unknown part(s) ${unknown.join(', ')}; the parts are ${PARTS.join(', ')}`);
     process.exit(2);
   }
-  return new Set(asked.length ? (asked as Part[]) : PARTS);
+  return new Set(asked.length ? (asked as Part[]) : PARTS.filter((part) => !ONLY_WHEN_ASKED.includes(part)));
 }
 
 async function main(): Promise<void> {
@@ -60,6 +74,7 @@ async function main(): Promise<void> {
   if (parts.has('traffic')) print(await runTrafficBench());
   if (parts.has('sizing')) print(await runSizingBench());
   if (parts.has('limits')) print(await runLimitsBench());
+  if (parts.has('scale')) print(await runScaleBench());
   if (!parts.has('fixes') && !parts.has('core')) return;
   const dir = mkdtempSync(join(tmpdir(), 'zonewise-bench-'));
   try {
