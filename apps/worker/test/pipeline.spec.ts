@@ -170,7 +170,7 @@ describe('snapshot pipeline', () => {
     });
     const inversions = recorded.filter((row, i) => i > 0 && row.capturedAt < recorded[i - 1].capturedAt);
     expect(inversions.length).toBeGreaterThan(0);
-  });
+  }, 90_000);
 
   it('records a snapshot exactly once when its worker is SIGKILLed mid-transaction', async () => {
     const cluster = await newCluster('killed-mid-tx');
