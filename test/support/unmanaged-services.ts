@@ -12,6 +12,12 @@ import type { KubernetesList } from '@zw/core';
  * - `shop/hand-hinted`: no selector, a hand-written slice carrying own-zone hints (kube-proxy reads them).
  * - `shop/headless` and `shop/headless-plain`: `clusterIP: None`, selecting Pods.
  * - `shop/alias`: ExternalName.
+ * - `shop/proxied-elsewhere`: selecting Pods, labelled `service.kubernetes.io/service-proxy-name` (copied
+ *   to its slice by the controller): kube-proxy never programs it.
+ * - `shop/labelled-headless`: a ClusterIP Service selecting Pods but labelled `service.kubernetes.io/headless`
+ *   (seen in a real kind dump): kube-proxy never programs it either.
+ * - `shop/split`: selecting Pods, with the controller's slice and a hand-written one (service-name label
+ *   only) whose endpoints are all hinted for zone-a: the controller never lists it, kube-proxy reads it.
  * - `shop/web` and `shop/plain`: ordinary Services selecting Pods (the control group).
  *
  * Three equal zones with one node each; every zonal Service has 3 ready endpoints per zone.
@@ -67,34 +73,47 @@ export function unmanagedServicesList(): KubernetesList {
     },
   );
   const auto = { 'service.kubernetes.io/topology-mode': 'Auto' };
-  const service = (name: string, spec: Record<string, unknown>, annotations: Record<string, string> = auto) => ({
+  const service = (
+    name: string,
+    spec: Record<string, unknown>,
+    annotations: Record<string, string> = auto,
+    labels: Record<string, string> = {},
+  ) => ({
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name, namespace: 'shop', annotations },
+    metadata: { name, namespace: 'shop', annotations, labels },
     spec: { type: 'ClusterIP', ipFamilies: ['IPv4'], ports: [{ name: 'http', port: 80, protocol: 'TCP' }], ...spec },
   });
-  const slice = (service: string, block: number, labels: Record<string, string>, hinted = false) => ({
+  const slice = (
+    service: string,
+    block: number,
+    labels: Record<string, string>,
+    hinted = false,
+    shape: { name?: string; perZone?: number; hintedFor?: string } = {},
+  ) => ({
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
     metadata: {
-      name: `${service}-abcde`,
+      name: shape.name ?? `${service}-abcde`,
       namespace: 'shop',
       labels: { 'kubernetes.io/service-name': service, ...labels },
     },
     addressType: 'IPv4',
     endpoints: zones.flatMap((zone, z) =>
-      [0, 1, 2].map((index) => ({
+      Array.from({ length: shape.perZone ?? 3 }, (_, index) => ({
         addresses: [`10.${block}.${z}.${index + 1}`],
         conditions: { ready: true, serving: true, terminating: false },
         nodeName: `${zone}-0`,
         zone,
-        ...(hinted ? { hints: { forZones: [{ name: zone }] } } : {}),
+        ...(hinted ? { hints: { forZones: [{ name: shape.hintedFor ?? zone }] } } : {}),
       })),
     ),
     ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
   });
   const controller = { 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' };
   const mirrored = { 'endpointslice.kubernetes.io/managed-by': 'endpointslicemirroring-controller.k8s.io' };
+  const proxyName = { 'service.kubernetes.io/service-proxy-name': 'other-proxy' };
+  const headlessLabel = { 'service.kubernetes.io/headless': '' };
   items.push(
     service('web', { clusterIP: '10.96.10.1', selector: { app: 'web' } }),
     slice('web', 1, controller),
@@ -111,6 +130,18 @@ export function unmanagedServicesList(): KubernetesList {
     service('headless-plain', { clusterIP: 'None', selector: { app: 'headless-plain' } }, {}),
     slice('headless-plain', 7, controller),
     service('alias', { type: 'ExternalName', externalName: 'db.example.com' }),
+    service('proxied-elsewhere', { clusterIP: '10.96.10.8', selector: { app: 'proxied-elsewhere' } }, auto, proxyName),
+    slice('proxied-elsewhere', 8, { ...controller, ...proxyName }),
+    service(
+      'labelled-headless',
+      { clusterIP: '10.96.10.9', selector: { app: 'labelled-headless' } },
+      auto,
+      headlessLabel,
+    ),
+    slice('labelled-headless', 9, controller),
+    service('split', { clusterIP: '10.96.10.10', selector: { app: 'split' } }),
+    slice('split', 10, controller),
+    slice('split', 11, {}, true, { name: 'split-by-hand', perZone: 1, hintedFor: 'zone-a' }),
   );
   return { apiVersion: 'v1', kind: 'List', metadata: { annotations: {} }, items: items as KubernetesList['items'] };
 }

@@ -32,9 +32,9 @@ import {
   usableTrafficDistribution,
 } from './routing-mode.js';
 import {
-  CONTROLLER_MANAGED_BY,
-  MANAGED_BY_LABEL,
+  isControllerSlice,
   sliceManagementOf,
+  snapshotRecordsManagedBy,
   snapshotRecordsSelectors,
   type SliceManagement,
 } from './slice-management.js';
@@ -139,7 +139,11 @@ export function analyzeSnapshot(snapshot: Snapshot, options: AnalyzeOptions = {}
   const nodeInfo = computeNodeInfo(snapshot.nodes);
   const origin = trafficOrigin(nodeInfo, options.zoneTrafficWeights ?? snapshot.zoneTrafficWeights);
   const profile = clusterProfileOf(snapshot, options);
-  const cluster = clusterModelOf(profile, snapshotRecordsSelectors(snapshot.services));
+  const cluster = clusterModelOf(
+    profile,
+    snapshotRecordsSelectors(snapshot.services),
+    snapshotRecordsManagedBy(snapshot.endpointSlices),
+  );
   const services = analyzeServices(snapshot, nodeInfo.ratios, origin.shareMap, cluster);
   const cidrs = serviceCidrsOf(snapshot.serviceCIDRs, snapshot.annotatedServiceCIDRs);
   return {
@@ -178,11 +182,17 @@ export interface ClusterModel {
   dataPlane: DataPlaneName;
   /** Whether the snapshot records Service selectors at all (see slice-management.ts). */
   recordsSelectors: boolean;
+  /** Whether the snapshot records the slices' managed-by labels at all (see slice-management.ts). */
+  recordsManagedBy: boolean;
 }
 
-export function clusterModelOf(profile: ClusterProfile, recordsSelectors: boolean): ClusterModel {
+export function clusterModelOf(
+  profile: ClusterProfile,
+  recordsSelectors: boolean,
+  recordsManagedBy = false,
+): ClusterModel {
   const minor = Number(profile.kubernetesVersion.split('.')[1]);
-  return { features: versionFeatures(minor), dataPlane: profile.dataPlane.name, recordsSelectors };
+  return { features: versionFeatures(minor), dataPlane: profile.dataPlane.name, recordsSelectors, recordsManagedBy };
 }
 
 /**
@@ -197,11 +207,12 @@ export function reconcileSnapshotService(
 ): ServiceHintsResult {
   const routing = serviceRoutingOf(service, cluster?.features);
   if (cluster !== undefined) {
-    const management = sliceManagementOf(service, slices, cluster.recordsSelectors);
+    const management = sliceManagementOf(service, slices, cluster.recordsSelectors, cluster.recordsManagedBy);
     if (management.reason !== null)
       return serviceHintsResult(unmanagedSync(routing.routing, slices, management, false));
   }
-  return serviceHintsResult(syncSnapshotService(routing, slices, nodeInfo.ratios, false));
+  const recordsManagedBy = cluster?.recordsManagedBy ?? false;
+  return serviceHintsResult(syncSnapshotService(routing, slices, nodeInfo.ratios, false, recordsManagedBy));
 }
 
 /**
@@ -224,13 +235,16 @@ function unmanagedSync(
   };
 }
 
+/** The controller's sync of the slices it lists; the others pass through with the hints written in them. */
 function syncSnapshotService(
   service: ServiceRouting,
   slices: readonly EndpointSlice[],
   ratios: ReadonlyMap<string, number> | null,
   reuseUnwrittenSlices: boolean,
+  recordsManagedBy: boolean,
 ): ServiceHintsSync {
-  const managed = slices.every(isControllerManaged) ? slices : slices.filter(isControllerManaged);
+  const listed = (slice: EndpointSlice) => isControllerSlice(slice, recordsManagedBy);
+  const managed = slices.every(listed) ? slices : slices.filter(listed);
   const sync = syncServiceHints(service, managed, ratios, reuseUnwrittenSlices);
   if (managed.length === slices.length) return sync;
   const computed = new Map(managed.map((slice, index) => [slice, sync.endpointSlices[index]]));
@@ -265,6 +279,8 @@ interface ServiceEntry {
   ignoredTrafficDistribution: string | null;
   management: SliceManagement;
   dataPath: DataPathVerdict;
+  /** The cluster model's `recordsManagedBy`: whether an unlabelled slice is someone else's. */
+  recordsManagedBy: boolean;
 }
 
 /**
@@ -283,7 +299,7 @@ function analyzeService(
   // The report only reads the slices the controller leaves alone, so they need no copies.
   const managed = service.management.reason === null;
   const sync = managed
-    ? syncSnapshotService(service.routing, slices, ratios, true)
+    ? syncSnapshotService(service.routing, slices, ratios, true, service.recordsManagedBy)
     : unmanagedSync(service.routing.routing, slices, service.management, true);
   const addressType = primaryAddressType(slices);
   const ofType = slicesOfType(sync.endpointSlices, addressType);
@@ -476,12 +492,11 @@ export function groupSlicesByService(slices: readonly EndpointSlice[]): Map<stri
 }
 
 /**
- * Decision: slices whose managed-by label names another controller are not the EndpointSlice
- * controller's to hint; a slice without the label (hand-written input) is taken as the controller's.
+ * Whether the EndpointSlice controller lists the slice (see {@link isControllerSlice}); `recordsManagedBy`
+ * false (the default) takes an unlabelled slice as the controller's, as in a hand-written snapshot.
  */
-export function isControllerManaged(slice: EndpointSlice): boolean {
-  const managedBy = slice.metadata.labels?.[MANAGED_BY_LABEL];
-  return managedBy === undefined || managedBy === CONTROLLER_MANAGED_BY;
+export function isControllerManaged(slice: EndpointSlice, recordsManagedBy = false): boolean {
+  return isControllerSlice(slice, recordsManagedBy);
 }
 
 export function serviceKey(service: Service): string {
@@ -526,8 +541,14 @@ function serviceEntry(
     name: service.metadata.name,
     routing: serviceRoutingOf(service, cluster.features),
     ignoredTrafficDistribution: ignoredTrafficDistributionOf(service, cluster.features),
-    management: sliceManagementOf(service, slicesByService.get(key) ?? [], cluster.recordsSelectors),
+    management: sliceManagementOf(
+      service,
+      slicesByService.get(key) ?? [],
+      cluster.recordsSelectors,
+      cluster.recordsManagedBy,
+    ),
     dataPath: dataPathOf(service, cluster.dataPlane, cluster.features),
+    recordsManagedBy: cluster.recordsManagedBy,
   };
 }
 

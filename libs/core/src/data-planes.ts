@@ -42,23 +42,77 @@ export function dataPlaneSetting(flag: string | undefined, annotation: string | 
 
 const HEADLESS_REASON =
   'headless Service (clusterIP: None): clients resolve the Pod IPs through DNS and connect directly, so no proxy applies hints';
+/** The label of a Service whose traffic another Service proxy implements (upstream `pkg/proxy/apis`). */
+export const SERVICE_PROXY_NAME_LABEL = 'service.kubernetes.io/service-proxy-name';
+/** The label the EndpointSlice controller puts on a headless Service's slices (`v1.IsHeadlessService`). */
+export const HEADLESS_SERVICE_LABEL = 'service.kubernetes.io/headless';
 const EXTERNAL_NAME_REASON =
   'ExternalName Service: clients resolve a DNS name (CNAME) and connect to it; no proxy sees the traffic';
 const INTERNAL_LOCAL_REASON =
   'internalTrafficPolicy is Local: kube-proxy sends in-cluster traffic only to endpoints on the client node and ignores topology hints';
 
 /**
- * The data path of one Service. The Service's type comes first (no data plane proxies a headless or
- * ExternalName Service), then the data plane's own rule, then the internal traffic policy.
+ * The data path of one Service. The Service itself comes first (no data plane proxies a headless or
+ * ExternalName Service, and kube-proxy skips the Services its informers filter out by label), then the
+ * data plane's own rule, then the internal traffic policy.
  */
 export function dataPathOf(service: Service, dataPlane: DataPlaneName, features: VersionFeatures): DataPathVerdict {
-  const spec = service.spec;
-  if (spec?.type === 'ExternalName') return refused(EXTERNAL_NAME_REASON, 'service-type');
-  if (spec?.clusterIP === 'None') return refused(HEADLESS_REASON, 'service-type');
+  const serviceRefusal = serviceTypeRefusal(service, dataPlane);
+  if (serviceRefusal !== null) return refused(serviceRefusal, 'service-type');
   const planeRefusal = dataPlaneRefusal(service, dataPlane, features);
   if (planeRefusal !== null) return refused(planeRefusal, 'data-plane');
-  if (spec?.internalTrafficPolicy === 'Local') return refused(INTERNAL_LOCAL_REASON, 'traffic-policy');
+  if (service.spec?.internalTrafficPolicy === 'Local') return refused(INTERNAL_LOCAL_REASON, 'traffic-policy');
   return { honoursHints: true, reason: null, nodeHints: readsNodeHints(dataPlane, features), cause: null };
+}
+
+/**
+ * Why no setting of any data plane makes the Service's hints matter: its type (ExternalName, headless),
+ * its labels (below), or `internalTrafficPolicy: Local`. Null when a data plane that reads hints would
+ * apply them. A data-plane fix (e.g. enabling Cilium's service topology) can only help when this is null.
+ */
+export function serviceRefusalOf(service: Service, dataPlane: DataPlaneName): string | null {
+  const serviceRefusal = serviceTypeRefusal(service, dataPlane);
+  if (serviceRefusal !== null) return serviceRefusal;
+  return service.spec?.internalTrafficPolicy === 'Local' ? INTERNAL_LOCAL_REASON : null;
+}
+
+function serviceTypeRefusal(service: Service, dataPlane: DataPlaneName): string | null {
+  const spec = service.spec;
+  if (spec?.type === 'ExternalName') return EXTERNAL_NAME_REASON;
+  if (spec?.clusterIP === 'None') return HEADLESS_REASON;
+  return proxySkipsLabelledServices(dataPlane) ? proxySkipLabelReason(service) : null;
+}
+
+/**
+ * kube-proxy builds its Service and EndpointSlice informers with the label selector
+ * `!service.kubernetes.io/service-proxy-name,!service.kubernetes.io/headless` (upstream
+ * `cmd/kube-proxy/app/server.go`, the informer factory's `WithTweakListOptions`, unchanged from 1.27 to
+ * 1.35), so it never programs a Service carrying either label, whatever its hints. The kube-proxy
+ * replacements modelled here filter the same way: Cilium (`GetServiceAndEndpointListOptionsModifier`
+ * with no `k8s-service-proxy-name` set) and Calico's eBPF proxy (felix `bpf/proxy`, kube-proxy's
+ * selector). Decision: AntreaProxy is not verified and keeps its own rule; Istio's and Linkerd's proxies
+ * pick endpoints themselves.
+ */
+function proxySkipsLabelledServices(dataPlane: DataPlaneName): boolean {
+  return dataPlane !== 'antrea' && dataPlane !== 'istio-sidecar' && dataPlane !== 'linkerd';
+}
+
+/** Why kube-proxy never programs the Service because of its labels; null when it does. */
+function proxySkipLabelReason(service: Service): string | null {
+  const labels = service.metadata.labels ?? {};
+  const proxyName = labels[SERVICE_PROXY_NAME_LABEL];
+  if (proxyName !== undefined) {
+    return `the Service is labelled ${SERVICE_PROXY_NAME_LABEL}=${JSON.stringify(proxyName)}: kube-proxy (and the data planes in its place) never program it, another Service proxy does, so its hints change nothing zonewise models`;
+  }
+  if (labels[HEADLESS_SERVICE_LABEL] !== undefined) {
+    return `the Service is labelled ${HEADLESS_SERVICE_LABEL}: kube-proxy (and the data planes in its place) never program it, so no proxy applies its hints`;
+  }
+  return null;
+}
+
+/** Whether the Service proxy of this data plane skips the Service for its labels (no rules at all). */
+export function isSkippedForLabels(service: Service, dataPlane: DataPlaneName): boolean {
+  return proxySkipsLabelledServices(dataPlane) && proxySkipLabelReason(service) !== null;
 }
 
 function refused(reason: string, cause: DataPathVerdict['cause']): DataPathVerdict {

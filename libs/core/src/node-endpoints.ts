@@ -8,12 +8,12 @@ import {
   reconcileSnapshotService,
   serviceKey,
 } from './analyze.js';
-import { dataPathOf, readsNodeHints } from './data-planes.js';
+import { dataPathOf, isSkippedForLabels, readsNodeHints } from './data-planes.js';
 import { hasAnyHints, withoutHints } from './hints.js';
 import type { EndpointSlice, Service } from './k8s-objects.js';
 import { computeNodeInfo, nodeZone } from './node-info.js';
 import { kubeProxyView, type ProxyNode, type ServiceEndpointsView } from './proxy-filter.js';
-import { snapshotRecordsSelectors } from './slice-management.js';
+import { snapshotRecordsManagedBy, snapshotRecordsSelectors } from './slice-management.js';
 import type { Snapshot } from './snapshot-model.js';
 import { SnapshotError } from './snapshots.js';
 
@@ -43,7 +43,7 @@ export function endpointsForNode(
     throw new SnapshotError('', `node "${nodeName}" is not in the snapshot (it has ${snapshot.nodes.length} nodes)`);
   }
   const profile = clusterProfileOf(snapshot, options);
-  const cluster = clusterModelOf(profile, snapshotRecordsSelectors(snapshot.services));
+  const cluster = snapshotClusterModel(snapshot, options);
   const proxyNode = { name: nodeName, zone: nodeZone(node) };
   const nodeInfo = options.computedHints ? computeNodeInfo(snapshot.nodes) : null;
   const slicesByService = groupSlicesByService(snapshot.endpointSlices);
@@ -64,7 +64,11 @@ export function snapshotClusterModel(
   snapshot: Snapshot,
   options: Pick<AnalyzeOptions, 'kubernetesVersion' | 'dataPlane'> = {},
 ): ClusterModel {
-  return clusterModelOf(clusterProfileOf(snapshot, options), snapshotRecordsSelectors(snapshot.services));
+  return clusterModelOf(
+    clusterProfileOf(snapshot, options),
+    snapshotRecordsSelectors(snapshot.services),
+    snapshotRecordsManagedBy(snapshot.endpointSlices),
+  );
 }
 
 /**
@@ -83,7 +87,26 @@ export function serviceProxyView(
     filtersOnNodeWithoutZone: cluster.features.proxyFiltersOnNodeWithoutZone,
   };
   const dataPath = dataPathOf(service, cluster.dataPlane, cluster.features);
+  if (isSkippedForLabels(service, cluster.dataPlane)) return unprogrammedView(service, dataPath.reason);
   if (dataPath.cause !== 'data-plane') return kubeProxyView(service, slices, node, options);
   const view = kubeProxyView(service, slices.map(withoutHints), node, options);
   return slices.some(hasAnyHints) ? { ...view, reason: dataPath.reason } : view;
+}
+
+/**
+ * A Service kube-proxy never programs (its informers skip it by label: `cmd/kube-proxy/app/server.go`):
+ * no list at all, as for a headless Service, and the reason.
+ */
+function unprogrammedView(service: Service, reason: string | null): ServiceEndpointsView {
+  return {
+    namespace: service.metadata.namespace ?? '',
+    name: service.metadata.name,
+    clusterEndpoints: null,
+    localEndpoints: null,
+    topologyFiltered: false,
+    topologyMode: null,
+    reason,
+    hasAnyEndpoints: false,
+    ports: [],
+  };
 }

@@ -9,6 +9,7 @@
  */
 import {
   type AnalysisReport,
+  type ClusterModel,
   clusterModelOf,
   groupSlicesByService,
   reconcileSnapshotService,
@@ -25,7 +26,7 @@ import {
   missedSavings,
   type RoutingPreviewOutcome,
 } from './savings.js';
-import { ENDPOINTSLICE_CONTROLLER } from './slice-management.js';
+import { ENDPOINTSLICE_CONTROLLER, snapshotRecordsManagedBy, snapshotRecordsSelectors } from './slice-management.js';
 import type { Snapshot } from './snapshot-model.js';
 import { type CrossZoneFractions, modelSliceTraffic } from './traffic-model.js';
 
@@ -49,8 +50,9 @@ export function autoRoutingPreview(
   slices: readonly EndpointSlice[],
   nodeInfo: Pick<NodeInfo, 'ratios'>,
   originShares: ReadonlyMap<string, number>,
+  cluster?: ClusterModel,
 ): AutoRoutingPreview {
-  const result = reconcileSnapshotService(withAutoRouting(service), slices, nodeInfo);
+  const result = reconcileSnapshotService(withAutoRouting(service), slices, nodeInfo, cluster);
   const state = result.hints.state === 'populated' ? 'populated' : 'removed';
   return { state, reason: result.hints.reason, crossZone: crossZoneOf(service, result.endpointSlices, originShares) };
 }
@@ -109,7 +111,11 @@ export function autoRoutingPreviews(snapshot: Snapshot, report: AnalysisReport):
   const originShares = new Map(Object.entries(report.trafficOrigin.shares));
   const slicesByService = groupSlicesByService(snapshot.endpointSlices);
   const servicesByKey = new Map(snapshot.services.map((service) => [serviceKey(service), service]));
-  const cluster = clusterModelOf(report, false);
+  const cluster = clusterModelOf(
+    report,
+    snapshotRecordsSelectors(snapshot.services),
+    snapshotRecordsManagedBy(snapshot.endpointSlices),
+  );
   const previews: ServicePreview[] = [];
   for (const analysis of report.services) {
     if (analysis.routing !== 'None' || analysis.managedBy !== ENDPOINTSLICE_CONTROLLER) continue;
@@ -118,7 +124,7 @@ export function autoRoutingPreviews(snapshot: Snapshot, report: AnalysisReport):
     if (service === undefined) continue;
     const dataPath = dataPathOf(withAutoRouting(service), cluster.dataPlane, cluster.features);
     if (dataPath.cause === 'service-type' || dataPath.cause === 'data-plane') continue;
-    const preview = autoRoutingPreview(service, slicesByService.get(key) ?? [], nodeInfo, originShares);
+    const preview = autoRoutingPreview(service, slicesByService.get(key) ?? [], nodeInfo, originShares, cluster);
     previews.push({ namespace: analysis.namespace, name: analysis.name, preview });
   }
   return previews;

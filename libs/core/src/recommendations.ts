@@ -24,6 +24,8 @@ import {
   serviceKey,
   type ServiceAnalysis,
 } from './analyze.js';
+import { type DataPlaneName, isDataPlaneName } from './cluster-settings.js';
+import { serviceRefusalOf } from './data-planes.js';
 import type { HintState } from './endpointslice-controller.js';
 import { fixContextFromReport } from './fix-context.js';
 import {
@@ -64,6 +66,7 @@ import {
   type ServiceOutcome,
   serviceOutcome,
 } from './service-outcome.js';
+import { snapshotRecordsManagedBy } from './slice-management.js';
 import type { Snapshot } from './snapshot-model.js';
 import type { EnableRoutingWhatIf, RoutingMode, ScaleReplicasWhatIf } from './what-if.js';
 import { WHAT_IF_LIMITS } from './what-if.js';
@@ -203,12 +206,21 @@ export function recommendFixes(
 ): SnapshotRecommendations {
   const price = options.price ?? crossZonePrice({});
   const contextOf = options.contextOf ?? fixContextFromReport(report);
-  const clusters = clustersOf(snapshot.nodes, report);
+  const clusters = clustersOf(snapshot, report);
+  const dataPlane = dataPlaneOfReport(report);
   const slicesByService = groupSlicesByService(snapshot.endpointSlices);
   const workloadIndex = new WorkloadIndex(snapshot);
   const servicesByKey = new Map(snapshot.services.map((service) => [serviceKey(service), service]));
   const reuse = options.reuse?.begin(
-    JSON.stringify([snapshot.nodes, report.trafficOrigin, report.nodeInfo.detail, price, clusters.today.features]),
+    JSON.stringify([
+      snapshot.nodes,
+      report.trafficOrigin,
+      report.nodeInfo.detail,
+      price,
+      clusters.today.features,
+      clusters.today.recordsManagedBy,
+      dataPlane,
+    ]),
   );
   let dependent = 0;
   const dependentSavings = { crossZoneGb: 0, cost: 0 };
@@ -223,7 +235,10 @@ export function recommendFixes(
             analysis,
             service,
             slices,
-            context: contextFor(analysis, slices, contextOf),
+            context: contextFor(analysis, service, slices, contextOf, {
+              dataPlane,
+              recordsManagedBy: clusters.today.recordsManagedBy ?? false,
+            }),
             clusters,
             price,
             traffic: options.trafficGb?.get(key),
@@ -260,9 +275,10 @@ function reusedOrComputed(reuse: FixReuseScope | undefined, key: string, input: 
   const { analysis } = input;
   const inputs = JSON.stringify([
     analysis.routing,
-    analysis.hints.state,
+    analysis.hints,
     analysis.readyEndpoints,
     analysis.crossZone,
+    analysis.zones,
     input.context,
     input.traffic ?? null,
     input.countsSeen ?? null,
@@ -281,17 +297,32 @@ function reusedOrComputed(reuse: FixReuseScope | undefined, key: string, input: 
 
 function contextFor(
   analysis: ServiceAnalysis,
+  service: Service,
   slices: readonly EndpointSlice[],
   contextOf: (service: ServiceAnalysis) => Partial<ServiceFixContext>,
+  cluster: { dataPlane: DataPlaneName; recordsManagedBy: boolean },
 ): ServiceFixContext {
   const given = contextOf(analysis);
-  return {
+  const context: ServiceFixContext = {
     ...KUBE_PROXY_FIX_CONTEXT,
-    // Decision: without a verdict from the caller, a Service counts as the controller's unless every
-    // slice it has names another manager.
-    managedByController: slices.length === 0 || slices.some(isControllerManaged),
+    // Decision: without a verdict from the caller, a Service counts as the controller's unless no slice
+    // it has is one the controller lists.
+    managedByController:
+      slices.length === 0 || slices.some((slice) => isControllerManaged(slice, cluster.recordsManagedBy)),
     ...definedOnly(given),
   };
+  // A data-plane fix cannot help a Service whose hints no data plane applies (headless, ExternalName,
+  // labelled for another Service proxy, internalTrafficPolicy Local): it must not promise a saving.
+  if (context.dataPlaneFix !== null && serviceRefusalOf(service, cluster.dataPlane) !== null) {
+    return { ...context, dataPlaneFix: null };
+  }
+  return context;
+}
+
+/** The data plane the report models (`kube-proxy` when it does not say). */
+function dataPlaneOfReport(report: AnalysisReport): DataPlaneName {
+  const name = (report as { dataPlane?: { name?: unknown } | null }).dataPlane?.name;
+  return typeof name === 'string' && isDataPlaneName(name) ? name : 'kube-proxy';
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {
@@ -314,14 +345,17 @@ interface Clusters {
   nodeDetail: string | null;
 }
 
-function clustersOf(nodes: readonly Node[], report: AnalysisReport): Clusters {
+function clustersOf(snapshot: Snapshot, report: AnalysisReport): Clusters {
+  const { nodes } = snapshot;
   const originShares = new Map(Object.entries(report.trafficOrigin.shares));
   const features = featuresOfReport(report);
+  const recordsManagedBy = snapshotRecordsManagedBy(snapshot.endpointSlices);
   const today: OutcomeCluster = {
     ratios: computeNodeInfo(nodes).ratios,
     originShares,
     schedulableNodes: schedulableNodesByZone(nodes),
     features,
+    recordsManagedBy,
   };
   const blockers = today.ratios === null ? blockingNodes(nodes) : [];
   if (blockers.length === 0) {
@@ -342,6 +376,7 @@ function clustersOf(nodes: readonly Node[], report: AnalysisReport): Clusters {
     originShares: fixedShares,
     schedulableNodes: schedulableNodesByZone(kept),
     features,
+    recordsManagedBy,
   };
   const placeable = placeableZones(nodes);
   return {
@@ -473,7 +508,7 @@ function nothingToGain(input: ServiceInput, why: string): Recommendation[] {
   if (input.analysis.routing === 'None') return [];
   const frame = frameOf(input, false);
   return [
-    fixOf(frame, input.analysis.routing === 'Auto' ? 'replicas' : 'trafficDistribution', outcomeToday(frame), {
+    fixOf(frame, input.analysis.routing === 'Auto' ? 'replicas' : 'trafficDistribution', unchangedOutcome(frame), {
       summary: `Nothing to fix: ${why}.`,
       deltas: null,
       patch: '# nothing to apply',
@@ -499,7 +534,7 @@ function frameOf(input: ServiceInput, withFixedNodes: boolean): FixFrame {
     trafficGb: typeof traffic === 'number' ? traffic : traffic.gb,
     today,
     routing: analysis.routing === 'None' ? 'Auto' : undefined,
-    currentByZone: readyByZone(input.slices),
+    currentByZone: readyByZone(input.slices, clusters.today.recordsManagedBy ?? false),
   };
 }
 
@@ -616,7 +651,7 @@ function nodeInfoFixes(input: ServiceInput): Recommendation[] {
   if (frame.today <= 1e-12) return [];
   return [
     ...replicaFixes(frame, true),
-    fixOf(frame, 'nodes', outcomeToday(frame), {
+    fixOf(frame, 'nodes', unchangedOutcome(frame), {
       summary: `Nothing on the Service helps the CPU heuristic: ${clusters.nodeDetail ?? 'the controller has no usable node information'}.`,
       deltas: null,
       patch: '# add ready worker nodes with allocatable CPU in at least two zones',
@@ -638,6 +673,28 @@ function asNodesFix(fix: Recommendation, clusters: Clusters): Recommendation {
   };
 }
 
+/**
+ * What an entry that changes nothing leads to: the Service as the analysis reports it today (its hint
+ * state and reason, today's crossing and overloads). Such an entry never promises a saving, and never a
+ * state the analysis does not report (e.g. hints the controller would write for a Service it does not
+ * manage, or that the data path would ignore).
+ */
+function unchangedOutcome(frame: FixFrame): ServiceOutcome {
+  const { analysis } = frame.input;
+  const expectedOverload: Record<string, number> = {};
+  for (const zone of frame.cluster.originShares.keys()) {
+    expectedOverload[zone] = analysis.zones[zone]?.expectedOverload ?? 0;
+  }
+  return {
+    state: analysis.hints.state,
+    reason: analysis.hints.reason,
+    crossZone: { withoutHints: analysis.crossZone.withoutHints, withHints: frame.today },
+    expectedOverload,
+    readyEndpoints: analysis.readyEndpoints,
+  };
+}
+
+/** The controller's sync of the Service as it is, on a data path that reads the hints. */
 function outcomeToday(frame: FixFrame): ServiceOutcome {
   return serviceOutcome(frame.input.service, frame.input.slices, {}, frame.cluster);
 }
@@ -646,7 +703,7 @@ function unmanaged(input: ServiceInput): Recommendation[] {
   if (input.analysis.routing === 'None') return [];
   const frame = frameOf(input, false);
   return [
-    fixOf(frame, 'topologyMode', outcomeToday(frame), {
+    fixOf(frame, 'topologyMode', unchangedOutcome(frame), {
       summary:
         "The EndpointSlice controller does not manage this Service's EndpointSlices, so no topology setting on the Service changes its hints; whoever writes the slices decides.",
       deltas: null,
@@ -662,16 +719,11 @@ function dataPlaneFixes(input: ServiceInput): Recommendation[] {
   if (context.dataPlaneFix === null) {
     if (analysis.routing === 'None' && analysis.hints.state === 'none') return [];
     return [
-      fixOf(
-        frame,
-        'dataPlane',
-        { ...outcomeToday(frame), crossZone: { withoutHints: 0, withHints: frame.today } },
-        {
-          summary: `Hints change nothing here: ${reason}.`,
-          deltas: null,
-          patch: '# nothing to apply',
-        },
-      ),
+      fixOf(frame, 'dataPlane', unchangedOutcome(frame), {
+        summary: `Hints change nothing here: ${reason}.`,
+        deltas: null,
+        patch: '# nothing to apply',
+      }),
     ];
   }
   const outcome = outcomeToday(frame);
@@ -689,7 +741,7 @@ function dataPlaneFixes(input: ServiceInput): Recommendation[] {
 
 function noEndpoints(input: ServiceInput): Recommendation {
   const frame = frameOf(input, false);
-  return fixOf(frame, 'replicas', outcomeToday(frame), {
+  return fixOf(frame, 'replicas', unchangedOutcome(frame), {
     summary: 'The Service has no ready endpoints: there is nothing to route until its pods are ready.',
     deltas: null,
     patch: '# nothing to apply',
@@ -829,12 +881,12 @@ function rank(fixes: Recommendation[]): Recommendation[] {
     .map(({ fix }) => fix);
 }
 
-/** Ready endpoints per zone of the Service's primary family (`''` for endpoints without a zone). */
-function readyByZone(slices: readonly EndpointSlice[]): Map<string, number> {
+/** Ready endpoints per zone of the Service's primary family (`''` for endpoints without a zone), in the slices the controller lists. */
+function readyByZone(slices: readonly EndpointSlice[], recordsManagedBy: boolean): Map<string, number> {
   const addressType = primaryAddressType(slices);
   const counts = new Map<string, number>();
   for (const slice of slices) {
-    if (slice.addressType !== addressType || !isControllerManaged(slice)) continue;
+    if (slice.addressType !== addressType || !isControllerManaged(slice, recordsManagedBy)) continue;
     for (const endpoint of slice.endpoints ?? []) {
       if (!isEndpointReady(endpoint)) continue;
       const zone = endpoint.zone ?? '';

@@ -9,6 +9,7 @@
  * computed once by the caller: a fleet of 10,000 Services asks this many times per analysis.
  */
 import { isControllerManaged } from './analyze.js';
+import { controllerSliceLabels } from './slice-management.js';
 import type { HintState } from './endpointslice-controller.js';
 import { serviceRoutingOf, syncServiceHints } from './endpointslice-controller.js';
 import { countReadyEndpoints, isEndpointReady } from './hints.js';
@@ -44,6 +45,8 @@ export interface OutcomeCluster {
   schedulableNodes: ReadonlyMap<string, readonly string[]>;
   /** The controller's feature gates of the version analysed (`analyze`'s `kubernetesVersion`); absent: 1.35. */
   features?: ControllerFeatures;
+  /** Whether the snapshot labels its slices' managers, so an unlabelled slice is not the controller's. */
+  recordsManagedBy?: boolean;
 }
 
 export interface ServiceOutcome {
@@ -71,12 +74,19 @@ export function serviceOutcome(
   const changedSlices =
     change.endpointsByZone === undefined || change.endpointsByZone.size === 0
       ? slices
-      : scaledSlices(service, slices, change.endpointsByZone, cluster.schedulableNodes);
+      : scaledSlices(
+          service,
+          slices,
+          change.endpointsByZone,
+          cluster.schedulableNodes,
+          cluster.recordsManagedBy ?? false,
+        );
   return outcomeOf(changed, changedSlices, cluster);
 }
 
 function outcomeOf(service: Service, slices: readonly EndpointSlice[], cluster: OutcomeCluster): ServiceOutcome {
-  const managed = slices.every(isControllerManaged) ? slices : slices.filter(isControllerManaged);
+  const listed = (slice: EndpointSlice) => isControllerManaged(slice, cluster.recordsManagedBy ?? false);
+  const managed = slices.every(listed) ? slices : slices.filter(listed);
   const sync = syncServiceHints(serviceRoutingOf(service, cluster.features), managed, cluster.ratios, true);
   const computed = new Map(managed.map((slice, index) => [slice, sync.endpointSlices[index]]));
   const after = managed.length === slices.length ? sync.endpointSlices : mapList(slices, (s) => computed.get(s) ?? s);
@@ -136,7 +146,9 @@ export function scaledSlices(
   slices: readonly EndpointSlice[],
   endpointsByZone: ReadonlyMap<string, number>,
   schedulableNodes: ReadonlyMap<string, readonly string[]>,
+  recordsManagedBy = false,
 ): EndpointSlice[] {
+  const listed = (slice: EndpointSlice) => isControllerManaged(slice, recordsManagedBy);
   const result = [...slices];
   const used = usedAddresses(slices);
   let next = 0;
@@ -153,9 +165,10 @@ export function scaledSlices(
   const zones = [...endpointsByZone.keys()].sort(byteOrder);
   for (const zone of zones) {
     const delta = endpointsByZone.get(zone) ?? 0;
-    for (const addressType of familiesOf(service, result)) {
-      if (delta > 0) addEndpoints(result, service, zone, delta, addressType, schedulableNodes, nextAddress);
-      if (delta < 0) removeEndpoints(result, service, zone, -delta, addressType);
+    for (const addressType of familiesOf(service, result, listed)) {
+      const target: SliceTarget = { slices: result, service, addressType, listed, recordsManagedBy };
+      if (delta > 0) addEndpoints(target, zone, delta, schedulableNodes, nextAddress);
+      if (delta < 0) removeEndpoints(target, zone, -delta);
     }
   }
   return result;
@@ -168,40 +181,52 @@ function usedAddresses(slices: readonly EndpointSlice[]): Set<string> {
   return used;
 }
 
-function familiesOf(service: Service, slices: readonly EndpointSlice[]): AddressType[] {
+/** The slices being changed, for one address type of the Service, and which of them the controller lists. */
+interface SliceTarget {
+  slices: EndpointSlice[];
+  service: Service;
+  addressType: AddressType;
+  listed: (slice: EndpointSlice) => boolean;
+  recordsManagedBy: boolean;
+}
+
+function familiesOf(
+  service: Service,
+  slices: readonly EndpointSlice[],
+  listed: (slice: EndpointSlice) => boolean,
+): AddressType[] {
   const withSlices = (['IPv4', 'IPv6'] as const).filter((type) =>
-    slices.some((slice) => slice.addressType === type && isControllerManaged(slice)),
+    slices.some((slice) => slice.addressType === type && listed(slice)),
   );
   if (withSlices.length > 0) return withSlices;
   const declared = (['IPv4', 'IPv6'] as const).filter((type) => service.spec?.ipFamilies?.includes(type));
   return declared.length > 0 ? declared : ['IPv4'];
 }
 
-function managedIndexes(slices: readonly EndpointSlice[], addressType: AddressType): number[] {
+function managedIndexes({ slices, addressType, listed }: SliceTarget): number[] {
   const indexes: number[] = [];
   slices.forEach((slice, index) => {
-    if (slice.addressType === addressType && isControllerManaged(slice)) indexes.push(index);
+    if (slice.addressType === addressType && listed(slice)) indexes.push(index);
   });
   return indexes;
 }
 
 function addEndpoints(
-  slices: EndpointSlice[],
-  service: Service,
+  target: SliceTarget,
   zone: string,
   count: number,
-  addressType: AddressType,
   schedulableNodes: ReadonlyMap<string, readonly string[]>,
   nextAddress: (addressType: AddressType) => string,
 ): void {
+  const { slices, service, addressType } = target;
   const nodes = schedulableNodes.get(zone);
   if (nodes === undefined || nodes.length === 0) throw new RangeError(`no schedulable node in zone ${zone}`);
-  const indexes = managedIndexes(slices, addressType);
+  const indexes = managedIndexes(target);
   let index = indexes.length > 0 ? indexes[indexes.length - 1] : -1;
   let copied = -1;
   for (let added = 0; added < count; added++) {
     if (index < 0 || (slices[index].endpoints ?? []).length >= MAX_ENDPOINTS_PER_SLICE) {
-      index = slices.push(newSlice(service, addressType)) - 1;
+      index = slices.push(newSlice(service, addressType, target.recordsManagedBy)) - 1;
       copied = index;
     }
     if (copied !== index) {
@@ -217,11 +242,16 @@ function addEndpoints(
   }
 }
 
-function newSlice(service: Service, addressType: AddressType): EndpointSlice {
+/** A slice the controller would create, labelled as the snapshot labels the controller's (as the what-if does). */
+function newSlice(service: Service, addressType: AddressType, recordsManagedBy: boolean): EndpointSlice {
   return {
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
-    metadata: { name: `${service.metadata.name}-fix`, namespace: service.metadata.namespace ?? 'default' },
+    metadata: {
+      name: `${service.metadata.name}-fix`,
+      namespace: service.metadata.namespace ?? 'default',
+      labels: controllerSliceLabels(service.metadata.name, recordsManagedBy),
+    },
     addressType,
     endpoints: [],
     ports: null,
@@ -229,16 +259,11 @@ function newSlice(service: Service, addressType: AddressType): EndpointSlice {
 }
 
 /** Removes ready endpoints of the zone, last slice and last endpoint first, as the what-if does. */
-function removeEndpoints(
-  slices: EndpointSlice[],
-  service: Service,
-  zone: string,
-  count: number,
-  addressType: AddressType,
-): void {
+function removeEndpoints(target: SliceTarget, zone: string, count: number): void {
+  const { slices, service } = target;
   const removable = (endpoint: Endpoint) => isEndpointReady(endpoint) && endpoint.zone === zone;
   let left = count;
-  for (const index of managedIndexes(slices, addressType).reverse()) {
+  for (const index of managedIndexes(target).reverse()) {
     if (left === 0) break;
     const endpoints = [...(slices[index].endpoints ?? [])];
     for (let position = endpoints.length - 1; position >= 0 && left > 0; position--) {

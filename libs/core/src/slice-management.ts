@@ -1,11 +1,13 @@
 /**
  * Who writes a Service's EndpointSlices. The EndpointSlice controller skips ExternalName Services and
  * Services without a selector, and only lists slices labelled as its own
- * (`endpointslice.kubernetes.io/managed-by: endpointslice-controller.k8s.io`); everything else is
- * written by someone else: the EndpointSliceMirroring controller, the API server (for
- * `default/kubernetes`), another controller, or a person.
+ * (`endpointslice.kubernetes.io/managed-by: endpointslice-controller.k8s.io`: upstream
+ * `pkg/controller/endpointslice/endpointslice_controller.go syncService` lists by the service-name and
+ * managed-by labels together); everything else is written by someone else: the EndpointSliceMirroring
+ * controller, the API server (for `default/kubernetes`), another controller, or a person. Slices it does
+ * not list keep the hints written in them, and kube-proxy reads those.
  */
-import type { EndpointSlice, Service } from './k8s-objects.js';
+import { type EndpointSlice, SERVICE_NAME_LABEL, type Service } from './k8s-objects.js';
 
 export const CONTROLLER_MANAGED_BY = 'endpointslice-controller.k8s.io';
 export const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
@@ -29,8 +31,8 @@ const MANAGED: SliceManagement = { managedBy: ENDPOINTSLICE_CONTROLLER, reason: 
  * Decision: a snapshot stripped of Service selectors (hand-written, or from a tool that drops them) cannot
  * say which Services lack one, so `recordsSelectors` (some Service of the snapshot has a selector) tells
  * whether a missing selector means "no selector". Without it, only the slices' managed-by labels, the
- * Service type and `default/kubernetes` decide. A slice without the label (hand-written input) counts as
- * the controller's, as elsewhere in the analysis.
+ * Service type and `default/kubernetes` decide. Likewise `recordsManagedBy` (see {@link isControllerSlice})
+ * tells whether a slice without the managed-by label is someone else's.
  *
  * Decision: the fallback stays although the agent now keeps selectors. Agent snapshots stored before it
  * did carry none, and they are read again (what-ifs and the kube-proxy view work on the newest stored
@@ -43,6 +45,7 @@ export function sliceManagementOf(
   service: Service,
   slices: readonly EndpointSlice[],
   recordsSelectors: boolean,
+  recordsManagedBy = false,
 ): SliceManagement {
   if (service.metadata.name === 'kubernetes' && (service.metadata.namespace ?? 'default') === 'default') {
     return {
@@ -58,18 +61,26 @@ export function sliceManagementOf(
       reason: 'ExternalName Service: the EndpointSlice controller writes no slices for it',
     };
   }
-  if (hasSelector(service)) return otherManager !== null && !slices.some(isControllerLabelled) ? unmanaged() : MANAGED;
+  const ownsNone = !slices.some((slice) => isControllerSlice(slice, recordsManagedBy));
+  const someoneElses = ownsNone && (otherManager !== null || (recordsManagedBy && slices.length > 0));
+  if (hasSelector(service)) return someoneElses ? unmanaged() : MANAGED;
   if (recordsSelectors) {
     return {
       managedBy: otherManager ?? NO_MANAGER,
       reason: `the Service has no selector, so the EndpointSlice controller does not manage its slices (${writerOf(otherManager)})`,
     };
   }
-  return otherManager !== null && !slices.some(isControllerLabelled) ? unmanaged() : MANAGED;
+  return someoneElses ? unmanaged() : MANAGED;
 
   function unmanaged(): SliceManagement {
+    if (otherManager === null) {
+      return {
+        managedBy: NO_MANAGER,
+        reason: `its slices carry no ${MANAGED_BY_LABEL} label, so the EndpointSlice controller never lists them (it lists only slices labelled ${CONTROLLER_MANAGED_BY}); their hints stay as written`,
+      };
+    }
     return {
-      managedBy: otherManager as string,
+      managedBy: otherManager,
       reason: `its slices are managed by ${otherManager}, not by the EndpointSlice controller`,
     };
   }
@@ -95,10 +106,29 @@ function otherManagerOf(slices: readonly EndpointSlice[]): string | null {
   return null;
 }
 
-/** The slice is labelled as the controller's, or carries no managed-by label. */
-function isControllerLabelled(slice: EndpointSlice): boolean {
+/**
+ * Whether the EndpointSlice controller lists the slice: it carries the controller's managed-by label
+ * (`endpointslice_controller.go syncService`). Decision: a snapshot in which no slice carries a
+ * managed-by label at all (`recordsManagedBy` false: hand-written, or from a tool that drops labels)
+ * cannot say whose its slices are, so there an unlabelled slice counts as the controller's. Real clusters
+ * label every slice the controller writes, so in their snapshots an unlabelled slice is someone else's.
+ */
+export function isControllerSlice(slice: EndpointSlice, recordsManagedBy: boolean): boolean {
   const managedBy = slice.metadata.labels?.[MANAGED_BY_LABEL];
-  return managedBy === undefined || managedBy === CONTROLLER_MANAGED_BY;
+  return managedBy === CONTROLLER_MANAGED_BY || (managedBy === undefined && !recordsManagedBy);
+}
+
+/** Some slice of the snapshot carries a managed-by label (any value), as every slice a controller writes does. */
+export function snapshotRecordsManagedBy(slices: readonly EndpointSlice[]): boolean {
+  for (const slice of slices) if (slice.metadata.labels?.[MANAGED_BY_LABEL] !== undefined) return true;
+  return false;
+}
+
+/** The labels of a slice the EndpointSlice controller would write, as the snapshot labels its slices. */
+export function controllerSliceLabels(serviceName: string, recordsManagedBy: boolean): Record<string, string> {
+  return recordsManagedBy
+    ? { [SERVICE_NAME_LABEL]: serviceName, [MANAGED_BY_LABEL]: CONTROLLER_MANAGED_BY }
+    : { [SERVICE_NAME_LABEL]: serviceName };
 }
 
 function writerOf(otherManager: string | null): string {

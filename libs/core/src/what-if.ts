@@ -11,6 +11,7 @@
  * left, and routing modes are set last (they touch only Services).
  */
 import { isControllerManaged, serviceKey } from './analyze.js';
+import { controllerSliceLabels, snapshotRecordsManagedBy } from './slice-management.js';
 import { isEndpointReady } from './hints.js';
 import {
   type AddressType,
@@ -74,8 +75,6 @@ export const WHAT_IF_LIMITS = {
 
 /** The controller's default `--max-endpoints-per-slice`. */
 const MAX_ENDPOINTS_PER_SLICE = 100;
-const CONTROLLER_MANAGED_BY = 'endpointslice-controller.k8s.io';
-const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
 
 /** Applies the what-ifs (`undefined`/`null`: none) to a copy of the snapshot. */
 export function applyWhatIf(snapshot: Snapshot, whatIf: unknown): Snapshot {
@@ -230,6 +229,8 @@ class WorkingSnapshot {
   private readonly addresses: AddressPool;
   /** `namespace/name` of every slice, so new slice names never collide. */
   private readonly sliceNames: Set<string>;
+  /** Whether the snapshot labels its slices' managers (see slice-management.ts), so new slices follow suit. */
+  readonly recordsManagedBy: boolean;
 
   constructor(private readonly snapshot: Snapshot) {
     this.nodes = [...snapshot.nodes];
@@ -238,6 +239,7 @@ class WorkingSnapshot {
     this.serviceIndex = new Map(this.services.map((service, index) => [serviceKey(service), index]));
     this.addresses = new AddressPool(snapshot.endpointSlices);
     this.sliceNames = new Set(this.slices.map(sliceName));
+    this.recordsManagedBy = snapshotRecordsManagedBy(snapshot.endpointSlices);
   }
 
   service(ref: { namespace: string; name: string }): Service {
@@ -253,7 +255,7 @@ class WorkingSnapshot {
   managedSliceIndexes(namespace: string, name: string, addressType: AddressType): number[] {
     const indexes: number[] = [];
     this.slices.forEach((slice, index) => {
-      if (slice.addressType !== addressType || !isControllerManaged(slice)) return;
+      if (slice.addressType !== addressType || !isControllerManaged(slice, this.recordsManagedBy)) return;
       if ((slice.metadata.namespace ?? 'default') !== namespace) return;
       if (slice.metadata.labels?.[SERVICE_NAME_LABEL] === name) indexes.push(index);
     });
@@ -522,7 +524,7 @@ function newSlice(
     metadata: {
       name: `${entry.name}-whatif-${n}`,
       namespace: entry.namespace,
-      labels: { [SERVICE_NAME_LABEL]: entry.name, [MANAGED_BY_LABEL]: CONTROLLER_MANAGED_BY },
+      labels: controllerSliceLabels(entry.name, state.recordsManagedBy),
     },
     addressType,
     endpoints: [],

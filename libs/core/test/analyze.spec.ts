@@ -202,11 +202,13 @@ describe('analyze: report structure', () => {
   it('slices managed by another controller pass through untouched', () => {
     const foreign = slice('web-mirror', ['zone-a', 'zone-b', 'zone-c']);
     foreign.metadata.labels!['endpointslice.kubernetes.io/managed-by'] = 'endpointslicemirroring-controller.k8s.io';
+    const own = slice('web-1', ['zone-a', 'zone-b', 'zone-c']);
+    own.metadata.labels!['endpointslice.kubernetes.io/managed-by'] = 'endpointslice-controller.k8s.io';
     const web = only(
       analyze({
         nodes: threeEqualZones,
         services: [autoService()],
-        endpointSlices: [slice('web-1', ['zone-a', 'zone-b', 'zone-c']), foreign],
+        endpointSlices: [own, foreign],
       }),
     );
     expect(web.endpointSlices.map((s) => s.metadata.name)).toEqual(['web-1', 'web-mirror']);

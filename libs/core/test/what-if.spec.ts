@@ -178,16 +178,33 @@ describe('scaleReplicas', () => {
       ['web-whatif-1', 2],
     ]);
     const created = after.endpointSlices[1];
+    // A snapshot whose slices carry no managed-by label gets none on the new slice either (slice-management.ts).
     expect(created.metadata).toEqual({
       name: 'web-whatif-1',
       namespace: 'default',
-      labels: {
-        'kubernetes.io/service-name': 'web',
-        'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io',
-      },
+      labels: { 'kubernetes.io/service-name': 'web' },
     });
     expect(created.ports).toEqual(full.ports);
     expect(only(after).readyEndpoints).toBe(102);
+  });
+
+  it('in a snapshot labelling its slices, the new slice carries the controller’s managed-by label', () => {
+    const full = slice(
+      'web-1',
+      Array.from({ length: 100 }, (_, index) => ['zone-a', 'zone-b', 'zone-c'][index % 3]),
+    );
+    full.metadata.labels!['endpointslice.kubernetes.io/managed-by'] = 'endpointslice-controller.k8s.io';
+    const before = deepFreeze(
+      snapshotOf({ nodes: threeEqualZones, services: [autoService()], endpointSlices: [full] }),
+    );
+    const after = applyWhatIf(before, {
+      scaleReplicas: [{ namespace: 'default', name: 'web', zone: 'zone-a', delta: 1 }],
+    });
+    expect(after.endpointSlices[1].metadata.labels).toEqual({
+      'kubernetes.io/service-name': 'web',
+      'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io',
+    });
+    expect(only(after).readyEndpoints).toBe(101);
   });
 
   it('synthesized addresses skip every address already in the snapshot, and never repeat', () => {
