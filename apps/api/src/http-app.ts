@@ -1,7 +1,7 @@
 import type { INestApplication, LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { IncomingMessage } from 'node:http';
 import { moneyReplacer } from '@zw/core';
 import { AppModule } from './app.module.js';
@@ -83,6 +83,14 @@ function trustProxySetting(value: string): number | string[] {
 
 /** The generated OpenAPI document: UI at /docs, JSON at /docs-json. */
 function setUpOpenApi(app: INestApplication): void {
+  SwaggerModule.setup('docs', app, openApiDocument(app), { jsonDocumentUrl: 'docs-json' });
+}
+
+/**
+ * The API's OpenAPI document, from the routes' decorators and zod schemas: what /docs-json serves, and
+ * what the dashboard's types are generated from (openapi-cli.ts, scripts/api-types.mjs).
+ */
+export function openApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -132,5 +140,5 @@ function setUpOpenApi(app: INestApplication): void {
   );
   completeDocument(document);
   delete (document.info as { contact?: unknown }).contact; // DocumentBuilder's empty default
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+  return document;
 }

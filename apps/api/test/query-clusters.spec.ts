@@ -268,6 +268,32 @@ describe('clusters', () => {
     expect(await stack.prisma.snapshot.count({ where: { clusterId: cluster.id } })).toBe(0);
   });
 
+  it('keeps labels of its own per cluster, which the fleet summary carries; a bad label is a 400 naming it', async () => {
+    const admin = apiClient(stack.url, acme.adminKey);
+    const created = await admin.post('/v1/clusters', {
+      name: 'labelled',
+      labels: { env: 'prod', 'example.com/team': 'payments' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.cluster.labels).toEqual({ env: 'prod', 'example.com/team': 'payments' });
+    const id = created.body.cluster.id as string;
+    const changed = await admin.patch(`/v1/clusters/${id}`, { labels: { env: 'staging' } });
+    expect(changed.body.labels).toEqual({ env: 'staging' });
+    const fleet = (await admin.get('/v1/fleet')).body.clusters as { id: string; labels: Record<string, string> }[];
+    expect(fleet.find((cluster) => cluster.id === id)?.labels).toEqual({ env: 'staging' });
+    expect(fleet.every((cluster) => typeof cluster.labels === 'object')).toBe(true);
+    expectProblem(await admin.patch(`/v1/clusters/${id}`, { labels: { 'bad key!': 'x' } }), 400, /body field "labels/);
+    expectProblem(
+      await admin.patch(`/v1/clusters/${id}`, { labels: { env: 'x'.repeat(64) } }),
+      400,
+      /body field "labels/,
+    );
+    const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v']));
+    expectProblem(await admin.patch(`/v1/clusters/${id}`, { labels: many }), 400, /at most 20 labels/);
+    expect((await admin.patch(`/v1/clusters/${id}`, { labels: {} })).body.labels).toEqual({});
+    expect((await admin.delete(`/v1/clusters/${id}`)).status).toBe(204);
+  });
+
   it('names the invalid field in 400 problems', async () => {
     const admin = apiClient(stack.url, acme.adminKey);
     const badName = expectProblem(await admin.post('/v1/clusters', { name: 'bad name!' }), 400, /body field "name"/);

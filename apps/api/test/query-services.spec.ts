@@ -28,7 +28,7 @@ import {
 import { servicesOf, withServiceAnnotations } from '../../../test/support/query-snapshots.js';
 import { capturedAt, evolve, fleet } from '../../../test/support/snapshots.js';
 import { ProblemSchema } from '../src/http/schemas.js';
-import { ServiceDetailSchema, ServiceListSchema } from '../src/services/services.schemas.js';
+import { ServiceCountsSchema, ServiceDetailSchema, ServiceListSchema } from '../src/services/services.schemas.js';
 import { ServiceCidrsSchema, ZonesSchema } from '../src/zones/cluster-state.schemas.js';
 
 /**
@@ -154,6 +154,49 @@ describe('GET /v1/clusters/{id}/services', () => {
     expect(opportunities.length).toBeGreaterThan(0);
     expect(await names('opportunity=true')).toEqual(opportunities);
     expect(await names('routing=None&hintState=populated')).toEqual([]);
+  });
+
+  it('counts the Services the same filters list, in all and by hint state', async () => {
+    const client = apiClient(stack.url, tenant.readKey);
+    for (const query of [
+      '',
+      'namespace=team-03',
+      'routing=Auto',
+      'hintState=removed',
+      'opportunity=true',
+      'reason=zone',
+    ]) {
+      const listed = ServiceListSchema.parse(
+        (await client.get(`/v1/clusters/${main.id}/services?limit=500&${query}`)).body,
+      ).services;
+      const answer = await client.get(`/v1/clusters/${main.id}/services/counts?${query}`);
+      expect(answer.status, query).toBe(200);
+      const counts = ServiceCountsSchema.parse(answer.body);
+      expect(counts.total, query).toBe(listed.length);
+      for (const state of ['populated', 'removed', 'none'] as const) {
+        expect(counts.byHintState[state], `${query} ${state}`).toBe(
+          listed.filter((service) => service.hints.state === state).length,
+        );
+      }
+    }
+    const all = ServiceCountsSchema.parse((await client.get(`/v1/clusters/${main.id}/services/counts`)).body);
+    expect(all.total).toBe(latest.report.services.length);
+    expectProblem(await client.get(`/v1/clusters/${main.id}/services/counts?sort=cost`), 400, /sort/);
+  });
+
+  it("gives one cluster's entry of the fleet summary, equal to the fleet's", async () => {
+    const client = apiClient(stack.url, tenant.readKey);
+    const fleet = (await client.get('/v1/fleet')).body;
+    const entry = fleet.clusters.find((cluster: { id: string }) => cluster.id === main.id);
+    const answer = await client.get(`/v1/fleet/clusters/${main.id}`);
+    expect(answer.status).toBe(200);
+    const { ageSeconds: _, ...fixed } = answer.body.cluster.lastSnapshot;
+    const { ageSeconds: __, ...expected } = entry.lastSnapshot;
+    expect(fixed).toEqual(expected);
+    expect({ ...answer.body.cluster, lastSnapshot: null }).toEqual({ ...entry, lastSnapshot: null });
+    expect(answer.body.staleAfterSeconds).toBe(fleet.staleAfterSeconds);
+    const other = await createTenant(stack.prisma, 'svc-org-other');
+    expectProblem(await apiClient(stack.url, other.readKey).get(`/v1/fleet/clusters/${main.id}`), 404, /cluster/);
   });
 
   it('sorts by cost and by savings, largest first, as the core ranks them', async () => {

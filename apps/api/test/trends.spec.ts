@@ -11,10 +11,13 @@ import {
   type Tenant,
   waitProcessed,
 } from '../../../test/support/query-api.js';
+import { withServiceAnnotations } from '../../../test/support/query-snapshots.js';
 import { capturedAt, evolve, fleet } from '../../../test/support/snapshots.js';
+import { MONTHLY_TRAFFIC_ANNOTATION, TOPOLOGY_MODE_ANNOTATION } from '@zw/core';
 import { clusterPricing } from '../src/savings/pricing.js';
 
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
 /**
  * GET /v1/fleet/trends and /v1/clusters/{id}/trends: the stored summaries bucketed over a range. The
@@ -26,6 +29,9 @@ describe('trends', () => {
   let other: Tenant;
   let eu: { id: string; token: string };
   let us: { id: string; token: string };
+  /** Another tenant's cluster whose one Service changes its declared traffic twice, then its hints. */
+  let steady: { id: string; token: string };
+  const steadyAt: Date[] = [];
   // Whole hours, so buckets are predictable: three hours of history.
   const start = new Date(Math.floor(Date.now() / HOUR) * HOUR - 4 * HOUR);
 
@@ -36,6 +42,7 @@ describe('trends', () => {
     eu = await createCluster(stack.prisma, tenant, 'eu', { cloud: 'aws', region: 'eu-west-1' });
     us = await createCluster(stack.prisma, tenant, 'us', { cloud: 'gcp', crossZonePricePerGb: 0.05 });
     const theirs = await createCluster(stack.prisma, other, 'theirs');
+    steady = await createCluster(stack.prisma, other, 'steady', { cloud: 'aws' });
     const a = fleet(20, 4, 3);
     const b = fleet(12, 5, 4);
     const at = (hours: number, minutes = 0) => new Date(start.getTime() + hours * HOUR + minutes * 60_000);
@@ -47,6 +54,23 @@ describe('trends', () => {
       await pushSnapshot(stack.url, us.token, capturedAt(evolve(b, 3), at(1, 30))),
       await pushSnapshot(stack.url, theirs.token, capturedAt(fleet(5, 3, 9), at(0, 30))),
     ]);
+    // In `steady`, the first Service keeps its hint state while its declared traffic changes twice (each
+    // change closes its interval); the second loses its topology annotation in the newest snapshot.
+    const plain = withServiceAnnotations(fleet(6, 4, 12), (_, i) => i < 2, { [TOPOLOGY_MODE_ANNOTATION]: 'Auto' });
+    const traffic = (gb: string) =>
+      withServiceAnnotations(plain, (_, i) => i === 0, { [MONTHLY_TRAFFIC_ANNOTATION]: gb });
+    const steps = [
+      plain,
+      traffic('100'),
+      traffic('200'),
+      withServiceAnnotations(traffic('200'), (_, i) => i === 1, { [TOPOLOGY_MODE_ANNOTATION]: null }),
+    ];
+    for (const [index, list] of steps.entries()) {
+      steadyAt.push(at(index, 50));
+      await waitProcessed(stack.prisma, [
+        await pushSnapshot(stack.url, steady.token, capturedAt(list, steadyAt[index])),
+      ]);
+    }
   });
   afterAll(() => stack?.stop());
 
@@ -137,7 +161,7 @@ describe('trends', () => {
   it('answers the same over GraphQL (fleetTrends, clusterTrends)', async () => {
     const to = new Date(start.getTime() + 4 * HOUR).toISOString();
     const from = start.toISOString();
-    const fields = `from to bucket points { start clusters snapshots services { populated removed none } servicesWithDrift
+    const fields = `from to bucket fitted points { start clusters snapshots services { populated removed none } servicesWithDrift
       monthly { trafficGb withoutHints { crossZoneGb cost } withHints { crossZoneGb cost } ifEnabled { crossZoneGb cost }
         realizedSavings { crossZoneGb cost } missedSavings { crossZoneGb cost } } }`;
     const answer = await postGraphQL(stack.url, tenant.readKey, {
@@ -160,6 +184,68 @@ describe('trends', () => {
       query: `{ clusterTrends(id: "${us.id}") { bucket } }`,
     });
     expect(foreign.body.errors?.[0].extensions.code).toBe('NOT_FOUND');
+  });
+
+  it('aligns day buckets to UTC midnight and week buckets to Monday, whatever hour the range starts at', async () => {
+    const client = apiClient(stack.url, tenant.readKey);
+    // A range opened at 11:xx, as a page opened then asks for it: the buckets still start at midnight UTC.
+    const from = new Date(start.getTime() - 2 * DAY + 11 * HOUR + 17 * 60_000);
+    const to = new Date(start.getTime() + 4 * HOUR);
+    const daily = (await client.get(`/v1/fleet/trends?from=${from.toISOString()}&to=${to.toISOString()}&bucket=day`))
+      .body;
+    const midnight = (time: number) => new Date(Math.floor(time / DAY) * DAY).toISOString();
+    expect(daily.from).toBe(midnight(from.getTime()));
+    const hourly = await expectedPoints([eu.id, us.id]);
+    const days = [...new Set(hourly.map((point) => midnight(Date.parse(point.start))))];
+    expect(daily.points.map((p: { start: string }) => p.start)).toEqual(days);
+    expect(daily.points.reduce((sum: number, p: { snapshots: number }) => sum + p.snapshots, 0)).toBe(
+      hourly.reduce((sum, point) => sum + point.snapshots, 0),
+    );
+    const weekly = (await client.get(`/v1/fleet/trends?from=${from.toISOString()}&to=${to.toISOString()}&bucket=week`))
+      .body;
+    expect(new Date(weekly.from).getUTCDay()).toBe(1);
+    expect(weekly.from).toMatch(/T00:00:00\.000Z$/);
+    for (const point of weekly.points) expect(new Date(point.start).getUTCDay()).toBe(1);
+  });
+
+  it('fits the default range to the data: from the first snapshot, hourly for a fleet of a few hours', async () => {
+    const client = apiClient(stack.url, tenant.readKey);
+    const fitted = (await client.get('/v1/fleet/trends')).body;
+    expect(fitted.fitted).toBe(true);
+    expect(fitted.bucket).toBe('hour');
+    expect(fitted.from).toBe(start.toISOString()); // the first snapshot's hour
+    const asked = (await client.get(`/v1/fleet/trends?from=${start.toISOString()}&to=${fitted.to}`)).body;
+    expect(asked.fitted).toBe(false);
+    expect(fitted.points).toEqual(asked.points);
+    // One cluster's range fits that cluster's data: us began 20 minutes in.
+    const cluster = (await client.get(`/v1/clusters/${us.id}/trends`)).body;
+    expect(cluster.from).toBe(start.toISOString());
+    expect(cluster.points[0].start).toBe(start.toISOString());
+  });
+
+  it("dates a Service's hint state from the first snapshot of its run, not from its newest change", async () => {
+    const client = apiClient(stack.url, other.readKey);
+    const [kept, changed] = (await client.get(`/v1/clusters/${steady.id}/services?limit=2`)).body.services as {
+      namespace: string;
+      name: string;
+    }[];
+    const detail = async (service: { namespace: string; name: string }) =>
+      (
+        await client.get(
+          `/v1/clusters/${steady.id}/services/${service.namespace}/${service.name}?from=${new Date(start.getTime() - DAY).toISOString()}`,
+        )
+      ).body;
+    // Three intervals (the traffic changed twice), one hint state: the state dates from the first snapshot.
+    const steadyService = await detail(kept);
+    const states = steadyService.timeline.entries as { from: string; hints: { state: string } }[];
+    expect(states.map((entry) => entry.from)).toEqual(steadyAt.slice(0, 3).map((time) => time.toISOString()));
+    expect(new Set(states.map((entry) => entry.hints.state))).toEqual(new Set([steadyService.current.hints.state]));
+    expect(steadyService.current.since).toBe(steadyAt[2].toISOString());
+    expect(steadyService.current.hintStateSince).toBe(steadyAt[0].toISOString());
+    // The annotation went in the newest snapshot: a new hint state, dated from that snapshot.
+    const changedService = await detail(changed);
+    expect(changedService.current.routing).toBe('None');
+    expect(changedService.current.hintStateSince).toBe(steadyAt[3].toISOString());
   });
 
   it('names a bad range: from after to, too many buckets, an unknown bucket', async () => {

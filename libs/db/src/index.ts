@@ -38,7 +38,7 @@ export {
 } from './organizations.js';
 export { ReadDb, type ExecutedQuery, type ReadDbOptions } from './read-db.js';
 export { agentAgeSeconds, fleetRows, type FleetRow, isAgentStale } from './read-model/fleet.js';
-export { trendRows, type TrendQuery, type TrendRow } from './read-model/trends.js';
+export { bucketStart, firstSummaryAt, trendRows, type TrendQuery, type TrendRow } from './read-model/trends.js';
 export {
   clusterMetricGroups,
   type ClusterMetricGroup,
@@ -67,14 +67,17 @@ export {
 } from './read-model/rollup.js';
 export {
   clusterHead,
+  countServiceStates,
   findClusterService,
   latestServiceInterval,
+  hintStateSince,
   listServiceStates,
   listServiceStatesBatch,
   serviceIntervals,
   serviceIntervalsBatch,
   type ClusterHeadRow,
   type ServiceBatchQuery,
+  type ServiceCounts,
   type ServiceFilters,
   type ServiceListQuery,
   type ServiceSort,

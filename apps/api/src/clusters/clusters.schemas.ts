@@ -34,6 +34,21 @@ const dataPlane = z
     "what routes the cluster's Service traffic, overriding what its agent detects; null: what the agent detects",
   );
 
+/** Kubernetes' label syntax (an optional DNS-subdomain prefix and `/`, a name of up to 63 characters). */
+const LABEL_NAME =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+export const MAX_CLUSTER_LABELS = 20;
+const labels = z
+  .record(
+    z.string().max(253).regex(LABEL_NAME, 'a label key as Kubernetes writes them (e.g. env, team, example.com/tier)'),
+    z.string().max(63).regex(LABEL_VALUE, 'a label value as Kubernetes writes them: letters, digits, "-", "_", "."'),
+  )
+  .refine((value) => Object.keys(value).length <= MAX_CLUSTER_LABELS, {
+    message: `at most ${MAX_CLUSTER_LABELS} labels`,
+  })
+  .describe('your own labels for the cluster (env, team, tier…): the dashboard groups the fleet by them');
+
 export const CreateClusterBody = z
   .object({
     name: clusterName.describe('unique within the organization'),
@@ -42,6 +57,7 @@ export const CreateClusterBody = z
     kubernetesVersion: kubernetesVersion.nullable().optional(),
     dataPlane: dataPlane.nullable().optional(),
     crossZonePricePerGb: price.nullable().optional(),
+    labels: labels.optional(),
   })
   .strict();
 
@@ -53,6 +69,7 @@ export const UpdateClusterBody = z
     kubernetesVersion: kubernetesVersion.nullable().optional(),
     dataPlane: dataPlane.nullable().optional(),
     crossZonePricePerGb: price.nullable().optional(),
+    labels: labels.optional().describe('replaces every label of the cluster ({} removes them all)'),
   })
   .strict()
   .refine((body) => Object.keys(body).length > 0, { message: 'nothing to change: send at least one field' });
@@ -108,6 +125,7 @@ export const ClusterSchema = z.object({
     .nullable()
     .describe("override of the Kubernetes version (MAJOR.MINOR); null: the agent's report is used"),
   dataPlane: z.string().nullable().describe("override of the data plane; null: the agent's detection is used"),
+  labels: z.record(z.string(), z.string()).describe('your own labels for the cluster'),
   analysisSettings: AnalysisSettingsSchema,
   pricing: PricingSchema,
   agentToken: z

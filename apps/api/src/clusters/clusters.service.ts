@@ -18,6 +18,7 @@ const CLUSTER_SELECT = {
   kubernetesVersion: true,
   dataPlane: true,
   crossZonePricePerGb: true,
+  labels: true,
   createdAt: true,
   updatedAt: true,
   agentToken: { select: { tokenPrefix: true, createdAt: true, rotatedAt: true } },
@@ -43,6 +44,7 @@ export function clusterView(row: ClusterRow, analysis: AnalysisSettingsRow = NO_
     region: row.region,
     kubernetesVersion: row.kubernetesVersion,
     dataPlane: row.dataPlane,
+    labels: row.labels as Record<string, string>,
     analysisSettings: analysisSettingsView(analysis),
     pricing: clusterPricing({ cloud: row.cloud, region: row.region, crossZonePricePerGb: override }),
     agentToken: row.agentToken
@@ -92,6 +94,7 @@ export class ClustersService {
             kubernetesVersion: body.kubernetesVersion ?? null,
             dataPlane: body.dataPlane ?? null,
             crossZonePricePerGb: body.crossZonePricePerGb ?? null,
+            labels: body.labels ?? {},
           },
           select: { id: true },
         });
@@ -109,6 +112,7 @@ export class ClustersService {
             kubernetesVersion: body.kubernetesVersion ?? null,
             dataPlane: body.dataPlane ?? null,
             crossZonePricePerGb: body.crossZonePricePerGb ?? null,
+            labels: body.labels ?? {},
           },
         });
         return { cluster: clusterView(row), agentToken };
@@ -175,6 +179,7 @@ export class ClustersService {
             ...(body.kubernetesVersion !== undefined ? { kubernetesVersion: body.kubernetesVersion } : {}),
             ...(body.dataPlane !== undefined ? { dataPlane: body.dataPlane } : {}),
             ...(body.crossZonePricePerGb !== undefined ? { crossZonePricePerGb: body.crossZonePricePerGb } : {}),
+            ...(body.labels !== undefined ? { labels: body.labels } : {}),
           },
         });
         const { crossZonePricePerGb, ...rest } = body;

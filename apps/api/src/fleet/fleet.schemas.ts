@@ -25,6 +25,7 @@ export const FleetClusterSchema = z.object({
   name: z.string(),
   cloud: CloudSchema,
   region: z.string().nullable(),
+  labels: z.record(z.string(), z.string()).describe("the cluster's own labels (set with PATCH /v1/clusters/{id})"),
   services: HintStateCountsSchema,
   servicesWithDrift: z
     .number()
@@ -117,4 +118,10 @@ export const FleetSchema = z.object({
 });
 
 export type FleetView = z.output<typeof FleetSchema>;
+export const FleetClusterAnswerSchema = z.object({
+  generatedAt: isoDate,
+  staleAfterSeconds: z.number().int(),
+  cluster: FleetClusterSchema,
+});
+
 export type FleetClusterView = z.output<typeof FleetClusterSchema>;

@@ -71,6 +71,17 @@ export class FleetService {
     };
   }
 
+  /** One cluster as the fleet summary shows it (its cluster page's summary band), or null if not the caller's. */
+  async cluster(organizationId: string, clusterId: string, now = new Date()) {
+    const [row] = await fleetRows(this.db, organizationId, [clusterId]);
+    if (!row) return null;
+    return {
+      generatedAt: now.toISOString(),
+      staleAfterSeconds: this.staleAfterSeconds,
+      cluster: this.clusterView(row, now),
+    };
+  }
+
   clusterView(row: FleetRow, now: Date): FleetClusterView {
     const ageSeconds = row.last_snapshot_captured_at ? agentAgeSeconds(row.last_snapshot_captured_at, now) : null;
     return {
@@ -78,6 +89,7 @@ export class FleetService {
       name: row.name,
       cloud: row.cloud as FleetClusterView['cloud'],
       region: row.region,
+      labels: row.labels,
       services: {
         populated: row.services_populated ?? 0,
         removed: row.services_removed ?? 0,

@@ -441,8 +441,10 @@ export class TrendPoint {
 
 @ObjectType({ description: 'figures over time, as GET /v1/fleet/trends and /v1/clusters/{id}/trends answer them' })
 export class Trends {
-  @Field() from: string;
+  @Field({ description: "the range's start: the start of its first bucket (buckets are aligned to UTC)" })
+  from: string;
   @Field() to: string;
   @Field() bucket: string;
+  @Field({ description: 'whether the range was fitted to the data (no `from` asked for)' }) fitted: boolean;
   @Field(() => [TrendPoint]) points: TrendPoint[];
 }

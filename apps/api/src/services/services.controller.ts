@@ -11,6 +11,8 @@ import { ApiBodyFrom, ApiPathParams, ApiQueryFrom, ApiResponseFrom } from '../ht
 import { clusterIdOf, parseInput } from '../http/validation.js';
 import {
   ListServicesQuery,
+  ServiceCountsQuery,
+  ServiceCountsSchema,
   ServiceDetailQuery,
   ServiceDetailSchema,
   ServiceListSchema,
@@ -53,6 +55,31 @@ export class ServicesController {
       [clusterTag(clusterId)],
       this.config.get('QUERY_CACHE_TTL_MS', { infer: true }),
       () => this.services.list(caller.organizationId, clusterId, parsed),
+    );
+    await answer.send(request, response);
+  }
+
+  @Get('counts')
+  @ApiOperation({
+    summary: "How many of the cluster's Services match the list's filters, in all and by hint state",
+  })
+  @ApiPathParams({ id: 'cluster id' })
+  @ApiQueryFrom(ServiceCountsQuery)
+  @ApiResponseFrom(200, ServiceCountsSchema, 'the counts, as of the newest processed snapshot')
+  async counts(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Query() query: unknown,
+    @Req() request: IncomingMessage,
+    @Res() response: ServerResponse,
+  ): Promise<void> {
+    const clusterId = clusterIdOf(id);
+    const parsed = parseInput(ServiceCountsQuery, query, 'query');
+    const answer = await this.cache.answer(
+      `service-counts:${caller.organizationId}:${clusterId}:${JSON.stringify(parsed)}`,
+      [clusterTag(clusterId)],
+      this.config.get('QUERY_CACHE_TTL_MS', { infer: true }),
+      () => this.services.counts(caller.organizationId, clusterId, parsed),
     );
     await answer.send(request, response);
   }

@@ -34,6 +34,24 @@ export const ListServicesQuery = z
   })
   .strict();
 
+/** The list's filters alone: what GET …/services/counts counts. */
+export const ServiceCountsQuery = ListServicesQuery.pick({
+  namespace: true,
+  routing: true,
+  hintState: true,
+  reason: true,
+  opportunity: true,
+}).strict();
+
+export const ServiceCountsSchema = z.object({
+  cluster: z.object({ id: z.uuid(), name: z.string() }),
+  asOf: isoDate.nullable().describe('the instant counted: the newest processed snapshot'),
+  total: z.number().int().describe('Services matching the filters'),
+  byHintState: z
+    .object({ populated: z.number().int(), removed: z.number().int(), none: z.number().int() })
+    .describe('the same Services by hint state (`removed`: the controller refused their hints)'),
+});
+
 export const ServiceParams = z.object({
   namespace: z
     .string()
@@ -194,7 +212,12 @@ export const ServiceDetailSchema = z.object({
   namespace: z.string(),
   name: z.string(),
   asOf: isoDate.nullable(),
-  current: ServiceSummarySchema.extend({ zones: z.array(ZoneAllocationSchema) })
+  current: ServiceSummarySchema.extend({
+    hintStateSince: isoDate.describe(
+      'captured-at of the first snapshot of the unbroken run of states with this hint state (`since` moves whenever any recorded field changes, such as the ready endpoints)',
+    ),
+    zones: z.array(ZoneAllocationSchema),
+  })
     .nullable()
     .describe('null when the Service is not in the newest snapshot'),
   lastSeen: isoDate.nullable().describe('for a Service gone from the newest snapshot: when it was last seen'),

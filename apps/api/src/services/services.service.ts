@@ -3,7 +3,9 @@ import {
   type AuditActor,
   clusterHead,
   type ClusterHeadRow,
+  countServiceStates,
   findClusterService,
+  hintStateSince,
   latestServiceInterval,
   listServiceStates,
   PrismaService,
@@ -22,7 +24,7 @@ import { clusterPricing } from '../savings/pricing.js';
 import { RecommendationsService } from '../recommendations/recommendations.service.js';
 import { LiveViewService, overridesOf } from './live-view.service.js';
 import { measurementSourceOf, serviceSummaryView, zoneAllocations } from './service-view.js';
-import type { ListServicesQuery, ServiceDetailQuery } from './services.schemas.js';
+import type { ListServicesQuery, ServiceCountsQuery, ServiceDetailQuery } from './services.schemas.js';
 
 const DAY_MS = 24 * 3600_000;
 export const DEFAULT_TIMELINE_DAYS = 7;
@@ -106,6 +108,22 @@ export class ServicesService {
     };
   }
 
+  /** How many Services of the newest snapshot match the list's filters, in all and by hint state. */
+  async counts(organizationId: string, clusterId: string, query: z.output<typeof ServiceCountsQuery>) {
+    const head = await this.head(organizationId, clusterId);
+    const cluster = { id: head.id, name: head.name };
+    const at = head.latest_captured_at;
+    const byHintState = at
+      ? await countServiceStates(this.db, { clusterId, at, filters: query })
+      : { populated: 0, removed: 0, none: 0 };
+    return {
+      cluster,
+      asOf: at?.toISOString() ?? null,
+      total: byHintState.populated + byHintState.removed + byHintState.none,
+      byHintState,
+    };
+  }
+
   async detail(
     organizationId: string,
     clusterId: string,
@@ -125,10 +143,11 @@ export class ServicesService {
     }
     const current = latest.valid_to === null ? latest : null;
     const price = priceOf(head);
-    const [intervals, live, recommendations] = await Promise.all([
+    const [intervals, live, recommendations, stateSince] = await Promise.all([
       serviceIntervals(this.db, service.id, from, to, TIMELINE_LIMIT + 1),
       this.live.view(current ? head.latest_snapshot_id : null, overridesOf(head), namespace, name),
       current ? this.recommendations.service(clusterId, price, namespace, name) : Promise.resolve([]),
+      current ? hintStateSince(this.db, service.id, current.valid_from) : Promise.resolve(null),
     ]);
     const timeline = timelineOf(intervals, from, to);
     const summary = current ? serviceSummaryView(current, price, measurementSourceOf(head), now) : null;
@@ -149,7 +168,10 @@ export class ServicesService {
       namespace,
       name,
       asOf: head.latest_captured_at?.toISOString() ?? null,
-      current: current && summary ? { ...summary, zones: zoneAllocations(current) } : null,
+      current:
+        current && summary
+          ? { ...summary, hintStateSince: stateSince!.toISOString(), zones: zoneAllocations(current) }
+          : null,
       lastSeen: current ? null : (latest.valid_to?.toISOString() ?? null),
       ...(current
         ? live

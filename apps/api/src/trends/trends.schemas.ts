@@ -6,19 +6,26 @@ export const MAX_BUCKETS = 2000;
 
 export const TrendsQuery = z
   .object({
-    from: z.iso.datetime({ offset: true }).optional().describe('range start (default: 7 days before `to`)'),
+    from: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        'range start, floored to the start of its bucket (default: fitted to the data, from the first snapshot of the last 90 days; 7 days before `to` when there is none)',
+      ),
     to: z.iso.datetime({ offset: true }).optional().describe('range end, exclusive (default: now)'),
     bucket: z
       .enum(['hour', 'day', 'week'])
       .optional()
-      .describe('bucket width (default: `hour` for ranges up to 2 days, else `day`); buckets start at `from`'),
+      .describe(
+        'bucket width (default: `hour` for ranges up to 2 days, else `day`); buckets are aligned to UTC: hours on the hour, days at 00:00 UTC, weeks on Monday 00:00 UTC',
+      ),
   })
   .strict();
 
 const Figure = z.object({ crossZoneGb: z.number(), cost: z.number().describe('USD per month') });
 
 export const TrendPointSchema = z.object({
-  start: isoDate.describe('bucket start'),
+  start: isoDate.describe('bucket start (UTC-aligned: on the hour, at 00:00 UTC, or on Monday 00:00 UTC)'),
   clusters: z.number().int().describe('clusters with at least one snapshot recorded in the bucket'),
   snapshots: z.number().int(),
   services: z
@@ -36,9 +43,10 @@ export const TrendPointSchema = z.object({
 });
 
 export const TrendsSchema = z.object({
-  from: isoDate,
-  to: isoDate,
+  from: isoDate.describe("the range's start: the start of its first bucket (UTC-aligned)"),
+  to: isoDate.describe("the range's end, exclusive"),
   bucket: z.enum(['hour', 'day', 'week']),
+  fitted: z.boolean().describe('whether the range was fitted to the data (no `from` was asked for)'),
   points: z
     .array(TrendPointSchema)
     .describe('buckets holding at least one recorded snapshot, oldest first (a bucket without one is absent)'),

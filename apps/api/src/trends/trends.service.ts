@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { clusterHead, ReadDb, type TrendRow, trendRows } from '@zw/db';
+import { bucketStart, clusterHead, firstSummaryAt, ReadDb, type TrendRow, trendRows } from '@zw/db';
 import type { z } from 'zod';
 import { clusterNotFound } from '../clusters/clusters.service.js';
 import { validationProblem } from '../problem.js';
@@ -7,6 +7,9 @@ import { clusterPricing } from '../savings/pricing.js';
 import { BUCKETS, MAX_BUCKETS, type TrendsQuery, type TrendsView } from './trends.schemas.js';
 
 const DAY_MS = 86_400_000;
+/** Without `from`, the range starts at the first snapshot of the last this many days (else 7 days back). */
+export const FIT_DAYS = 90;
+const UNFITTED_DAYS = 7;
 
 type Point = TrendsView['points'][number];
 
@@ -19,26 +22,49 @@ export class TrendsService {
   constructor(@Inject(ReadDb) private readonly db: ReadDb) {}
 
   async fleet(organizationId: string, query: z.output<typeof TrendsQuery>, now = new Date()): Promise<TrendsView> {
-    const range = rangeOf(query, now);
+    const range = await this.rangeOf(organizationId, undefined, query, now);
     const rows = await trendRows(this.db, { organizationId, ...range.sql });
     return { ...range.view, points: pointsOf(rows) };
   }
 
   async cluster(organizationId: string, clusterId: string, query: z.output<typeof TrendsQuery>, now = new Date()) {
-    const range = rangeOf(query, now);
     const head = await clusterHead(this.db, organizationId, clusterId);
     if (!head) throw clusterNotFound(clusterId);
+    const range = await this.rangeOf(organizationId, clusterId, query, now);
     const rows = await trendRows(this.db, { organizationId, clusterId, ...range.sql });
     return { cluster: { id: head.id, name: head.name }, ...range.view, points: pointsOf(rows) };
   }
+
+  /**
+   * The range asked for, or, without `from`, one that fits the data: from the first snapshot of the last
+   * FIT_DAYS days (a new fleet's few hours fill the chart instead of a sliver at its right edge). Its
+   * start is floored to its UTC-aligned bucket, so the first bucket is a whole one.
+   */
+  private async rangeOf(
+    organizationId: string,
+    clusterId: string | undefined,
+    query: z.output<typeof TrendsQuery>,
+    now: Date,
+  ) {
+    const to = query.to ? new Date(query.to) : now;
+    let asked = query.from ? new Date(query.from) : null;
+    if (asked && asked >= to) {
+      throw validationProblem([{ location: 'query', field: 'from', message: 'must be before `to`' }]);
+    }
+    if (!asked) {
+      const since = new Date(to.getTime() - FIT_DAYS * DAY_MS);
+      asked =
+        (await firstSummaryAt(this.db, { organizationId, clusterId, since, to })) ??
+        new Date(to.getTime() - UNFITTED_DAYS * DAY_MS);
+    }
+    return bucketedRange(asked, to, query.bucket, query.from === undefined);
+  }
 }
 
-function rangeOf(query: z.output<typeof TrendsQuery>, now: Date) {
-  const to = query.to ? new Date(query.to) : now;
-  const from = query.from ? new Date(query.from) : new Date(to.getTime() - 7 * DAY_MS);
-  if (from >= to) throw validationProblem([{ location: 'query', field: 'from', message: 'must be before `to`' }]);
-  const bucket = query.bucket ?? (to.getTime() - from.getTime() <= 2 * DAY_MS ? 'hour' : 'day');
+function bucketedRange(asked: Date, to: Date, wanted: keyof typeof BUCKETS | undefined, fitted: boolean) {
+  const bucket = wanted ?? (to.getTime() - asked.getTime() <= 2 * DAY_MS ? 'hour' : 'day');
   const bucketSeconds = BUCKETS[bucket];
+  const from = bucketStart(asked, bucketSeconds);
   const buckets = Math.ceil((to.getTime() - from.getTime()) / 1000 / bucketSeconds);
   if (buckets > MAX_BUCKETS) {
     throw validationProblem([
@@ -51,7 +77,7 @@ function rangeOf(query: z.output<typeof TrendsQuery>, now: Date) {
   }
   return {
     sql: { from, to, bucketSeconds },
-    view: { from: from.toISOString(), to: to.toISOString(), bucket },
+    view: { from: from.toISOString(), to: to.toISOString(), bucket, fitted },
   };
 }
 

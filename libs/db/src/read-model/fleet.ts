@@ -16,6 +16,7 @@ export interface FleetRow {
   name: string;
   cloud: string;
   region: string | null;
+  labels: Record<string, string>;
   price_override: number | null;
   /** Newest snapshot the agent pushed, whatever its status. */
   last_snapshot_captured_at: Date | null;
@@ -82,7 +83,7 @@ export async function fleetRows(
   clusterIds?: readonly string[],
 ): Promise<FleetRow[]> {
   return db.query<FleetRow>(
-    `SELECT c.id::text, c.name, c.cloud::text, c.region, c.cross_zone_price_per_gb::float8 AS price_override,
+    `SELECT c.id::text, c.name, c.cloud::text, c.region, c.labels, c.cross_zone_price_per_gb::float8 AS price_override,
             ls.captured_at AS last_snapshot_captured_at, ls.received_at AS last_snapshot_received_at,
             ls.status::text AS last_snapshot_status,
             sm.snapshot_id::text AS summary_snapshot_id, sm.captured_at AS summary_captured_at, sm.services,

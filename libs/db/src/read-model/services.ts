@@ -297,3 +297,60 @@ export async function serviceIntervalsBatch(
     [serviceIds, from, to, limit],
   );
 }
+
+/**
+ * When the Service's hint state began: the start of the unbroken run of intervals, ending with the one
+ * starting at `validFrom`, that all have its hint state. An interval closes whenever any recorded field
+ * changes (ready endpoints, allocations, traffic), so its own start says when the newest change of any
+ * kind happened, not how long the hints have been populated or refused. One index probe per interval
+ * of the run (service_intervals(service_id, valid_from)), newest first; a gap (the Service was absent)
+ * ends the run.
+ */
+export async function hintStateSince(db: ReadDb, serviceId: string, validFrom: Date): Promise<Date> {
+  const [row] = await db.query<{ since: Date }>(
+    `WITH RECURSIVE run AS (
+       SELECT valid_from, hint_state FROM service_intervals WHERE service_id = $1 AND valid_from = $2
+       UNION ALL
+       SELECT p.valid_from, p.hint_state
+         FROM run r
+         CROSS JOIN LATERAL (
+           SELECT x.valid_from, x.valid_to, x.hint_state FROM service_intervals x
+            WHERE x.service_id = $1 AND x.valid_from < r.valid_from
+            ORDER BY x.valid_from DESC LIMIT 1) p
+        WHERE p.hint_state = r.hint_state AND p.valid_to = r.valid_from)
+     SELECT min(valid_from) AS since FROM run`,
+    [serviceId, validFrom],
+  );
+  return row?.since ?? validFrom;
+}
+
+/** How many of a cluster's Services at `at` match the filters, by hint state. */
+export interface ServiceCounts {
+  populated: number;
+  removed: number;
+  none: number;
+}
+
+/**
+ * The Services of a cluster at `at` that match the filters, counted by hint state: what a page of the
+ * list is a page of. One pass over the cluster's intervals covering `at` (the cost or savings sort's
+ * pass, without ranking them).
+ */
+export async function countServiceStates(
+  db: ReadDb,
+  query: { clusterId: string; at: Date; filters: ServiceFilters },
+): Promise<ServiceCounts> {
+  const values: unknown[] = [query.clusterId, query.at];
+  const filters = filterSql(query.filters, values);
+  const rows = await db.query<{ state: keyof ServiceCounts; services: number }>(
+    `SELECT i.hint_state::text AS state, count(*)::int AS services
+       FROM service_intervals i
+       JOIN cluster_services s ON s.id = i.service_id
+      WHERE i.cluster_id = $1 AND i.valid_from <= $2 AND (i.valid_to IS NULL OR i.valid_to > $2)${filters}
+      GROUP BY 1`,
+    values,
+  );
+  const counts: ServiceCounts = { populated: 0, removed: 0, none: 0 };
+  for (const row of rows) counts[row.state] = row.services;
+  return counts;
+}

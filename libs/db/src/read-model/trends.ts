@@ -28,13 +28,27 @@ export interface TrendQuery {
 }
 
 /**
+ * Buckets are aligned to UTC: hours on the hour, days at midnight, weeks on Monday midnight (ISO weeks).
+ * date_bin's origin is a Monday at 00:00 UTC, so every width lines up with the calendar, whatever range
+ * is asked for: a day's snapshots are never drawn on the previous day because the range began at 11:00.
+ */
+export const BUCKET_ORIGIN = new Date('2000-01-03T00:00:00Z');
+
+/** The start of the UTC-aligned bucket of `bucketSeconds` holding `at`. */
+export function bucketStart(at: Date, bucketSeconds: number): Date {
+  const width = bucketSeconds * 1000;
+  const offset = at.getTime() - BUCKET_ORIGIN.getTime();
+  return new Date(BUCKET_ORIGIN.getTime() + Math.floor(offset / width) * width);
+}
+
+/**
  * The stored summaries of an organization's clusters (or one cluster) over [from, to), bucketed by
- * captured-at time, one row per bucket and cluster: one statement whatever the range. Buckets start at
- * `from` (date_bin's origin), so the same range always gives the same buckets.
+ * captured-at time into UTC-aligned buckets (BUCKET_ORIGIN), one row per bucket and cluster: one
+ * statement whatever the range.
  */
 export async function trendRows(db: ReadDb, query: TrendQuery): Promise<TrendRow[]> {
   return db.query<TrendRow>(
-    `SELECT date_bin(make_interval(secs => $4), s.captured_at, $2::timestamptz) AS bucket,
+    `SELECT date_bin(make_interval(secs => $4), s.captured_at, $6::timestamptz) AS bucket,
             s.cluster_id::text, c.cloud::text, c.region, c.cross_zone_price_per_gb::float8 AS price_override,
             count(*)::int AS snapshots,
             avg(s.services_populated)::float8 AS services_populated,
@@ -51,6 +65,28 @@ export async function trendRows(db: ReadDb, query: TrendQuery): Promise<TrendRow
         AND ($5::uuid IS NULL OR s.cluster_id = $5::uuid)
       GROUP BY 1, 2, 3, 4, 5
       ORDER BY 1, 2`,
-    [query.organizationId, query.from, query.to, query.bucketSeconds, query.clusterId ?? null],
+    [query.organizationId, query.from, query.to, query.bucketSeconds, query.clusterId ?? null, BUCKET_ORIGIN],
   );
+}
+
+/**
+ * When the first summary in [since, to) of an organization's clusters (or one cluster) was captured,
+ * or null: a range that fits the data starts there. One probe of snapshot_summaries(cluster_id,
+ * captured_at) per cluster.
+ */
+export async function firstSummaryAt(
+  db: ReadDb,
+  query: { organizationId: string; clusterId?: string; since: Date; to: Date },
+): Promise<Date | null> {
+  const [row] = await db.query<{ first: Date | null }>(
+    `SELECT min(f.captured_at) AS first
+       FROM clusters c
+       CROSS JOIN LATERAL (
+         SELECT s.captured_at FROM snapshot_summaries s
+          WHERE s.cluster_id = c.id AND s.captured_at >= $2 AND s.captured_at < $3
+          ORDER BY s.captured_at LIMIT 1) f
+      WHERE c.organization_id = $1 AND ($4::uuid IS NULL OR c.id = $4::uuid)`,
+    [query.organizationId, query.since, query.to, query.clusterId ?? null],
+  );
+  return row?.first ?? null;
 }

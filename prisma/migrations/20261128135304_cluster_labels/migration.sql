@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "clusters" ADD COLUMN     "labels" JSONB NOT NULL DEFAULT '{}';
