@@ -1,265 +1,54 @@
-/** The parts of the API's answers the dashboard reads (see /docs-json); fields added later are optional. */
+/**
+ * The API's answers as the dashboard reads them: names for parts of the types generated from the API's
+ * OpenAPI document (generated/api.ts, written by `npm run build`), never a copy written by hand. A field
+ * the API adds or changes reaches every page through the generated file, and the compiler names each
+ * place it breaks.
+ */
+import type { paths } from './generated/api';
 
-export interface HintCounts {
-  populated: number;
-  removed: number;
-  none: number;
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type JsonOf<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
+type Responses<P extends keyof paths, M extends Method> = paths[P][M] extends { responses: infer R } ? R : never;
+
+/** The JSON body of an operation's success answer (200, else 201). */
+export type Answer<P extends keyof paths, M extends Method = 'get'> =
+  Responses<P, M> extends { 200: infer Ok }
+    ? JsonOf<Ok>
+    : Responses<P, M> extends { 201: infer Created }
+      ? JsonOf<Created>
+      : never;
+
+/** The JSON body an operation takes. */
+export type RequestBody<P extends keyof paths, M extends Method> = paths[P][M] extends {
+  requestBody?: { content: { 'application/json': infer Body } };
 }
+  ? Body
+  : never;
 
-export interface Figure {
-  crossZoneGb: number;
-  cost: number;
-}
+export type Fleet = Answer<'/v1/fleet'>;
+export type FleetCluster = Fleet['clusters'][number];
+export type HintCounts = FleetCluster['services'];
+export type Figure = Fleet['totals']['monthly']['withHints'];
 
-/** Services asking for routing whose hints were refused: what they still send across zones. */
-export interface AtStake extends Figure {
-  services: number;
-  trafficGb: number;
-  servicesWithEstimatedTraffic: number;
-  estimate: boolean;
-}
+export type ServiceList = Answer<'/v1/clusters/{id}/services'>;
+export type ServiceSummary = ServiceList['services'][number];
 
-export interface FleetCluster {
-  id: string;
-  name: string;
-  cloud: string;
-  region: string | null;
-  services: HintCounts;
-  servicesWithDrift: number | null;
-  nodeInfo: { sufficient: boolean | null; reason: string | null };
-  crossZone: { withoutHints: number; withHints: number } | null;
-  lastSnapshot: { capturedAt: string; ageSeconds: number; stale: boolean; status: string } | null;
-  monthly: {
-    trafficGb: number;
-    withoutHints: Figure;
-    withHints: Figure;
-    realizedSavings: Figure;
-    missedSavings: Figure;
-    atStake: AtStake | null;
-    opportunities: number;
-    servicesWithEstimatedTraffic: number;
-    measuredShare: number | null;
-    pricing: { pricePerGb: number; source: string; note: string };
-    estimate: boolean;
-  } | null;
-  kubernetesVersion?: string | null;
-  dataPlane?: unknown;
-  servicesWithIgnoredHints?: number | null;
-}
+export type ServiceDetail = Answer<'/v1/clusters/{id}/services/{namespace}/{name}'>;
+export type ZoneAllocation = NonNullable<ServiceDetail['current']>['zones'][number];
+export type Recommendation = NonNullable<ServiceDetail['recommendations']>[number];
 
-export interface Fleet {
-  generatedAt: string;
-  staleAfterSeconds: number;
-  clusters: FleetCluster[];
-  totals: {
-    clusters: number;
-    staleClusters: number;
-    services: HintCounts;
-    monthly: {
-      withoutHints: Figure;
-      withHints: Figure;
-      realizedSavings: Figure;
-      missedSavings: Figure;
-      atStake: AtStake;
-      trafficGb: number;
-      measuredTrafficGb: number;
-      measuredShare: number | null;
-    };
-  };
-}
+export type ClusterRecommendations = Answer<'/v1/clusters/{id}/recommendations'>;
+export type ServiceFixes = ClusterRecommendations['services'][number];
+export type NodeBlockers = NonNullable<ClusterRecommendations['nodeBlockers']>;
 
-export interface CostInputs {
-  trafficGb: number;
-  trafficSource: string;
-  trafficEstimate: boolean;
-  trafficNote: string | null;
-  pricePerGb: number;
-  priceSource: string;
-  priceNote: string | null;
-  estimate: boolean;
-}
+export type Zones = Answer<'/v1/clusters/{id}/zones'>;
+export type ServiceCidrs = Answer<'/v1/clusters/{id}/service-cidrs'>;
 
-export interface ServiceSummary {
-  namespace: string;
-  name: string;
-  routing: string;
-  hints: { state: 'populated' | 'removed' | 'none'; reason: string | null };
-  readyEndpoints: number;
-  since: string;
-  crossZone: { withoutHints: number; withHints: number };
-  monthly: {
-    withoutHints: Figure;
-    withHints: Figure;
-    realizedSavings: Figure;
-    missedSavings: Figure | null;
-    inputs: CostInputs;
-  };
-  ifAutoEnabled: { wouldPopulate: boolean; reason: string | null; crossZoneWithHints: number } | null;
-  opportunity: boolean;
-  measured?: { trafficGb: number; crossZone: number | null } | null;
-  /** The model (declared or default volume, modelled share) against the measurement. */
-  modelVsMeasured?: {
-    estimated: { trafficGb: number; crossZone: number; cost: number };
-    measured: { trafficGb: number | null; crossZone: number | null; cost: number | null };
-  } | null;
-  managedBy?: string | null;
-  dataPath?: DataPath | null;
-}
+export type ClusterDetail = Answer<'/v1/clusters/{id}'>;
+export type AnalysisSettings = NonNullable<ClusterDetail['analysisSettings']>;
+export type SettingSource = AnalysisSettings['kubernetesVersionSource'];
 
-/** Whether the hints change where requests go (`reason` says why not). */
-export interface DataPath {
-  honoursHints: boolean;
-  reason: string | null;
-}
-
-/** A recommended fix, with savings at the cluster's traffic and price. */
-export interface Recommendation {
-  kind: 'topologyMode' | 'replicas' | 'trafficDistribution' | 'nodes' | 'dataPlane';
-  summary: string;
-  resultingState: 'populated' | 'removed' | 'none';
-  reason: string | null;
-  crossZone: { withHints: number };
-  expectedOverload: Record<string, number>;
-  overloadAboveThreshold: boolean;
-  savings: { crossZoneFraction: number; crossZoneGb: number; cost: number };
-  endpointsToAdd?: Record<string, number>;
-  nodes?: string[];
-  patch: string;
-}
-
-/** Ready worker nodes whose missing zone label or CPU turns hints off for every Service. */
-export interface NodeBlockers {
-  nodes: { name: string; problem: string; missingZone: boolean; zeroCpu: boolean }[];
-  services: number;
-  savings: Figure;
-  patch: string;
-}
-
-/** A Service's fixes in the ranking (`GET /v1/clusters/{id}/recommendations`), best first. */
-export interface ServiceFixes {
-  namespace: string;
-  name: string;
-  traffic: { gb: number; source: string; estimate: boolean };
-  bestSavings: Figure;
-  recommendations: Recommendation[];
-}
-
-export interface ClusterRecommendations {
-  asOf: string | null;
-  nodeBlockers: NodeBlockers | null;
-  services: ServiceFixes[];
-  nextCursor: string | null;
-}
-
-export interface ServiceList {
-  cluster: { id: string; name: string };
-  asOf: string | null;
-  services: ServiceSummary[];
-  nextCursor: string | null;
-}
-
-export interface ZoneAllocation {
-  zone: string;
-  minimum: number | null;
-  maximum: number | null;
-  desired: number | null;
-  allocated: number | null;
-  expectedOverload: number;
-}
-
-export interface ProxyView {
-  topologyFiltered: boolean;
-  topologyMode: string | null;
-  reason: string | null;
-  endpoints: number | null;
-  endpointsByZone: Record<string, number>;
-}
-
-export interface ServiceDetail {
-  cluster: { id: string; name: string };
-  namespace: string;
-  name: string;
-  asOf: string | null;
-  current: (ServiceSummary & { zones: ZoneAllocation[] }) | null;
-  lastSeen: string | null;
-  recommendations?: Recommendation[];
-  kubeProxy: {
-    available: boolean;
-    reason: string | null;
-    zones: { zone: string; node: string; nodesInZone: number; observed: ProxyView; computed: ProxyView }[];
-  };
-  drift: { available: boolean; endpoints: number | null; observedHints: boolean | null; details: unknown[] };
-  timeline: {
-    from: string;
-    to: string;
-    entries: {
-      from: string;
-      to: string | null;
-      routing: string;
-      hints: { state: string; reason: string | null };
-      readyEndpoints: number;
-    }[];
-    truncated: boolean;
-    changes: number;
-    hintStateChanges: number;
-    flapping: boolean;
-  };
-}
-
-export interface Zones {
-  cluster: { id: string; name: string };
-  asOf: string | null;
-  nodeInfo: { sufficient: boolean | null; reason: string | null };
-  zones: {
-    name: string;
-    cpuShare: number | null;
-    readyNodes: number | null;
-    trafficShare: number | null;
-    readyEndpoints: number;
-    hintedEndpoints: number;
-    expectedOverload: { max: number; maxService: string | null; mean: number | null; servicesAboveThreshold: number };
-  }[];
-}
-
-export interface AddressBand {
-  first: string;
-  last: string;
-}
-
-export interface ServiceCidrs {
-  asOf: string | null;
-  serviceCIDRs: {
-    cidr: string;
-    family: string;
-    staticBand: AddressBand | null;
-    dynamicBand: AddressBand | null;
-    allocated: { static: number; dynamic: number; total: number };
-    free: { static: number | string; dynamic: number | string };
-    utilization: number;
-    conflicts: { kind: string; ip: string; message: string }[];
-    risks: { kind: string; ip: string; service: string | null; message: string }[];
-    wellKnown: { ip: string; purpose: string; band: string | null; free: boolean; heldBy: string[] }[];
-  }[];
-}
-
-export interface ClusterDetail {
-  id: string;
-  name: string;
-  cloud: string;
-  region: string | null;
-  kubernetesVersion?: string | null;
-  dataPlane?: string | null;
-  analysisSettings?: AnalysisSettings | null;
-  [field: string]: unknown;
-}
-
-export type SettingSource = 'override' | 'snapshot' | 'default';
-
-/** The Kubernetes version and data plane the newest recorded analysis used, and where each came from. */
-export interface AnalysisSettings {
-  asOf: string;
-  kubernetesVersion: string | null;
-  kubernetesVersionSource: SettingSource;
-  dataPlane: string | null;
-  dataPlaneSource: SettingSource;
-}
+export type Trends = Answer<'/v1/fleet/trends'>;
+export type Savings = Answer<'/v1/savings'>;
+export type ServiceCounts = Answer<'/v1/clusters/{id}/services/counts'>;
+export type FleetClusterAnswer = Answer<'/v1/fleet/clusters/{id}'>;

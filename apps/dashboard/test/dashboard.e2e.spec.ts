@@ -28,7 +28,8 @@ import { withoutZoneOnFirstNode } from '../../../test/support/reports.js';
 import { capturedAt, evolve, fleet } from '../../../test/support/snapshots.js';
 import { presetCounters, type TrafficPlan, withWorkloads } from '../../../test/support/traffic.js';
 import { waitFor } from '../../../test/support/wait.js';
-import { gb, money, number, percent } from '../src/format.js';
+import { gb, money, number, percent, when } from '../src/format.js';
+import { hintStateWord } from '../src/vocabulary.js';
 
 /**
  * The dashboard in real Chromium against the real stack (API serving the built dashboard, worker,
@@ -258,9 +259,9 @@ describe.skipIf(skipReason !== '')(
       expect(
         await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-cluster'))),
       ).toEqual(byCost);
-      await page.getByLabel('Filter by name, cloud or region').fill('big');
+      await page.getByLabel('Filter by name, cloud, region or label').fill('big');
       await eventually(() => rows.count()).toBe(1);
-      await page.getByLabel('Filter by name, cloud or region').fill('big-1');
+      await page.getByLabel('Filter by name, cloud, region or label').fill('big-1');
       await page.waitForURL(/q=big-1/);
       await page.goBack();
       await page.waitForURL((url) => !url.search.includes('q='));
@@ -398,7 +399,10 @@ describe.skipIf(skipReason !== '')(
       await page.goto(`${stack.url}/clusters/${clusters.prod.id}/services/${service.namespace}/${service.name}`);
       const state = page.getByTestId('state');
       await state.waitFor();
-      expect(await state.textContent()).toContain(`State: ${detail.current.hints.state}`);
+      expect(await state.textContent()).toContain(`State: ${hintStateWord(detail.current.hints.state)}`);
+      expect(await page.getByTestId('state-since').textContent()).toContain(
+        `since ${when(detail.current.hintStateSince)}`,
+      );
       expect(await page.getByTestId('service-cost').textContent()).toContain(
         money(detail.current.monthly.withHints.cost),
       );
@@ -407,11 +411,27 @@ describe.skipIf(skipReason !== '')(
       expect(await page.getByTestId('flapping').textContent()).toContain(
         `${detail.timeline.hintStateChanges} of the hint state`,
       );
-      // Each state sits where it began in the range: a Service recorded today is drawn at the strip's end.
+      // Fitted by default: the strip starts at the hour of the Service's first state, so it fills the strip.
       const states = page.getByRole('list', { name: 'states over the range' });
+      const firstState = Date.parse(detail.timeline.entries[0].from);
+      expect(Date.parse((await states.getAttribute('data-start'))!)).toBe(Math.floor(firstState / HOUR) * HOUR);
+      expect(await page.getByTestId('timeline-ticks').locator('span').count()).toBeGreaterThan(1);
+      // Over a chosen range, each state sits where it began in it: a Service recorded today is drawn at the
+      // strip's end.
+      await page.locator('select[name=days]').selectOption('7');
+      await page.waitForURL(/days=7/);
+      await eventually(
+        async () =>
+          Math.abs(Date.parse((await states.getAttribute('data-start'))!) - (Date.now() - 7 * 24 * HOUR)) < 2 * HOUR,
+      ).toBe(true);
+      const week = (
+        await api().get(
+          `/v1/clusters/${clusters.prod.id}/services/${service.namespace}/${service.name}?from=${await states.getAttribute('data-start')}`,
+        )
+      ).body;
       const strip = await states.boundingBox();
       const first = await states.getByRole('listitem').first().boundingBox();
-      const range = { from: Date.parse(detail.timeline.from), to: Date.parse(detail.timeline.to) };
+      const range = { from: Date.parse(week.timeline.from), to: Date.parse(week.timeline.to) };
       const began = Math.max(range.from, Date.parse(detail.timeline.entries[0].from));
       const expectedLeft = strip!.x + ((began - range.from) / (range.to - range.from)) * strip!.width;
       expect(Math.abs(first!.x - expectedLeft)).toBeLessThan(3);
@@ -427,7 +447,7 @@ describe.skipIf(skipReason !== '')(
           services: [{ namespace: service.namespace, name: service.name }],
         })
       ).body.analysis.services[0];
-      expect(await result.textContent()).toContain(`hints ${simulated.hints.state}`);
+      expect(await result.textContent()).toContain(`hints ${hintStateWord(simulated.hints.state)}`);
     });
 
     /** Opens a Service's page and checks each fix, managedBy and dataPath against the API's detail. */
@@ -443,7 +463,7 @@ describe.skipIf(skipReason !== '')(
         expect(await item.getAttribute('data-fix')).toBe(fix.kind);
         expect(await item.textContent()).toContain(fix.summary);
         expect(await item.getByTestId('fix-state').textContent()).toContain(
-          `hints ${fix.resultingState}${fix.reason ? ` (${fix.reason})` : ''}; ${percent(fix.crossZone.withHints)} across zones`,
+          `hints ${hintStateWord(fix.resultingState)}${fix.reason ? ` (${fix.reason})` : ''}; ${percent(fix.crossZone.withHints)} across zones`,
         );
         expect(await item.getByTestId('fix-savings').textContent()).toBe(
           `${money(fix.savings.cost)} (${gb(fix.savings.crossZoneGb)})`,
@@ -476,7 +496,7 @@ describe.skipIf(skipReason !== '')(
     });
 
     it('shows savings over a range as the API computes them, grouped and exported as CSV', async () => {
-      await page.getByRole('link', { name: 'Savings' }).click();
+      await page.getByRole('navigation', { name: 'pages' }).getByRole('link', { name: 'Savings' }).click();
       await page.waitForURL('**/savings');
       const to = new Date(Math.floor(Date.now() / HOUR) * HOUR);
       const from = new Date(to.getTime() - 30 * 24 * HOUR);
@@ -566,9 +586,11 @@ describe.skipIf(skipReason !== '')(
         // The cluster's Services table: measured beside the measured Services' cost, estimated beside the others.
         await page.goto(`${stack.url}/clusters/${clusters.measured.id}`);
         const basis = (service: { namespace: string; name: string }) =>
-          page.locator(`tr[data-service="${service.namespace}/${service.name}"] [data-traffic]`).textContent();
-        await eventually(() => basis(measured)).toBe('measured traffic');
-        expect(await basis(unmeasured)).toBe('estimated traffic');
+          page
+            .locator(`tr[data-service="${service.namespace}/${service.name}"] [data-traffic]`)
+            .getAttribute('data-traffic');
+        await eventually(() => basis(measured)).toBe('measured');
+        expect(await basis(unmeasured)).toBe('estimated');
 
         // The fleet: the measured share of its traffic, and of each cluster's, as the API answers them.
         const fleetAnswer = (await api().get('/v1/fleet')).body;
@@ -587,7 +609,7 @@ describe.skipIf(skipReason !== '')(
         expect(measuredCluster.monthly.measuredShare).toBeGreaterThan(0);
 
         // Savings over the page's range: the measured share of the totals and of each cluster's group.
-        await page.getByRole('link', { name: 'Savings' }).click();
+        await page.getByRole('navigation', { name: 'pages' }).getByRole('link', { name: 'Savings' }).click();
         const to = new Date(Math.floor(Date.now() / HOUR) * HOUR);
         const from = new Date(to.getTime() - 30 * 24 * HOUR);
         const savings = (
@@ -608,7 +630,7 @@ describe.skipIf(skipReason !== '')(
     );
 
     it('creates a schedule, runs it now and opens its HTML report', async () => {
-      await page.getByRole('link', { name: 'Reports' }).click();
+      await page.getByRole('navigation', { name: 'pages' }).getByRole('link', { name: 'Reports' }).click();
       await page.getByLabel('Name').fill('weekly finops');
       await page.getByLabel('Cadence').selectOption('weekly');
       await page.getByRole('button', { name: 'Create schedule' }).click();
@@ -630,7 +652,7 @@ describe.skipIf(skipReason !== '')(
     });
 
     it('registers a cluster and shows its agent token once, with the helm line that installs the agent', async () => {
-      await page.getByRole('link', { name: 'Admin' }).click();
+      await page.getByRole('navigation', { name: 'pages' }).getByRole('link', { name: 'Admin' }).click();
       await page.getByLabel('Cluster name').fill('new-cluster');
       await page.getByRole('button', { name: 'Register cluster' }).click();
       const token = (await page.getByTestId('secret-value').textContent())!.trim();
@@ -661,8 +683,10 @@ describe.skipIf(skipReason !== '')(
     it('shows a read key no admin action', async () => {
       await newSession();
       await signIn(tenant.readKey);
-      expect(await page.getByRole('link', { name: 'Admin' }).count()).toBe(0);
-      await page.getByRole('link', { name: 'Reports' }).click();
+      expect(await page.getByRole('navigation', { name: 'pages' }).getByRole('link', { name: 'Admin' }).count()).toBe(
+        0,
+      );
+      await page.getByRole('navigation', { name: 'pages' }).getByRole('link', { name: 'Reports' }).click();
       await page.locator('tr[data-schedule="weekly finops"]').waitFor();
       for (const action of ['Run now', 'Delete', 'Disable', 'Create schedule']) {
         expect(await page.getByRole('button', { name: action }).count(), action).toBe(0);
@@ -688,7 +712,7 @@ describe.skipIf(skipReason !== '')(
       await new Promise((resolve) =>
         setTimeout(resolve, Math.max(0, expiring.apiKey.expiresAt!.getTime() - Date.now() + 200)),
       );
-      await page.getByRole('link', { name: 'Savings' }).click();
+      await page.getByRole('navigation', { name: 'pages' }).getByRole('link', { name: 'Savings' }).click();
       await page.waitForURL('**/sign-in');
       const reason = await page.getByTestId('signed-out-reason').textContent();
       expect(reason).toContain('expired');
@@ -720,7 +744,7 @@ describe.skipIf(skipReason !== '')(
       await eventually(shown).toEqual([...names].reverse().slice(0, 50));
 
       // So does a filter: the 30 gcp clusters of all 60, on one page.
-      await page.getByLabel('Filter by name, cloud or region').fill('gcp');
+      await page.getByLabel('Filter by name, cloud, region or label').fill('gcp');
       await eventually(shown).toEqual(names.filter((_, i) => i % 2 === 1).reverse());
       expect(await page.getByTestId('clusters-shown').textContent()).toBe('30 of 60 shown');
       expect(await page.getByTestId('clusters-page').count()).toBe(0);

@@ -192,7 +192,7 @@ describe.skipIf(skipReason !== '')(
     it('asks before rotating a token, deleting a cluster or revoking a key, naming the consequence', async () => {
       const { page } = session;
       const spare = await createCluster(stack.prisma, tenant, 'spare', { cloud: 'gcp' });
-      await page.getByRole('link', { name: 'Admin' }).click();
+      await page.getByRole('navigation', { name: 'pages' }).getByRole('link', { name: 'Admin' }).click();
       const row = page.locator('tr[data-cluster="ops-eu"]');
       await row.waitFor();
       const prefix = (await api().get(`/v1/clusters/${cluster.id}`)).body.agentToken.prefix;

@@ -5,6 +5,7 @@ import type { FleetCluster } from '../types';
 import { useUrlState } from '../url-state';
 import { useLinkClicks } from '../link-clicks';
 import { HintBar } from './hint-bar';
+import { GroupPicker, FleetGroups, groupOf, groupWords } from './fleet-groups';
 import { TrafficBasis } from './traffic-basis';
 
 type SortKey = 'name' | 'services' | 'drift' | 'cost' | 'savings' | 'missed' | 'age';
@@ -27,14 +28,22 @@ interface View {
   order: string;
   filter: string;
   only: string;
+  groupBy: string;
+  group: string;
+}
+
+/** What the text filter looks in: name, cloud, region and every label as key=value. */
+function searchText(cluster: FleetCluster): string {
+  const labels = Object.entries(cluster.labels).map(([key, value]) => `${key}=${value}`);
+  return `${cluster.name} ${cluster.cloud} ${cluster.region ?? ''} ${labels.join(' ')}`.toLowerCase();
 }
 
 function keptAndSorted(clusters: FleetCluster[], view: View): FleetCluster[] {
   const key = SORTS[view.sort] ?? SORTS.name;
   const kept = clusters.filter(
     (cluster) =>
-      (view.filter === '' ||
-        `${cluster.name} ${cluster.cloud} ${cluster.region ?? ''}`.toLowerCase().includes(view.filter)) &&
+      (view.group === '' || groupOf(cluster, view.groupBy) === view.group) &&
+      (view.filter === '' || searchText(cluster).includes(view.filter)) &&
       (view.only !== 'stale' || (cluster.lastSnapshot?.stale ?? true)) &&
       (view.only !== 'node-info' || cluster.nodeInfo.sufficient === false) &&
       (view.only !== 'drift' || (cluster.servicesWithDrift ?? 0) > 0),
@@ -58,9 +67,11 @@ export function ClustersTable({ clusters }: { clusters: FleetCluster[] }) {
   const order = param('order') || (sort === 'name' ? 'asc' : 'desc');
   const filter = param('q').toLowerCase();
   const only = param('only');
+  const groupBy = param('groupBy');
+  const group = groupBy ? param('group') : '';
   const rows = useMemo(
-    () => keptAndSorted(clusters, { sort, order, filter, only }),
-    [clusters, sort, order, filter, only],
+    () => keptAndSorted(clusters, { sort, order, filter, only, groupBy, group }),
+    [clusters, sort, order, filter, only, groupBy, group],
   );
   const pages = Math.max(1, Math.ceil(rows.length / CLUSTERS_PER_PAGE));
   const page = Math.min(pages, Math.max(1, Number(param('page')) || 1));
@@ -87,7 +98,7 @@ export function ClustersTable({ clusters }: { clusters: FleetCluster[] }) {
     <>
       <div className="controls">
         <label>
-          Filter by name, cloud or region{' '}
+          Filter by name, cloud, region or label{' '}
           <input
             type="search"
             value={param('q')}
@@ -103,32 +114,47 @@ export function ClustersTable({ clusters }: { clusters: FleetCluster[] }) {
             <option value="drift">with drift</option>
           </select>
         </label>
+        <GroupPicker clusters={clusters} />
         <span className="muted" aria-live="polite" data-testid="clusters-shown">
           {rows.length} of {clusters.length} shown
         </span>
       </div>
-      <TableScroll label="clusters">
-        <table className="data" data-testid="clusters-table" onClick={followLink}>
-          <thead>
-            <tr>
-              {header('name', 'Cluster')}
-              {header('services', 'Services by hint state')}
-              {header('drift', 'Drift')}
-              <th scope="col">Node info</th>
-              {header('age', 'Agent')}
-              {header('cost', 'Cost / month')}
-              {header('savings', 'Saved / month')}
-              {header('missed', 'Missed / month')}
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((cluster) => (
-              <ClusterRow key={cluster.id} cluster={cluster} />
-            ))}
-          </tbody>
-        </table>
-      </TableScroll>
-      {pages > 1 && (
+      {groupBy && group && (
+        <p>
+          <button type="button" onClick={() => setParams({ group: null, page: null })}>
+            ← every {groupWords(groupBy)}
+          </button>{' '}
+          <strong data-testid="fleet-group">
+            {groupWords(groupBy)}: {group}
+          </strong>
+        </p>
+      )}
+      {groupBy && !group ? (
+        <FleetGroups clusters={rows} groupBy={groupBy} />
+      ) : (
+        <TableScroll label="clusters">
+          <table className="data" data-testid="clusters-table" onClick={followLink}>
+            <thead>
+              <tr>
+                {header('name', 'Cluster')}
+                {header('services', 'Services by hint state')}
+                {header('drift', 'Drift')}
+                <th scope="col">Node info</th>
+                {header('age', 'Agent')}
+                {header('cost', 'Cost / month')}
+                {header('savings', 'Saved / month')}
+                {header('missed', 'Missed / month')}
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((cluster) => (
+                <ClusterRow key={cluster.id} cluster={cluster} />
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+      {!(groupBy && !group) && pages > 1 && (
         <nav className="controls" aria-label="pages of clusters">
           <button type="button" disabled={page === 1} onClick={() => goTo(1)}>
             First page
@@ -158,7 +184,9 @@ const ClusterRow = memo(function ClusterRow({ cluster }: { cluster: FleetCluster
         <div className="muted small">
           {cluster.cloud}
           {cluster.region ? ` · ${cluster.region}` : ''}
-          {cluster.kubernetesVersion ? ` · Kubernetes ${cluster.kubernetesVersion}` : ''}
+          {Object.entries(cluster.labels)
+            .map(([key, value]) => ` · ${key}=${value}`)
+            .join('')}
         </div>
       </td>
       <td>

@@ -1,41 +1,57 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { get, query } from '../api';
+import { when } from '../format';
 import { useUrlState } from '../url-state';
 import { Chart } from './chart';
 import { Empty, ErrorBox, Loading } from './states';
-
-interface Trends {
-  from: string;
-  to: string;
-  bucket: string;
-  points: {
-    start: string;
-    services: { populated: number; removed: number; none: number };
-    monthly: { withoutHints: { cost: number }; withHints: { cost: number }; ifEnabled: { cost: number } };
-  }[];
-}
+import type { Trends } from '../types';
+import { hintStateWord } from '../vocabulary';
 
 const HOUR_MS = 3_600_000;
 
+const BUCKET_MS = { hour: HOUR_MS, day: 24 * HOUR_MS, week: 7 * 24 * HOUR_MS };
+
 /**
- * Cost without hints, as routed and if enabled, and Services by hint state, over a chosen range: the
- * fleet's (`/v1/fleet/trends`) or one cluster's (`/v1/clusters/{id}/trends`).
+ * A time axis in UTC (the API's buckets are UTC hours, days and Monday-weeks), over the answer's range,
+ * with a tick and a grid line at least a bucket apart.
+ */
+function timeAxis(trends: Trends) {
+  return {
+    type: 'time',
+    min: trends.from,
+    max: trends.to,
+    minInterval: BUCKET_MS[trends.bucket],
+    name: 'UTC',
+    nameLocation: 'end',
+    nameGap: 4,
+    axisTick: { show: true },
+    axisLabel: { hideOverlap: true },
+    splitLine: { show: true, lineStyle: { type: 'dashed', opacity: 0.5 } },
+  };
+}
+
+/**
+ * Cost without hints, as routed and if enabled, and Services by hint state, over a range: by default
+ * the range the API fits to the data (from the first snapshot of the last 90 days), or a chosen one.
+ * The fleet's (`/v1/fleet/trends`) or one cluster's (`/v1/clusters/{id}/trends`).
  */
 export function TrendCharts({ path }: { path: string }) {
   const [param, setParams] = useUrlState();
-  const days = Number(param('trendDays') || 7);
-  // Whole hours, so the query (and its cache entry) holds for a while.
+  const chosen = param('trendDays');
+  const days = Number(chosen);
+  // Whole hours, so the query (and its cache entry) holds for a while; the API floors it to its bucket.
   const from = useMemo(
-    () => new Date(Math.floor(Date.now() / HOUR_MS) * HOUR_MS - days * 24 * HOUR_MS).toISOString(),
+    () => (days > 0 ? new Date(Math.floor(Date.now() / HOUR_MS) * HOUR_MS - days * 24 * HOUR_MS).toISOString() : null),
     [days],
   );
-  const url = `${path}${query({ from, bucket: days <= 2 ? 'hour' : 'day' })}`;
+  const url = `${path}${query(from ? { from, bucket: days <= 2 ? 'hour' : 'day' } : {})}`;
   const trends = useQuery({ queryKey: ['trends', url], queryFn: () => get<Trends>(url) });
   const picker = (
     <label>
       Trend range{' '}
-      <select value={String(days)} onChange={(event) => setParams({ trendDays: event.target.value })} name="trendDays">
+      <select value={chosen} onChange={(event) => setParams({ trendDays: event.target.value })} name="trendDays">
+        <option value="">fitted to the data</option>
         <option value="1">1 day (hourly)</option>
         <option value="7">7 days (daily)</option>
         <option value="30">30 days (daily)</option>
@@ -61,8 +77,8 @@ export function TrendCharts({ path }: { path: string }) {
     symbolSize: 7,
     data: values.map((v, i) => [times[i], v]),
   });
-  // The range asked for, not one fitted around the points: a lone bucket sits where it falls in it.
-  const timeAxis = { type: 'time', min: trends.data.from, max: trends.data.to };
+  // The answer's range, not one fitted around the points: a lone bucket sits where it falls in it.
+  const xAxis = timeAxis(trends.data);
   const area = (name: string, values: number[]) => ({
     ...line(name, values),
     stack: 'services',
@@ -72,7 +88,18 @@ export function TrendCharts({ path }: { path: string }) {
   });
   return (
     <>
-      <div className="controls">{picker}</div>
+      <div className="controls">
+        {picker}
+        <span className="muted small" data-testid="trend-range">
+          {trends.data.fitted ? 'fitted: ' : ''}
+          {when(trends.data.from)} → {when(trends.data.to)},{' '}
+          {trends.data.bucket === 'hour'
+            ? 'hourly'
+            : trends.data.bucket === 'day'
+              ? 'daily (UTC days)'
+              : 'weekly (from Monday, UTC)'}
+        </span>
+      </div>
       {points.length === 0 ? (
         <Empty>No snapshot recorded in this range: choose a longer one, or wait for the agents.</Empty>
       ) : (
@@ -80,10 +107,11 @@ export function TrendCharts({ path }: { path: string }) {
           <Chart
             label="monthly cross-zone cost over time: without hints, as routed, if enabled"
             option={{
+              useUTC: true,
               tooltip: { trigger: 'axis' },
               legend: { bottom: 0 },
               grid: { left: 60, right: 10, top: 20, bottom: 60 },
-              xAxis: timeAxis,
+              xAxis,
               yAxis: { type: 'value', name: 'USD / month' },
               series: [
                 line(
@@ -104,23 +132,24 @@ export function TrendCharts({ path }: { path: string }) {
           <Chart
             label="Services by hint state over time"
             option={{
+              useUTC: true,
               tooltip: { trigger: 'axis' },
               legend: { bottom: 0 },
               grid: { left: 60, right: 10, top: 20, bottom: 60 },
-              xAxis: timeAxis,
+              xAxis,
               yAxis: { type: 'value', name: 'Services' },
               color: ['#1a7f37', '#cf222e', '#8c959f'],
               series: [
                 area(
-                  'populated',
+                  hintStateWord('populated'),
                   points.map((p) => p.services.populated),
                 ),
                 area(
-                  'refused',
+                  hintStateWord('removed'),
                   points.map((p) => p.services.removed),
                 ),
                 area(
-                  'no routing',
+                  hintStateWord('none'),
                   points.map((p) => p.services.none),
                 ),
               ],

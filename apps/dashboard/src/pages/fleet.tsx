@@ -1,9 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { useDeferredValue } from 'react';
 import { Link } from 'wouter';
 import { ClustersTable } from '../components/clusters-table';
 import { TrendCharts } from '../components/trends';
-import { Empty, ErrorBox, EstimateBadge, Loading } from '../components/states';
+import { ErrorBox, Loading } from '../components/states';
+import { Tile } from '../components/tile';
+import { isAdmin } from '../auth';
+import { useIdentity } from '../identity';
+import { HINT_STATE_WORDS, RUN_RATE } from '../vocabulary';
 import { fleetQuery } from '../critical-queries';
 import { Freshness } from '../components/freshness';
 import { gb, money, number, percent } from '../format';
@@ -40,6 +44,10 @@ function atStakeInputs(fleet: FleetAnswer): string {
 
 export default function FleetPage() {
   const fleet = useQuery(fleetQuery);
+  const identity = useIdentity();
+  // The clusters' rows are drawn in the commit the answer arrives in; the trends (their own request and
+  // the chart library) start after it, so they never hold the table up.
+  const secondary = useDeferredValue(fleet.data !== undefined);
 
   if (!fleet.data) {
     return fleet.isError ? (
@@ -49,6 +57,7 @@ export default function FleetPage() {
     );
   }
   const data = fleet.data;
+  if (data.clusters.length === 0) return <FirstCluster admin={isAdmin(identity.data)} />;
   const totals = data.totals.monthly;
   const estimate = data.clusters.some((cluster) => cluster.monthly?.estimate);
   const inputs = fleetInputs(data);
@@ -57,12 +66,12 @@ export default function FleetPage() {
     <>
       <h1>Fleet</h1>
       <p className="muted">
-        {data.totals.clusters} clusters, {data.totals.staleClusters} without a recent snapshot ·{' '}
+        {number(data.totals.clusters)} clusters, {number(data.totals.staleClusters)} without a recent snapshot ·{' '}
         <Freshness query={fleet} />
       </p>
-      <section className="tiles" aria-label="monthly figures">
+      <section className="tiles" aria-label="monthly figures at today's rate">
         <Tile
-          label="Cross-zone cost a month"
+          label={`Cost a month (${RUN_RATE})`}
           value={money(totals.withHints.cost)}
           testId="tile-cost"
           estimate={estimate}
@@ -71,16 +80,17 @@ export default function FleetPage() {
           as routed today; {money(totals.withoutHints.cost)} without any hints
         </Tile>
         <Tile
-          label="Saved by topology routing"
+          label={`Saved a month (${RUN_RATE})`}
           value={money(totals.realizedSavings.cost)}
           testId="tile-saved"
           estimate={estimate}
           inputs={inputs}
         >
-          {number(totals.realizedSavings.crossZoneGb)} GB a month kept in-zone
+          what topology routing saves at today's traffic, {number(totals.realizedSavings.crossZoneGb)} GB a month kept
+          in-zone; <Link href="/savings">Savings</Link> has what it saved so far
         </Tile>
         <Tile
-          label="Missed (not enabled)"
+          label={`Missed a month (${RUN_RATE})`}
           value={money(totals.missedSavings.cost)}
           testId="tile-missed"
           estimate={estimate}
@@ -89,48 +99,70 @@ export default function FleetPage() {
           if routing were enabled where hints would be populated
         </Tile>
         <Tile
-          label="At stake (hints refused)"
+          label={`At stake a month (hints ${HINT_STATE_WORDS.removed})`}
           value={money(totals.atStake.cost)}
           testId="tile-at-stake"
           estimate={totals.atStake.estimate}
           inputs={atStakeInputs(data)}
         >
           <span data-testid="at-stake-services">{number(totals.atStake.services)}</span> Services with routing enabled
-          whose hints the controller refused: at most this much could be saved
+          whose hints the controller {HINT_STATE_WORDS.removed}: at most this much could be saved
         </Tile>
       </section>
       <MeasuredShare totals={totals} />
-
-      <h2>Trends</h2>
-      <TrendCharts path="/v1/fleet/trends" />
+      <ZeroPrices clusters={data.clusters} />
       <h2>Clusters</h2>
-      {data.clusters.length === 0 ? (
-        <Empty>
-          No cluster yet: <Link href="/admin">register one</Link> and install the agent with the line it shows.
-        </Empty>
-      ) : (
-        <ClustersTable clusters={data.clusters} />
-      )}
+      <ClustersTable clusters={data.clusters} />
+      <h2>Trends</h2>
+      {secondary ? <TrendCharts path="/v1/fleet/trends" /> : <Loading what="trends" />}
     </>
   );
 }
 
-function Tile(props: {
-  label: string;
-  value: string;
-  testId: string;
-  estimate: boolean;
-  inputs: string;
-  children: ReactNode;
-}) {
+/** An organization without a cluster: what to do first, instead of figures that are all zero. */
+function FirstCluster({ admin }: { admin: boolean }) {
   return (
-    <div className="tile" data-testid={props.testId}>
-      <div className="tile-label">
-        {props.label} {props.estimate && <EstimateBadge inputs={props.inputs} />}
-      </div>
-      <div className="tile-value">{props.value}</div>
-      <div className="muted small">{props.children}</div>
-    </div>
+    <>
+      <h1>Fleet</h1>
+      <section className="panel first-run" data-testid="first-cluster">
+        <h2>Register your first cluster</h2>
+        {admin ? (
+          <ol>
+            <li>
+              On the <Link href="/admin">Admin</Link> page, register the cluster (its name, cloud and region).
+            </li>
+            <li>Run the helm line it shows in the cluster: the agent sends its first snapshot within a minute.</li>
+            <li>Come back here: the cluster's Services, costs and fixes appear as soon as it is processed.</li>
+          </ol>
+        ) : (
+          <p>
+            No cluster yet. An admin of your organization registers one on the Admin page and installs the agent with
+            the line it shows; its figures appear here as soon as its first snapshot is processed.
+          </p>
+        )}
+      </section>
+    </>
+  );
+}
+
+/**
+ * A cloud that does not charge for traffic between zones (Azure) makes every cost of its clusters
+ * $0.00: said once, so a zero reads as the price and not as a missing figure.
+ */
+function ZeroPrices({ clusters }: { clusters: FleetAnswer['clusters'] }) {
+  const free = clusters.filter((cluster) => cluster.monthly?.pricing.pricePerGb === 0);
+  if (free.length === 0) return null;
+  const notes = [...new Set(free.map((cluster) => cluster.monthly!.pricing.note))];
+  return (
+    <p className="notice" data-testid="zero-prices">
+      {number(free.length)} cluster{free.length === 1 ? '' : 's'} (
+      {free
+        .map((cluster) => cluster.name)
+        .slice(0, 5)
+        .join(', ')}
+      {free.length > 5 ? ', …' : ''}) {free.length === 1 ? 'is' : 'are'} priced at 0 USD per cross-zone GB, so their
+      costs and savings are $0.00: {notes.join('; ')}.
+    </p>
   );
 }
 

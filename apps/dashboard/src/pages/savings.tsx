@@ -8,6 +8,7 @@ import { TrafficBasis } from '../components/traffic-basis';
 import { saveText, toCsv } from '../csv';
 import { gb, money, number, percent, when } from '../format';
 import type { Figure, Fleet } from '../types';
+import { HISTORY, RUN_RATE } from '../vocabulary';
 import { useUrlState } from '../url-state';
 
 interface Figures {
@@ -159,16 +160,19 @@ function SavingsView({ data }: { data: Savings }) {
       </p>
       <section className="tiles" aria-label="totals over the range">
         {[
-          ['Cross-zone cost as routed', totals.withHints, 'savings-cost'],
-          ['Saved by topology routing', totals.realizedSavings, 'savings-saved'],
-          ['Missed (not enabled)', totals.missedSavings, 'savings-missed'],
+          [`Cost over the range (${HISTORY})`, totals.withHints, 'savings-cost'],
+          [`Saved over the range (${HISTORY})`, totals.realizedSavings, 'savings-saved'],
+          [`Missed over the range (${HISTORY})`, totals.missedSavings, 'savings-missed'],
         ].map(([label, figure, testId]) => (
           <div className="tile" key={label as string} data-testid={testId as string}>
             <div className="tile-label">
               {label as string} {totals.inputs.estimate && <EstimateBadge inputs={inputs} />}
             </div>
             <div className="tile-value">{money((figure as Figure).cost)}</div>
-            <div className="muted small">{gb((figure as Figure).crossZoneGb)} across zones</div>
+            <div className="muted small">
+              {gb((figure as Figure).crossZoneGb)} across zones in the range (history, not the monthly {RUN_RATE} of the
+              Fleet page)
+            </div>
           </div>
         ))}
       </section>

@@ -1,0 +1,26 @@
+/**
+ * The dashboard's words for states and figures, one per meaning on every page. libs/reports uses the
+ * same words (a test checks they agree), and the API's documentation names them beside its values.
+ *
+ * Hint states: the API's `removed` is the state in which the EndpointSlice controller refused (removed)
+ * the hints, called "refused" (and drawn red); `none` is a Service that does not ask for topology routing.
+ */
+export type HintState = 'populated' | 'removed' | 'none';
+
+export const HINT_STATE_WORDS: Record<HintState, string> = {
+  populated: 'populated',
+  removed: 'refused',
+  none: 'no routing',
+};
+
+export function hintStateWord(state: string): string {
+  return HINT_STATE_WORDS[state as HintState] ?? state;
+}
+
+/**
+ * Savings have two meanings, named apart everywhere: a monthly figure at today's traffic and routing
+ * (the fleet, a cluster, the API's `monthly`) is the run-rate; a figure over a past range (the Savings
+ * page, reports, `GET /v1/savings`) is history, what was saved so far.
+ */
+export const RUN_RATE = 'run-rate';
+export const HISTORY = 'so far';
