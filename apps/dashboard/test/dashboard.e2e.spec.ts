@@ -713,7 +713,8 @@ describe.skipIf(skipReason !== '')(
         setTimeout(resolve, Math.max(0, expiring.apiKey.expiresAt!.getTime() - Date.now() + 200)),
       );
       await page.getByRole('navigation', { name: 'pages' }).getByRole('link', { name: 'Savings' }).click();
-      await page.waitForURL('**/sign-in');
+      // The sign-in page keeps where the person was going (?returnTo=/savings).
+      await page.waitForURL((url) => url.pathname === '/sign-in');
       const reason = await page.getByTestId('signed-out-reason').textContent();
       expect(reason).toContain('expired');
       expect(await page.evaluate("sessionStorage.getItem('zonewise.apiKey')")).toBeNull();
