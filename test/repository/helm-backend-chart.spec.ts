@@ -1,6 +1,9 @@
 import { dbEnvSchema } from '@zw/db';
 import {
   enqueueSnapshot,
+  parseRedisUrl,
+  queuePrefixOf,
+  queueRegistration,
   redisConnectionFromUrl,
   reportsEnvSchema,
   SNAPSHOTS_QUEUE,
@@ -394,7 +397,8 @@ describe.skipIf(skip !== null)('the zonewise Helm chart (backend)', () => {
       expect(trigger!.metadata).toMatchObject({
         addresses: 'node-1.redis.example.com:6379,node-2.redis.example.com:6379',
         enableTLS: 'true',
-        listName: 'zw:snapshots:wait',
+        // Each queue's keys carry its hash tag on a cluster (libs/queue redis-target.ts queuePrefixOf).
+        listName: 'zw:{snapshots}:snapshots:wait',
       });
       const auth = find(rendered, 'TriggerAuthentication', trigger!.authenticationRef.name) as unknown as {
         spec: { secretTargetRef: { parameter: string; name: string; key: string }[] };
@@ -411,24 +415,38 @@ describe.skipIf(skip !== null)('the zonewise Helm chart (backend)', () => {
       'rediss://default:p%40ss%23word!@redis.example.com:6380/2',
       'redis://:only-a-password@10.0.0.5:6379/15',
       'rediss://app%2Buser:c0l%3An%25%20sp@[fd00::5]:6390',
+      'redis+cluster://node-1.redis.example.com:6379,node-2.redis.example.com,[fd00::7]:7001',
+      'rediss+cluster://default:t0k%2Fen@clustercfg.zonewise.abc123.euw1.cache.amazonaws.com:6379',
     ])("KEDA reaches Redis where the apps do: %s, read as the apps' own parser reads it", (url) => {
       const rendered = render({ ...REQUIRED, secrets: { ...REQUIRED.secrets, REDIS_URL: url } }, [
         '--api-versions',
         KEDA_API,
       ]);
-      const connection = redisConnectionFromUrl(url);
+      const target = parseRedisUrl(url);
       const trigger = (
         find(rendered, 'ScaledObject', 'zonewise-worker') as unknown as {
-          spec: { triggers: { metadata: Record<string, string>; authenticationRef?: { name: string } }[] };
+          spec: {
+            triggers: { type: string; metadata: Record<string, string>; authenticationRef?: { name: string } }[];
+          };
         }
       ).spec.triggers[0]!;
-      expect(trigger.metadata.address).toBe(`${connection.host}:${connection.port}`);
-      expect(trigger.metadata.databaseIndex).toBe(String(connection.db ?? 0));
-      expect(trigger.metadata.enableTLS).toBe(String(connection.tls !== undefined));
+      // host:port as go-redis dials it (an IPv6 address in brackets).
+      const addresses = target.nodes.map(({ host, port }) => `${host.includes(':') ? `[${host}]` : host}:${port}`);
+      if (target.cluster) {
+        expect(trigger.type).toBe('redis-cluster');
+        expect(trigger.metadata.addresses).toBe(addresses.join(','));
+        expect(trigger.metadata).not.toHaveProperty('databaseIndex');
+      } else {
+        expect(trigger.type).toBe('redis');
+        expect(trigger.metadata.address).toBe(addresses[0]);
+        expect(trigger.metadata.databaseIndex).toBe(String(target.db ?? 0));
+      }
+      expect(trigger.metadata.enableTLS).toBe(String(target.tls));
+      expect(trigger.metadata.listName).toBe(`${queuePrefixOf('zw', SNAPSHOTS_QUEUE, target.cluster)}:snapshots:wait`);
       const secret = find(rendered, 'Secret', 'zonewise-worker-keda-redis') as
         { stringData: Record<string, string> } | undefined;
-      expect(secret?.stringData.username).toBe(connection.username);
-      expect(secret?.stringData.password).toBe(connection.password);
+      expect(secret?.stringData.username).toBe(target.username);
+      expect(secret?.stringData.password).toBe(target.password);
       expect(trigger.authenticationRef !== undefined).toBe(secret !== undefined);
     });
 
@@ -437,7 +455,9 @@ describe.skipIf(skip !== null)('the zonewise Helm chart (backend)', () => {
       let queue: Queue;
       let redis: Redis;
       beforeAll(() => {
-        queue = new Queue(SNAPSHOTS_QUEUE, { connection: redisConnectionFromUrl(TEST_REDIS_URL), prefix });
+        // As the apps register it (BullModule.registerQueue with libs/queue's queueRegistration).
+        const { name, prefix: queuePrefix } = queueRegistration(TEST_REDIS_URL, prefix, SNAPSHOTS_QUEUE);
+        queue = new Queue(name, { connection: redisConnectionFromUrl(TEST_REDIS_URL), prefix: queuePrefix });
         redis = new Redis(TEST_REDIS_URL);
       });
       afterAll(async () => {

@@ -1,23 +1,30 @@
 {{/*
-How KEDA reaches Redis, as a dict: address, tls, databaseIndex, and username and password when the chart
-derives them from secrets.REDIS_URL (read as the apps read it: redis[s]://[user[:password]@]host[:port][/db],
-user and password percent-decoded). worker.autoscaling.redis.* override what they set.
+How KEDA reaches Redis, as a dict: cluster, address (host:port; a cluster's nodes, comma-separated), tls,
+databaseIndex, and username and password when the chart derives them from secrets.REDIS_URL, read as the
+apps read it (libs/queue redis-target.ts parseRedisUrl): redis[s]://[user[:password]@]host[:port][/db],
+or redis[s]+cluster://[user[:password]@]host[:port][,host[:port]…] for a Redis Cluster; user and
+password percent-decoded. worker.autoscaling.redis.* set what REDIS_URL does not say.
 */}}
 {{- define "zonewise.kedaRedis" -}}
 {{- $settings := .Values.worker.autoscaling.redis -}}
-{{- $connection := dict "address" $settings.address "tls" $settings.tls "databaseIndex" (int $settings.databaseIndex) -}}
+{{- $connection := dict "cluster" $settings.cluster "address" $settings.address "tls" $settings.tls "databaseIndex" (int $settings.databaseIndex) -}}
 {{- $url := (include "zonewise.chartSecrets" . | fromYaml).REDIS_URL | default "" -}}
 {{- if and $url (not .Values.existingSecret) -}}
-{{- $parts := regexFindAll "^(rediss?)://(?:(.*)@)?([^@/?#]+)(?:/([0-9]*))?(?:[?#].*)?$" $url 1 -}}
-{{- if not $parts -}}
-{{- fail "secrets.REDIS_URL must be redis://[user:password@]host[:port][/db] or rediss://…" -}}
+{{- $pattern := `^(rediss?)(\+cluster)?://(?:(.*)@)?([^@/?#]+)(?:/([0-9]*))?(?:[?#].*)?$` -}}
+{{- if not (regexMatch $pattern $url) -}}
+{{- fail "secrets.REDIS_URL must be redis[s]://[user:password@]host[:port][/db] or redis[s]+cluster://[user:password@]host[:port][,host[:port]…]" -}}
 {{- end -}}
-{{- $scheme := regexReplaceAll "^(rediss?)://.*$" $url "${1}" -}}
-{{- $userinfo := regexReplaceAll "^rediss?://(?:(.*)@)?[^@/?#]+(?:/[0-9]*)?(?:[?#].*)?$" $url "${1}" -}}
-{{- $host := regexReplaceAll "^rediss?://(?:.*@)?([^@/?#]+)(?:/[0-9]*)?(?:[?#].*)?$" $url "${1}" -}}
-{{- $db := regexReplaceAll "^rediss?://(?:.*@)?[^@/?#]+(?:/([0-9]*))?(?:[?#].*)?$" $url "${1}" -}}
-{{- if not (regexMatch ":[0-9]+$" $host) }}{{ $host = printf "%s:6379" $host }}{{ end -}}
-{{- if not $settings.address }}{{ $_ := set $connection "address" $host }}{{ end -}}
+{{- $scheme := regexReplaceAll $pattern $url "${1}" -}}
+{{- $cluster := eq (regexReplaceAll $pattern $url "${2}") "+cluster" -}}
+{{- $userinfo := regexReplaceAll $pattern $url "${3}" -}}
+{{- $db := regexReplaceAll $pattern $url "${5}" -}}
+{{- $nodes := list -}}
+{{- range $node := splitList "," (regexReplaceAll $pattern $url "${4}") -}}
+{{- if not (regexMatch ":[0-9]+$" $node) }}{{ $node = printf "%s:6379" $node }}{{ end -}}
+{{- $nodes = append $nodes $node -}}
+{{- end -}}
+{{- $_ := set $connection "cluster" $cluster -}}
+{{- if not $settings.address }}{{ $_ := set $connection "address" (join "," $nodes) }}{{ end -}}
 {{- if eq $scheme "rediss" }}{{ $_ := set $connection "tls" true }}{{ end -}}
 {{- if and $db (not $settings.databaseIndex) }}{{ $_ := set $connection "databaseIndex" (atoi $db) }}{{ end -}}
 {{- if and $userinfo (not $settings.authSecret.name) -}}
