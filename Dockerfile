@@ -19,6 +19,7 @@ WORKDIR /src
 COPY package.json package-lock.json prisma.config.ts ./
 COPY libs/core/package.json libs/core/
 COPY libs/db/package.json libs/db/
+COPY libs/notify/package.json libs/notify/
 COPY libs/queue/package.json libs/queue/
 COPY libs/reports/package.json libs/reports/
 COPY prisma/schema.prisma prisma/

@@ -60,7 +60,7 @@ const EVERYTHING = {
   ...REQUIRED,
   secrets: {
     ...REQUIRED.secrets,
-    REPORT_WEBHOOK_ENCRYPTION_KEYS: 'k1:a-long-enough-webhook-key',
+    SECRET_ENCRYPTION_KEYS: 'k2:a-long-enough-keyring-key,k1:a-long-enough-webhook-key',
     TRAFFIC_SOURCES_ENCRYPTION_KEY: 'a-long-enough-traffic-key',
   },
   imagePullSecrets: [{ name: 'registry-credentials' }],
