@@ -121,7 +121,8 @@ export {
   type FailedSnapshotRow,
   type FailedSnapshotSelection,
 } from './failed-snapshots.js';
-export { openWithKeyring, sealedKeyId, sealWithKeyring } from './secret-keyring.js';
+// The one keyring lives in @zw/reports (libs/reports/src/secret-keyring.ts); re-exported for callers of @zw/db.
+export { openWithKeyring, sealedKeyId, sealWithKeyring } from '@zw/reports';
 export {
   NO_WEBHOOK_SECRET,
   readWebhookSecret,

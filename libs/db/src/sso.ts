@@ -1,8 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { SecretKeyring } from '@zw/reports';
+import { openWithKeyring, type SecretKeyring, sealWithKeyring } from '@zw/reports';
 import type { Db } from './db-client.js';
 import type { Role, Session, SsoConfig, User } from './generated/prisma/client.js';
-import { openWithKeyring, sealWithKeyring } from './secret-keyring.js';
 import { strongestRole } from './roles.js';
 import type { ReadDb } from './read-db.js';
 
@@ -29,9 +28,14 @@ export interface SsoSettings {
   updatedAt: Date;
 }
 
+/** The associated data an SSO client secret is sealed with: it opens only as this organization's client secret. */
+function clientSecretContext(organizationId: string): string {
+  return `sso-config.client-secret:${organizationId}`;
+}
+
 function settingsOf(row: SsoConfig, keyring: SecretKeyring | null): SsoSettings {
   const sealed = row.clientSecretSealed;
-  const opened = sealed && keyring ? openWithKeyring(keyring, sealed) : null;
+  const opened = sealed && keyring ? openWithKeyring(keyring, sealed, clientSecretContext(row.organizationId)) : null;
   return {
     organizationId: row.organizationId,
     issuer: row.issuer,
@@ -112,7 +116,10 @@ export async function saveSsoSettings(
       ? {}
       : clientSecret === null
         ? { clientSecretSealed: null, clientSecretKeyId: null }
-        : { clientSecretSealed: sealWithKeyring(keyring!, clientSecret), clientSecretKeyId: keyring!.currentId };
+        : {
+            clientSecretSealed: sealWithKeyring(keyring!, clientSecret, clientSecretContext(organizationId)),
+            clientSecretKeyId: keyring!.currentId,
+          };
   const data = { ...plain, roleMappings: plain.roleMappings as unknown as object[], ...secret };
   return db.ssoConfig.upsert({
     where: { organizationId },

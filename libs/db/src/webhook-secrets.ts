@@ -1,12 +1,14 @@
 import type { PrismaClient } from './generated/prisma/client.js';
-import type { SecretKeyring } from '@zw/reports';
-import { openWithKeyring, sealWithKeyring } from './secret-keyring.js';
+import { openWithKeyring, type SecretKeyring, sealWithKeyring } from '@zw/reports';
 
 /**
  * Report webhooks' signing secrets at rest: sealed with the current key of REPORT_WEBHOOK_ENCRYPTION_KEYS
  * (`webhook_secret_sealed`, with the key's id in `webhook_secret_key_id`). Rows from before encryption
  * keep theirs in plain text (`webhook_secret`) until {@link resealWebhookSecrets} runs.
  */
+/** The associated data a webhook secret is sealed with: it opens only as a report schedule's webhook secret. */
+const WEBHOOK_SECRET_CONTEXT = 'report-schedule.webhook-secret';
+
 export interface StoredWebhookSecret {
   webhookSecret: string | null;
   webhookSecretSealed: Uint8Array | null;
@@ -16,7 +18,7 @@ export interface StoredWebhookSecret {
 export function sealedWebhookSecretColumns(keyring: SecretKeyring, secret: string) {
   return {
     webhookSecret: null,
-    webhookSecretSealed: sealWithKeyring(keyring, secret),
+    webhookSecretSealed: sealWithKeyring(keyring, secret, WEBHOOK_SECRET_CONTEXT),
     webhookSecretKeyId: keyring.currentId,
   };
 }
@@ -29,7 +31,7 @@ export type WebhookSecretRead = { secret: string } | { secret: null; problem: st
 /** The signing secret of a stored schedule: opened with the keyring, or a plain-text legacy one. */
 export function readWebhookSecret(keyring: SecretKeyring | null, stored: StoredWebhookSecret): WebhookSecretRead {
   if (stored.webhookSecretSealed) {
-    const opened = keyring ? openWithKeyring(keyring, stored.webhookSecretSealed) : null;
+    const opened = keyring ? openWithKeyring(keyring, stored.webhookSecretSealed, WEBHOOK_SECRET_CONTEXT) : null;
     if (opened !== null) return { secret: opened };
     return {
       secret: null,

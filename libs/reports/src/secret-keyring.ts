@@ -1,7 +1,18 @@
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+
 /**
- * The text form of a keyring setting (REPORT_WEBHOOK_ENCRYPTION_KEYS): `id:key,id:key,…`, the first key
- * current (it seals), the others still opening what they sealed. The sealing itself is the database
- * library's (secrets at rest).
+ * The deployment's keyring for every secret a tenant stores (SECRET_ENCRYPTION_KEYS, or its older name
+ * REPORT_WEBHOOK_ENCRYPTION_KEYS): `id:key,id:key,…`, the first key current (it seals), the others still
+ * opening what they sealed while rows are re-encrypted. One module parses the setting and seals/opens.
+ *
+ * Sealed form (version 2, written now):
+ *   `0x02 ‖ length of key id (1 byte) ‖ key id (UTF-8) ‖ iv(12) ‖ tag(16) ‖ ciphertext`
+ * AES-256-GCM under a key derived from the key's text with HKDF-SHA-256 (RFC 5869, `hkdfSync`), and the
+ * header bytes plus the caller's context (what the secret is for, e.g. `sso-config:<organization id>`)
+ * bound as associated data: a sealed secret copied into another row or column no longer opens.
+ *
+ * Version 1 (read only, for rows sealed before): the same layout with `0x01`, the key one SHA-256 of the
+ * key's text and no associated data. Re-sealing (a rotation) writes version 2.
  */
 export interface SecretKeyring {
   /** The key id new secrets are sealed with. */
@@ -37,4 +48,71 @@ export function parseKeyring(text: string): SecretKeyring {
     keys.set(entry.slice(0, colon), entry.slice(colon + 1));
   }
   return { currentId: keys.keys().next().value!, keys };
+}
+
+const LEGACY_VERSION = 1;
+const VERSION = 2;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const HKDF_SALT = 'zonewise secret keyring';
+const HKDF_INFO = 'aes-256-gcm v2';
+
+/** Seals `text` with the keyring's current key, bound to `context` (what the secret is for). */
+export function sealWithKeyring(keyring: SecretKeyring, text: string, context = ''): Uint8Array<ArrayBuffer> {
+  const id = Buffer.from(keyring.currentId, 'utf8');
+  const header = Buffer.concat([Buffer.from([VERSION, id.length]), id]);
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', derivedKey(keyring.keys.get(keyring.currentId)!), iv);
+  cipher.setAAD(associatedData(header, context));
+  const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return new Uint8Array(Buffer.concat([header, iv, cipher.getAuthTag(), body]));
+}
+
+/** The id of the key that sealed these bytes, or null when they are not in the keyring format. */
+export function sealedKeyId(sealed: Uint8Array): string | null {
+  if (sealed.length < 2 || (sealed[0] !== VERSION && sealed[0] !== LEGACY_VERSION)) return null;
+  const length = sealed[1];
+  if (sealed.length < 2 + length + IV_BYTES + TAG_BYTES) return null;
+  return Buffer.from(sealed.subarray(2, 2 + length)).toString('utf8');
+}
+
+/**
+ * The secret back, or null when its key is not in the keyring, the bytes were tampered with, or they were
+ * sealed for another `context`.
+ */
+export function openWithKeyring(keyring: SecretKeyring, sealed: Uint8Array, context = ''): string | null {
+  const id = sealedKeyId(sealed);
+  const key = id === null ? undefined : keyring.keys.get(id);
+  if (key === undefined) return null;
+  const bytes = Buffer.from(sealed);
+  const header = bytes.subarray(0, 2 + bytes[1]);
+  const body = bytes.subarray(header.length);
+  return bytes[0] === VERSION
+    ? openGcm(derivedKey(key), body, associatedData(header, context))
+    : openGcm(legacyKey(key), body, null);
+}
+
+/** Opens `iv ‖ tag ‖ ciphertext`; null when the tag does not match. */
+function openGcm(key: Buffer, body: Buffer, aad: Buffer | null): string | null {
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, body.subarray(0, IV_BYTES));
+    if (aad) decipher.setAAD(aad);
+    decipher.setAuthTag(body.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    return Buffer.concat([decipher.update(body.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
+function associatedData(header: Buffer, context: string): Buffer {
+  return Buffer.concat([header, Buffer.from(context, 'utf8')]);
+}
+
+function derivedKey(key: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', Buffer.from(key, 'utf8'), HKDF_SALT, HKDF_INFO, 32));
+}
+
+/** Version 1's key: one SHA-256 of the key's text (kept to open rows sealed before version 2). */
+function legacyKey(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
 }
