@@ -89,6 +89,8 @@ export async function createTestDatabase(tag: string, serverUrl = SERVER_URL): P
 export interface MigratedDatabase extends TestDatabase {
   /** Applies one more migration (by the end of its folder's name) as its SQL file says. */
   apply(migration: string): Promise<void>;
+  /** Applies every migration not applied yet, so the schema is the one the current client expects. */
+  applyRest(): Promise<void>;
 }
 
 /**
@@ -123,10 +125,19 @@ export async function createDatabaseAtMigration(tag: string, last: string): Prom
     }
   };
   for (const folder of upTo) await run(sqlOf(folder));
+  const applied = new Set(upTo);
+  const apply = async (migration: string) => {
+    const folder = folders.find((candidate) => candidate.endsWith(migration));
+    if (folder) applied.add(folder);
+    await run(sqlOf(migration));
+  };
   return {
     name,
     url,
-    apply: (migration) => run(sqlOf(migration)),
+    apply,
+    applyRest: async () => {
+      for (const folder of folders.filter((candidate) => !applied.has(candidate))) await apply(folder);
+    },
     drop: () =>
       withAdmin(SERVER_URL, (admin) =>
         admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).then(() => undefined),

@@ -138,13 +138,13 @@ describe('failed snapshots', () => {
     const own = await createTenant(stack.prisma, 'broken-table'); // its re-drive stays out of the others' audit
     const cluster = await createCluster(stack.prisma, own, 'broken-table');
     // A table every analysed snapshot writes to is gone: the worker meets the database's own error.
-    await stack.prisma.$executeRawUnsafe('ALTER TABLE service_fixes RENAME TO service_fixes_away');
+    await stack.prisma.$executeRawUnsafe('ALTER TABLE snapshot_summaries RENAME TO snapshot_summaries_away');
     let snapshotId: string;
     try {
       snapshotId = await pushSnapshot(stack.url, cluster.token, capturedAt(fleet(3, 2), new Date()));
       await waitFor('the snapshot to fail', async () => (await statusOf(snapshotId)) === 'failed');
     } finally {
-      await stack.prisma.$executeRawUnsafe('ALTER TABLE service_fixes_away RENAME TO service_fixes');
+      await stack.prisma.$executeRawUnsafe('ALTER TABLE snapshot_summaries_away RENAME TO snapshot_summaries');
     }
     const listed = FailedSnapshotListSchema.parse(
       (await apiClient(stack.url, own.adminKey).get('/v1/snapshots/failed')).body,
@@ -157,7 +157,7 @@ describe('failed snapshots', () => {
     ]);
     const logged = workerLogs.find(`snapshot ${snapshotId}: attempt 2 of 2 failed`);
     expect(logged).toHaveLength(1);
-    expect(logged[0]).toMatch(/service_fixes/);
+    expect(logged[0]).toMatch(/snapshot_summaries/);
     // The cause gone, a re-drive records it.
     await apiClient(stack.url, own.adminKey).post('/v1/snapshots/redrive', { snapshotIds: [snapshotId] });
     await waitProcessed(stack.prisma, [snapshotId]);

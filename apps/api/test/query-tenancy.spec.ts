@@ -84,6 +84,12 @@ const ROUTES: Route[] = [
   },
   {
     method: 'GET',
+    template: '/v1/clusters/{id}/services/counts',
+    admin: false,
+    path: () => `/v1/clusters/${aliceCluster.id}/services/counts`,
+  },
+  {
+    method: 'GET',
     template: '/v1/clusters/{id}/services/{namespace}/{name}',
     admin: false,
     path: () => `/v1/clusters/${aliceCluster.id}/services/${ALICE_SERVICE.namespace}/${ALICE_SERVICE.name}`,
@@ -144,6 +150,12 @@ const ROUTES: Route[] = [
     template: '/v1/clusters/{id}/recommendations',
     admin: false,
     path: () => `/v1/clusters/${aliceCluster.id}/recommendations`,
+  },
+  {
+    method: 'GET',
+    template: '/v1/fleet/clusters/{id}',
+    admin: false,
+    path: () => `/v1/fleet/clusters/${aliceCluster.id}`,
   },
   {
     method: 'GET',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabaseAtMigration, type MigratedDatabase } from '../../../test/support/databases.js';
-import { createPrismaClient, fixRankingRows, type PrismaClient, ReadDb, registerCluster } from '../src/index.js';
+import { createPrismaClient, fixRankingRows, type PrismaClient, ReadDb } from '../src/index.js';
 
 /**
  * The migration that moved each Service's fixes from one row per recommendations document
@@ -33,9 +33,13 @@ let clusterId: string;
 beforeAll(async () => {
   db = await createDatabaseAtMigration('fix_contents_migration', '_fix_ranking_own_traffic');
   prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 2 });
-  ({
-    cluster: { id: clusterId },
-  } = await registerCluster(prisma, { organizationSlug: 'acme', name: 'old' }));
+  // The cluster as that schema holds it (the current client writes columns added later).
+  [{ id: clusterId }] = await prisma.$queryRawUnsafe<{ id: string }[]>(
+    `WITH o AS (INSERT INTO organizations (id, slug, name, updated_at)
+                VALUES (gen_random_uuid(), 'acme', 'acme', now()) RETURNING id)
+     INSERT INTO clusters (id, organization_id, name, updated_at)
+     SELECT gen_random_uuid(), o.id, 'old', now() FROM o RETURNING id::text AS id`,
+  );
   // cart's fixes never change; pay's change at T1. Two recommendations documents: T0's, and T1's and
   // T2's (the same content).
   const cart = entry('cart', 'enable-topology-mode', 0.4, 100);
@@ -102,6 +106,7 @@ beforeAll(async () => {
   ];
   for (const [statement, ...values] of old) await prisma.$executeRawUnsafe(statement, ...values);
   await db.apply('_service_fix_contents');
+  await db.applyRest();
   readDb = new ReadDb({ databaseUrl: db.url, poolMax: 2 });
 }, 120_000);
 

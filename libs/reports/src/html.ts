@@ -47,6 +47,7 @@ const STYLE = `
   .muted { color: #6b7280; font-size: 12px; }
   ul.notes { color: #4b5563; font-size: 13px; padding-left: 18px; }
   code { font-size: 12px; background: #f3f4f6; padding: 1px 4px; border-radius: 3px; }
+  pre { font-size: 12px; background: #f3f4f6; padding: 8px 10px; border-radius: 4px; white-space: pre-wrap; overflow-wrap: anywhere; }
 `;
 
 const money = (figure: Figure) => formatMoney(figure.cost);
