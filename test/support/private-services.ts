@@ -59,7 +59,7 @@ function serverUser(): { uid: number; gid: number } | undefined {
   return { uid, gid };
 }
 
-async function accepts(port: number): Promise<boolean> {
+export async function accepts(port: number): Promise<boolean> {
   const socket = new Socket();
   try {
     await new Promise<void>((resolve, reject) => {
@@ -73,14 +73,14 @@ async function accepts(port: number): Promise<boolean> {
   }
 }
 
-interface ServerProcess {
+export interface ServerProcess {
   launch(): ChildProcess;
   ready(): Promise<boolean>;
   stopSignal: NodeJS.Signals;
   directory: string;
 }
 
-function privateServer(port: number, server: ServerProcess): PrivateServer {
+export function privateServer(port: number, server: ServerProcess): PrivateServer {
   let child: ChildProcess | undefined;
   let output = '';
   const stop = async () => {
