@@ -62,6 +62,7 @@ const EVERYTHING = {
     ...REQUIRED.secrets,
     SECRET_ENCRYPTION_KEYS: 'k2:a-long-enough-keyring-key,k1:a-long-enough-webhook-key',
     TRAFFIC_SOURCES_ENCRYPTION_KEY: 'a-long-enough-traffic-key',
+    DATABASE_READ_URL: 'postgresql://zonewise:s3cret@replica.example.com:5432/zonewise?sslmode=require',
   },
   imagePullSecrets: [{ name: 'registry-credentials' }],
   config: { QUEUE_PREFIX: 'zw-prod', INGEST_MAX_BODY_BYTES: 67108864, TRUST_PROXY: '10.0.0.0/8' },
@@ -497,7 +498,7 @@ describe.skipIf(skip !== null)('the zonewise Helm chart (backend)', () => {
       expect(SECRET_SETTINGS.filter((name) => !reads.has(name))).toEqual([]);
       // Credentials are never plain config.
       for (const name of reads) {
-        if (/(SECRET|TOKEN|PASSWORD|ENCRYPTION_KEYS?)$|^(DATABASE|REDIS)_URL$/.test(name))
+        if (/(SECRET|TOKEN|PASSWORD|ENCRYPTION_KEYS?)$|^(DATABASE(_READ)?|REDIS)_URL$/.test(name))
           expect(SECRET_SETTINGS).toContain(name);
       }
     });
@@ -546,6 +547,9 @@ describe.skipIf(skip !== null)('the zonewise Helm chart (backend)', () => {
       expect(workerConfig.QUEUE_PREFIX).toBe('zw-prod');
       expect(workerConfig.REDIS_URL).toBe(REQUIRED.secrets.REDIS_URL);
       expect(workerConfig.WORKER_HEARTBEAT_FILE).toBe('/tmp/zonewise-worker.alive');
+      // The read replica reaches both: the API's savings and trends, the worker's reports.
+      expect(apiConfig.DATABASE_READ_URL).toBe(EVERYTHING.secrets.DATABASE_READ_URL);
+      expect(workerConfig.DATABASE_READ_URL).toBe(EVERYTHING.secrets.DATABASE_READ_URL);
       // api.config reaches the API only.
       expect(worker.env.map((entry) => entry.name)).not.toContain('HEAVY_READ_DUTY_CYCLE');
       // No credential is written into a Deployment: they all come from the Secret.

@@ -129,6 +129,30 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     stdio: 'ignore',
     ...user,
   });
+  return startPostgresOn(directory, data);
+}
+
+/**
+ * A streaming replica of a private PostgreSQL: `pg_basebackup -R` of the primary (initdb's pg_hba.conf lets
+ * 127.0.0.1 replicate with trust) started on a port of its own, a hot standby answering reads.
+ */
+export async function startPrivateReplica(primary: PrivatePostgres): Promise<PrivatePostgres> {
+  const bin = postgresBinDir();
+  const user = serverUser();
+  const directory = mkdtempSync(join(tmpdir(), 'zw-private-pg-replica-'));
+  if (user) chownSync(directory, user.uid, user.gid);
+  const data = join(directory, 'data');
+  execFileSync(
+    join(bin, 'pg_basebackup'),
+    ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', data, '-R', '-X', 'stream', '--no-sync'],
+    { stdio: 'ignore', ...user },
+  );
+  return startPostgresOn(directory, data);
+}
+
+async function startPostgresOn(directory: string, data: string): Promise<PrivatePostgres> {
+  const bin = postgresBinDir();
+  const user = serverUser();
   const port = await freePort();
   const serverUrl = `postgresql://postgres@127.0.0.1:${port}`;
   const server = privateServer(port, {

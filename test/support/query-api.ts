@@ -2,7 +2,7 @@ import type { INestApplication, INestApplicationContext, LoggerService } from '@
 import { type KubernetesList, moneyReplacer } from '@zw/core';
 import { createApiKey, createOrganization, createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
 import { createApiApp } from '../../apps/api/src/http-app.js';
-import { createTestDatabase, type TestDatabase } from './databases.js';
+import { createTestDatabase, databaseUrl, type TestDatabase } from './databases.js';
 import { buildProjects } from './processes.js';
 import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from './redis.js';
 import { waitFor } from './wait.js';
@@ -29,12 +29,19 @@ const quiet = { logger: ['error' as const] };
 export async function startQueryStack(
   tag: string,
   overrides: Record<string, string> = {},
-  options: { workerLogger?: LoggerService } = {},
+  options: {
+    workerLogger?: LoggerService;
+    /** The PostgreSQL server of the stack's database (a private one); the shared one by default. */
+    serverUrl?: string;
+    /** A streaming replica of serverUrl: DATABASE_READ_URL names the database there. */
+    readServerUrl?: string;
+  } = {},
 ): Promise<QueryStack> {
-  const db = await createTestDatabase(tag);
+  const db = await createTestDatabase(tag, options.serverUrl);
   const prefix = uniquePrefix(tag);
   const env = {
     DATABASE_URL: db.url,
+    ...(options.readServerUrl ? { DATABASE_READ_URL: databaseUrl(db.name, options.readServerUrl) } : {}),
     REDIS_URL: TEST_REDIS_URL,
     QUEUE_PREFIX: prefix,
     JOB_BACKOFF_MS: '100',

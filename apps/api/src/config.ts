@@ -1,4 +1,4 @@
-import { dbEnvSchema, historyRetentionSetting } from '@zw/db';
+import { dbEnvSchema, historyRetentionSetting, readReplicaSettings } from '@zw/db';
 import { parseEnvironment, queueEnvSchema } from '@zw/queue';
 import { z } from 'zod';
 
@@ -65,6 +65,7 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
    * (or before the organization's own) is refused. Give the API the worker's value.
    */
   ...historyRetentionSetting,
+  ...readReplicaSettings,
   /** Largest snapshot `POST /v1/simulate` accepts (JSON, uncompressed). */
   SIMULATE_MAX_BODY_BYTES: z.coerce
     .number()

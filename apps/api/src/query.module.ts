@@ -21,7 +21,7 @@ import { FleetController } from './fleet/fleet.controller.js';
 import { FleetService } from './fleet/fleet.service.js';
 import { MetricsService } from './ops/metrics.service.js';
 import { OpsController } from './ops/ops.controller.js';
-import { ReadDbCloser, readDbProvider } from './read-db.provider.js';
+import { ReadDbCloser, readDbProvider, ReplicaReadDbCloser, replicaReadDbProvider } from './read-db.provider.js';
 import { HeavyReadBudget } from './heavy-reads/heavy-read-budget.js';
 import { HeavyReadDbCloser, heavyReadDbProvider } from './heavy-reads/heavy-read-db.provider.js';
 import { LiveViewService } from './services/live-view.service.js';
@@ -72,6 +72,8 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
   providers: [
     readDbProvider,
     ReadDbCloser,
+    replicaReadDbProvider,
+    ReplicaReadDbCloser,
     heavyReadDbProvider,
     HeavyReadDbCloser,
     HeavyReadBudget,
@@ -109,6 +111,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     QueueAvailability,
     AuditLogService,
     readDbProvider,
+    replicaReadDbProvider,
     ApiKeyAuthenticator,
     SECRET_KEYRING,
     OidcIssuers,

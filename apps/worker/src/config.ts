@@ -1,4 +1,4 @@
-import { dbEnvSchema, historyRetentionSetting } from '@zw/db';
+import { dbEnvSchema, historyRetentionSetting, readReplicaSettings } from '@zw/db';
 import { parseEnvironment, queueEnvSchema } from '@zw/queue';
 import { z } from 'zod';
 
@@ -67,6 +67,7 @@ export const workerEnvSchema = dbEnvSchema
     /** Deployment defaults; an organization may override them (organizations.*_retention_days). */
     PAYLOAD_RETENTION_DAYS: z.coerce.number().min(0).default(7),
     ...historyRetentionSetting,
+    ...readReplicaSettings,
     /** Days the audit log (who changed keys, clusters, prices, schedules) is kept. */
     AUDIT_LOG_RETENTION_DAYS: z.coerce.number().min(1).default(365),
     /**

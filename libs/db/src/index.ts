@@ -16,7 +16,7 @@ export {
 } from './agent-tokens.js';
 export { findCluster, registerCluster, type RegisterClusterInput, type RegisteredCluster } from './clusters.js';
 export { clusterStateAt, serviceStateAt, serviceTimeline, type ServiceRef } from './history.js';
-export { dbEnvSchema, historyRetentionSetting } from './environment.js';
+export { dbEnvSchema, historyRetentionSetting, readReplicaSettings, replicaOf } from './environment.js';
 export {
   API_KEY_PREFIX,
   MIN_CHOSEN_KEY_LENGTH,

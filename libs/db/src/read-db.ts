@@ -28,6 +28,31 @@ export interface ReadDbOptions {
    * history).
    */
   preparedStatements?: boolean;
+  /**
+   * A streaming replica (DATABASE_READ_URL) this pool's reads go to while it is fresh enough; they go to
+   * `databaseUrl` (the primary) when it lags past `maxLagMs` or cannot be reached.
+   */
+  replica?: ReplicaOptions;
+}
+
+export interface ReplicaOptions {
+  databaseUrl: string;
+  /** Staleness bound: a replica further behind the primary than this is not read. */
+  maxLagMs: number;
+  /** How long one measurement of the replica's lag is trusted (default 1,000 ms). */
+  checkEveryMs?: number;
+}
+
+/** Which server answered a statement. */
+export type ReadServer = 'primary' | 'replica';
+
+/** The replica's freshness as last measured. */
+export interface ReplicaStatus {
+  /** Whether reads go to it now. */
+  usable: boolean;
+  /** How far behind the primary it was (0: it had replayed everything the primary had written), or null (unknown: down). */
+  lagMs: number | null;
+  checkedAt: number;
 }
 
 /** What one executed statement looked like; tests count these to prove batching. */
@@ -35,6 +60,7 @@ export interface ExecutedQuery {
   text: string;
   durationMs: number;
   rows: number;
+  server: ReadServer;
 }
 
 /**
@@ -47,34 +73,110 @@ export interface ExecutedQuery {
  */
 export class ReadDb {
   readonly pool: pg.Pool;
+  /** The replica's pool, when DATABASE_READ_URL names one. */
+  readonly replicaPool?: pg.Pool;
+  private readonly replicaOptions?: Required<ReplicaOptions>;
+  private replica: ReplicaStatus = { usable: false, lagMs: null, checkedAt: -Infinity };
+  private measuring?: Promise<boolean>;
   private readonly prepared: boolean;
   /** Prepared statements' names by their text: looking a text up costs less than hashing it again. */
   private readonly statementNames = new Map<string, string>();
   private readonly listeners = new Set<(query: ExecutedQuery) => void>();
 
   constructor(options: ReadDbOptions) {
-    this.pool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: options.poolMax ?? 10,
-      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
-      ...(options.connectionTimeoutMs ? { connectionTimeoutMillis: options.connectionTimeoutMs } : {}),
-      options: sessionOptions(options.oneCorePerStatement ? { max_parallel_workers_per_gather: '0' } : {}),
-    });
+    const poolOf = (connectionString: string) => {
+      const pool = new pg.Pool({
+        connectionString,
+        max: options.poolMax ?? 10,
+        ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+        ...(options.connectionTimeoutMs ? { connectionTimeoutMillis: options.connectionTimeoutMs } : {}),
+        options: sessionOptions(options.oneCorePerStatement ? { max_parallel_workers_per_gather: '0' } : {}),
+      });
+      // An idle client losing its connection (Postgres restarted) must not crash the process.
+      pool.on('error', () => undefined);
+      return pool;
+    };
+    this.pool = poolOf(options.databaseUrl);
+    if (options.replica) {
+      this.replicaPool = poolOf(options.replica.databaseUrl);
+      this.replicaOptions = { checkEveryMs: DEFAULT_REPLICA_CHECK_MS, ...options.replica };
+    }
     this.prepared = options.preparedStatements === true;
-    // An idle client losing its connection (Postgres restarted) must not crash the process.
-    this.pool.on('error', () => undefined);
   }
 
+  /**
+   * Runs a read: on the replica while it is within the staleness bound, else (or when the replica fails
+   * to answer for want of a server) on the primary. Reads only: a statement may run on both.
+   */
   async query<Row extends object>(text: string, values: unknown[] = []): Promise<Row[]> {
+    if (this.replicaPool && (await this.replicaUsable())) {
+      try {
+        return await this.run<Row>(this.replicaPool, 'replica', text, values);
+      } catch (error) {
+        if (!replicaUnavailable(error)) throw error;
+        this.replica = { usable: false, lagMs: null, checkedAt: performance.now() };
+      }
+    }
+    return this.run<Row>(this.pool, 'primary', text, values);
+  }
+
+  private async run<Row extends object>(pool: pg.Pool, server: ReadServer, text: string, values: unknown[]) {
     const started = performance.now();
-    const result = await this.pool.query<Row>(
+    const result = await pool.query<Row>(
       this.prepared ? { name: this.statementNameOf(text), text, values } : { text, values },
     );
     if (this.listeners.size > 0) {
-      const executed = { text, durationMs: performance.now() - started, rows: result.rowCount ?? 0 };
+      const executed = { text, durationMs: performance.now() - started, rows: result.rowCount ?? 0, server };
       for (const listener of this.listeners) listener(executed);
     }
     return result.rows;
+  }
+
+  /** The replica's freshness as last measured (null without a replica). */
+  replicaStatus(): ReplicaStatus | null {
+    return this.replicaPool ? { ...this.replica } : null;
+  }
+
+  /**
+   * Whether the replica may be read now, by the last measurement. A measurement older than checkEveryMs
+   * starts a new one in the background (one at a time): only the very first read waits for one, so a
+   * slow or unreachable replica never holds reads up beyond what its own failed read costs.
+   */
+  private async replicaUsable(): Promise<boolean> {
+    const first = this.replica.checkedAt === -Infinity;
+    if (!this.measuring && performance.now() - this.replica.checkedAt >= this.replicaOptions!.checkEveryMs) {
+      this.measuring = this.measureReplica().finally(() => (this.measuring = undefined));
+    }
+    return first && this.measuring ? this.measuring : this.replica.usable;
+  }
+
+  /**
+   * Decision (staleness): compare WAL positions first. The primary's current position is read before the
+   * replica's replay position, so a replica that has replayed up to it holds everything committed before
+   * the measurement: lag 0. Otherwise the replica shows the primary as of its last replayed commit, so its
+   * lag is at most the time since that commit (pg_last_xact_replay_timestamp, on the replica's clock):
+   * conservative (an idle primary's WAL of checkpoints makes a caught-up replica look that old until
+   * it replays them), never optimistic. Unknown (down, not a standby, nothing replayed yet): not read.
+   */
+  private async measureReplica(): Promise<boolean> {
+    let status: ReplicaStatus;
+    try {
+      const [{ lsn }] = (await this.pool.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows;
+      const [row] = (
+        await this.replicaPool!.query<{ standby: boolean; caught_up: boolean | null; lag_ms: number | null }>(
+          `SELECT pg_is_in_recovery() AS standby,
+                  pg_last_wal_replay_lsn() >= $1::pg_lsn AS caught_up,
+                  (extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::float8 AS lag_ms`,
+          [lsn],
+        )
+      ).rows;
+      const lagMs = !row.standby ? null : row.caught_up ? 0 : row.lag_ms === null ? null : Math.max(0, row.lag_ms);
+      status = { usable: lagMs !== null && lagMs <= this.replicaOptions!.maxLagMs, lagMs, checkedAt: 0 };
+    } catch {
+      status = { usable: false, lagMs: null, checkedAt: 0 };
+    }
+    this.replica = { ...status, checkedAt: performance.now() };
+    return status.usable;
   }
 
   private statementNameOf(text: string): string {
@@ -105,11 +207,24 @@ export class ReadDb {
   }
 
   async end(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.replicaPool?.end()]);
   }
 }
 
 const MAX_STATEMENT_NAMES = 256;
+const DEFAULT_REPLICA_CHECK_MS = 1000;
+
+/**
+ * Whether a replica's error means it cannot serve now (the read is then run on the primary): no server
+ * (a socket or pg connection error, no SQLSTATE), connection exceptions (class 08), shutdown or start-up
+ * (57P01-57P03), too many connections (53300), and a statement cancelled by a conflict with recovery
+ * (40001 on a standby). Errors of the statement itself (syntax, data, its timeout) are not retried.
+ */
+function replicaUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return /^(08...|57P0[123]|53300|40001)$/.test(code);
+}
 
 /** A prepared statement's name: the same text always gets the same name, another text another. */
 function statementNameOf(text: string): string {

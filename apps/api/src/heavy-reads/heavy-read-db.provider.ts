@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ReadDb } from '@zw/db';
+import { ReadDb, replicaOf } from '@zw/db';
 import type { ApiConfig } from '../config.js';
 
 /**
@@ -11,6 +11,9 @@ import type { ApiConfig } from '../config.js';
  * Decision: no parallel workers. The per-organization budget counts statements, each meant to hold one
  * database core; a parallel plan (Postgres picks one for a 30-day savings statement of 1,000 Services)
  * took three processes for one statement and, on a busy 2-core server, ran twice as long as the plain one.
+ *
+ * With DATABASE_READ_URL, heavy reads go to that replica while it is within DATABASE_READ_MAX_LAG_MS of
+ * the primary, and to the primary otherwise (ReadDb measures the lag).
  */
 export const HEAVY_READ_DB = Symbol('HEAVY_READ_DB');
 
@@ -25,6 +28,7 @@ export const heavyReadDbProvider: Provider = {
       connectionTimeoutMs: config.get('READ_CONNECT_TIMEOUT_MS', { infer: true }),
       oneCorePerStatement: true,
       preparedStatements: true,
+      replica: replicaOf(replicaSettings(config)),
     }),
 };
 
@@ -35,4 +39,12 @@ export class HeavyReadDbCloser implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.db.end();
   }
+}
+
+/** The read-replica settings of the API's configuration. */
+export function replicaSettings(config: ConfigService<ApiConfig, true>) {
+  return {
+    DATABASE_READ_URL: config.get('DATABASE_READ_URL', { infer: true }),
+    DATABASE_READ_MAX_LAG_MS: config.get('DATABASE_READ_MAX_LAG_MS', { infer: true }),
+  };
 }

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { bucketStart, clusterHead, firstSummaryAt, ReadDb, type TrendRow, trendRows } from '@zw/db';
+import { bucketStart, clusterHead, firstSummaryAt, type ReadDb, type TrendRow, trendRows } from '@zw/db';
 import type { z } from 'zod';
 import { clusterNotFound } from '../clusters/clusters.service.js';
 import { validationProblem } from '../problem.js';
 import { clusterPricing } from '../savings/pricing.js';
+import { REPLICA_READ_DB } from '../read-db.provider.js';
 import { BUCKETS, MAX_BUCKETS, type TrendsQuery, type TrendsView } from './trends.schemas.js';
 
 const DAY_MS = 86_400_000;
@@ -19,7 +20,8 @@ type Point = TrendsView['points'][number];
  */
 @Injectable()
 export class TrendsService {
-  constructor(@Inject(ReadDb) private readonly db: ReadDb) {}
+  /** Trends read history over a range: from the replica when DATABASE_READ_URL names one (REPLICA_READ_DB). */
+  constructor(@Inject(REPLICA_READ_DB) private readonly db: ReadDb) {}
 
   async fleet(organizationId: string, query: z.output<typeof TrendsQuery>, now = new Date()): Promise<TrendsView> {
     const range = await this.rangeOf(organizationId, undefined, query, now);

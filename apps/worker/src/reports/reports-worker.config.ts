@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
-import { ReadDb } from '@zw/db';
+import { ReadDb, replicaOf } from '@zw/db';
 import { createRedisClient, parseEnvironment, type RedisClient, reportsEnvSchema } from '@zw/queue';
 
 import type { WorkerConfig } from '../config.js';
@@ -14,14 +14,22 @@ export const reportsConfigProvider: Provider = {
   useFactory: () => parseEnvironment(reportsEnvSchema, process.env),
 };
 
-/** The report reader's own small pg pool: reports read history with the query API's hand-written SQL. */
+/**
+ * The report reader's own small pg pool: reports read history with the query API's hand-written SQL, from
+ * the replica DATABASE_READ_URL names while it is within DATABASE_READ_MAX_LAG_MS of the primary.
+ */
 export const REPORTS_READ_DB = Symbol('REPORTS_READ_DB');
 
 export const reportsReadDbProvider: Provider = {
   provide: REPORTS_READ_DB,
   inject: [WORKER_CONFIG],
   useFactory: (config: WorkerConfig) =>
-    new ReadDb({ databaseUrl: config.DATABASE_URL, poolMax: 3, statementTimeoutMs: 120_000 }),
+    new ReadDb({
+      databaseUrl: config.DATABASE_URL,
+      poolMax: 3,
+      statementTimeoutMs: 120_000,
+      replica: replicaOf(config),
+    }),
 };
 
 @Injectable()
