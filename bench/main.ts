@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { generateFleetSnapshot } from '@zw/core';
 import { runApiBench } from './api.js';
 import { runLimitsBench } from './limits.js';
+import { runOrgReadBench } from './org-read.js';
 import { dashboardSizeLines } from './dashboard.js';
 import { runPipelineBench } from './pipeline.js';
 import { runSavingsBench } from './savings.js';
@@ -31,7 +32,7 @@ interface CoreRun {
 }
 
 /**
- * `BENCH_ONLY=savings,core` runs just those parts (pipeline, dashboard, api, savings, traffic, sizing,
+ * `BENCH_ONLY=savings,core` runs just those parts (pipeline, dashboard, api, savings, orgread, traffic, sizing,
  * limits, fixes, core, scale); unset, every part but `scale` runs (a simulated fleet over hours of
  * history: it runs only when asked, see bench/scale.ts).
  */
@@ -40,6 +41,7 @@ const PARTS = [
   'dashboard',
   'api',
   'savings',
+  'orgread',
   'traffic',
   'sizing',
   'limits',
@@ -71,6 +73,7 @@ async function main(): Promise<void> {
   if (parts.has('dashboard')) print(dashboardSizeLines());
   if (parts.has('api')) print(await runApiBench());
   if (parts.has('savings')) print(await runSavingsBench());
+  if (parts.has('orgread')) print(await runOrgReadBench());
   if (parts.has('traffic')) print(await runTrafficBench());
   if (parts.has('sizing')) print(await runSizingBench());
   if (parts.has('limits')) print(await runLimitsBench());

@@ -300,6 +300,28 @@ describe('savings from the per-day roll-up', () => {
     expect(compared).toBeGreaterThan(500);
   });
 
+  it('ranks Services tying on their figures by name when the limit falls among them', async () => {
+    let tied = 0;
+    for (const range of ranges()) {
+      const all: SavingsQuery = { clusters, ...range, groupBy: 'service', limit: 1000 };
+      const { rows, opportunities } = await referenceSavingsWithOpportunities(readDb, all, 1000);
+      const groups = rows.filter((row) => !row.is_total);
+      const costly = groups.filter((row) => rankingUnits(row.with_cost) > 0).length;
+      const missing = opportunities.filter((row) => rankingUnits(row.missed_cost) > 0).length;
+      if (groups.length - costly < 2) continue;
+      tied++;
+      // The last places go to Services tying at zero: which ones is decided by their names alone.
+      const query: SavingsQuery = { ...all, limit: costly + 1 };
+      const opportunityLimit = Math.min(missing + 1, opportunities.length);
+      expectSameAnswer(
+        await savingsWithOpportunities(readDb, query, opportunityLimit),
+        await referenceSavingsWithOpportunities(readDb, query, opportunityLimit),
+        range.name,
+      );
+    }
+    expect(tied).toBeGreaterThan(3);
+  });
+
   it("reads the range's last day up to now from that day's row: the ranges above hold one with closed intervals", async () => {
     const lastDay = lastSnapshot.toISOString().slice(0, 10);
     expect(minutesAfterLastSnapshot().toISOString().slice(0, 10)).toBe(lastDay);

@@ -98,10 +98,25 @@ export interface OpportunityRow {
  * Reading the roll-up rather than every interval made `groupBy=service` over 30 days of a 1,000-Service
  * cluster several times faster (see `npm run bench`).
  */
+/**
+ * The Services of the clusters asked for with a traffic value of their own (set through the API or
+ * measured), through their partial index (cluster_services_own_traffic): few or none in most clusters.
+ * Only they change a Service's figures, so only they are joined to every Service's sums; names are looked
+ * up for the Services an answer shows (see {@link namedSql}), and the namespace for every Service only when
+ * the query filters or groups by it.
+ *
+ * Decision: joining every Service of an organization of 200 clusters × 1,000 Services to cluster_services
+ * (a sort of 200,000 sums by id, then a merge join) was a third of the savings statement; the price looked
+ * up by array_position in the clusters' array cost one comparison per cluster for each Service (0.8 s of
+ * 1.8 s at 200 clusters), now a hash join on the clusters' unnest. See bench/RESULTS.md (organization read).
+ */
+const OWN_TRAFFIC_SQL = `SELECT id, monthly_traffic_gb, measured_traffic_gb FROM cluster_services
+      WHERE cluster_id = ANY($1::uuid[]) AND (monthly_traffic_gb IS NOT NULL OR measured_traffic_gb IS NOT NULL)`;
+
 const RIGHT_EDGE_FROM_ROLLUP = '(SELECT from_rollup FROM right_edge)::uuid[]';
 const RAW_RIGHT_EDGE = '(SELECT raw FROM right_edge)::uuid[]';
 
-function perServiceSql(namespaceFilter: string): string {
+function perServiceSql(namespaceFilter: string, withNamespace: boolean): string {
   const leftEdgeMonths = `GREATEST(date_part('epoch', LEAST(i.valid_to, $4, $6::timestamptz) - GREATEST(i.valid_from, $3)), 0)`;
   const rawMonths = `CASE WHEN i.valid_to IS NULL
                  THEN date_part('epoch', LEAST($5::timestamptz, $4::timestamptz) - GREATEST(i.valid_from, $3::timestamptz))
@@ -149,7 +164,7 @@ function perServiceSql(namespaceFilter: string): string {
         FROM pieces WHERE months > 0
        GROUP BY cluster_id, service_id
     ), weighted AS (
-      SELECT w.cluster_id, w.service_id, s.namespace, s.name, n.*,
+      SELECT w.cluster_id, w.service_id,${withNamespace ? ' s.namespace,' : ''} n.*,
              n.without_gb * n.price AS without_cost, n.with_gb * n.price AS with_cost,
              n.missed_gb * n.price AS missed_cost,
              s.monthly_traffic_gb IS NOT NULL AS source_api,
@@ -159,10 +174,12 @@ function perServiceSql(namespaceFilter: string): string {
              w.opportunity,
              o.gb IS NULL AND w.opportunity_default AS opportunity_estimated
         FROM summed w
-        JOIN cluster_services s ON s.id = w.service_id
+        ${withNamespace ? 'JOIN cluster_services s' : `LEFT JOIN (${OWN_TRAFFIC_SQL}) s`} ON s.id = w.service_id
+        JOIN (SELECT * FROM unnest($1::uuid[], $2::float8[]) AS p(cluster_id, price) OFFSET 0) p
+          ON p.cluster_id = w.cluster_id
        CROSS JOIN LATERAL (SELECT COALESCE(s.monthly_traffic_gb, s.measured_traffic_gb) AS gb) o
        CROSS JOIN LATERAL (
-             SELECT ($2::float8[])[array_position($1::uuid[], w.cluster_id)] AS price, w.months,
+             SELECT p.price, w.months,
                     COALESCE(o.gb * w.months, w.traffic_months) AS gb_m,
                     CASE WHEN s.monthly_traffic_gb IS NULL THEN COALESCE(s.measured_traffic_gb * w.months, 0)
                          ELSE 0 END AS measured_gb_m,
@@ -240,11 +257,11 @@ const GROUP_COLUMNS: Record<SavingsGroupBy, string[]> = {
  * the totals in the same statement (GROUPING SETS). Groups come largest cost first; at most `limit`.
  */
 export async function savingsRows(db: ReadDb, query: SavingsQuery): Promise<SavingsRow[]> {
-  const { values, namespaceFilter } = parametersOf(query);
+  const { values, namespaceFilter, withNamespace } = parametersOf(query);
   const columns = GROUP_COLUMNS[query.groupBy];
   const limit = `$${values.push(query.limit)}`;
   return db.query<SavingsRow>(
-    `${perServiceSql(namespaceFilter)}, ${groupedSql(columns, limit)}
+    `${perServiceSql(namespaceFilter, withNamespace)}, ${groupedSql(columns, limit, withNamespace)}
     SELECT ${groupColumnsSql(columns)} FROM ranked
      ORDER BY is_total DESC, rank`,
     values,
@@ -257,10 +274,10 @@ export async function savingsRows(db: ReadDb, query: SavingsQuery): Promise<Savi
  * then in GB, then namespace and name).
  */
 export async function opportunityRows(db: ReadDb, query: SavingsQuery): Promise<OpportunityRow[]> {
-  const { values, namespaceFilter } = parametersOf(query);
+  const { values, namespaceFilter, withNamespace } = parametersOf(query);
   const limit = `$${values.push(query.limit)}`;
   return db.query<OpportunityRow>(
-    `${perServiceSql(namespaceFilter)}, ${opportunitiesSql(limit)}
+    `${perServiceSql(namespaceFilter, withNamespace)}, ${opportunitiesSql(limit, withNamespace)}
     SELECT cluster_id, namespace, name, traffic_gb, missed_gb, missed_cost, estimated, months
       FROM opportunity_rows ORDER BY position`,
     values,
@@ -276,12 +293,12 @@ export async function savingsWithOpportunities(
   query: SavingsQuery,
   opportunityLimit: number,
 ): Promise<{ rows: SavingsRow[]; opportunities: OpportunityRow[] }> {
-  const { values, namespaceFilter } = parametersOf(query);
+  const { values, namespaceFilter, withNamespace } = parametersOf(query);
   const columns = GROUP_COLUMNS[query.groupBy];
   const limit = `$${values.push(query.limit)}`;
   const opportunitiesLimit = `$${values.push(opportunityLimit)}`;
   const rows = await db.query<SavingsRow & { kind: 'group' | 'opportunity'; estimated: boolean | null }>(
-    `${perServiceSql(namespaceFilter)}, ${groupedSql(columns, limit)}, ${opportunitiesSql(opportunitiesLimit)}
+    `${perServiceSql(namespaceFilter, withNamespace)}, ${groupedSql(columns, limit, withNamespace)}, ${opportunitiesSql(opportunitiesLimit, withNamespace)}
     SELECT * FROM (
       SELECT 'group' AS kind, ${groupColumnsSql(columns)}, NULL::boolean AS estimated, rank AS position
         FROM ranked
@@ -310,7 +327,7 @@ export async function savingsWithOpportunities(
   };
 }
 
-function parametersOf(query: SavingsQuery): { values: unknown[]; namespaceFilter: string } {
+function parametersOf(query: SavingsQuery): { values: unknown[]; namespaceFilter: string; withNamespace: boolean } {
   const { firstWholeDay, lastWholeDayEnd } = wholeDaysOf(query);
   const { firstWholeWeek, lastWholeWeekEnd } = wholeWeeksOf(firstWholeDay, lastWholeDayEnd);
   const runsToNow = query.to >= query.now && firstWholeDay < lastWholeDayEnd;
@@ -331,7 +348,8 @@ function parametersOf(query: SavingsQuery): { values: unknown[]; namespaceFilter
     runsToNow && thisWeek >= firstWholeDay.getTime() ? utcDate(new Date(thisWeek)) : null,
   ];
   const namespaceFilter = query.namespace === undefined ? '' : ` AND s.namespace = $${values.push(query.namespace)}`;
-  return { values, namespaceFilter };
+  // The namespace of every Service only when the query filters or groups by it.
+  return { values, namespaceFilter, withNamespace: query.namespace !== undefined || query.groupBy === 'namespace' };
 }
 
 /**
@@ -379,13 +397,14 @@ const WEEK_MS = 7 * DAY_MS;
  * the groups and the totals in one pass. The order names every group column, so the first `limit` are one
  * set whatever the plan (a top-N sort, cheaper than ranking every group).
  */
-function groupedSql(columns: string[], limit: string): string {
+function groupedSql(columns: string[], limit: string, withNamespace: boolean): string {
   const order = `${inMillionths('with_cost')} DESC, ${inMillionths('with_gb')} DESC, ${columns.join(', ')}`;
   const ranking = `row_number() OVER (ORDER BY ${order}) AS rank`;
   if (columns.length === GROUP_COLUMNS.service.length) {
+    const candidates = namedSql(['with_cost', 'with_gb'], false, limit, withNamespace);
     return `top_groups AS (
       SELECT ${columns.join(', ')}, false AS is_total, ${groupColumnsOf('oneService')}
-        FROM (SELECT * FROM weighted ORDER BY ${order} LIMIT ${limit}) top
+        FROM (SELECT * FROM ${candidates} ORDER BY ${order} LIMIT ${limit}) top
     ), ranked AS (
       SELECT *, ${ranking} FROM top_groups
       UNION ALL
@@ -423,13 +442,33 @@ function groupColumnsSql(columns: string[]): string {
 }
 
 /** `opportunity_rows`: the ranked opportunities (at most `limit`), with their `position` (one row per Service). */
-function opportunitiesSql(limit: string): string {
+function opportunitiesSql(limit: string, withNamespace: boolean): string {
   const order = `${inMillionths('missed_cost')} DESC, ${inMillionths('missed_gb')} DESC,
                  namespace COLLATE "C", name COLLATE "C", cluster_id`;
+  const candidates = namedSql(['missed_cost', 'missed_gb'], true, limit, withNamespace);
   return `opportunity_rows AS (
       SELECT cluster_id::text, namespace, name, opportunity_gb_m AS traffic_gb, missed_gb, missed_cost,
              opportunity_estimated AS estimated, opportunity_months AS months,
              row_number() OVER (ORDER BY ${order}) AS position
-        FROM (SELECT * FROM weighted WHERE opportunity ORDER BY ${order} LIMIT ${limit}) top_opportunities
+        FROM (SELECT * FROM ${candidates} ORDER BY ${order} LIMIT ${limit}) top_opportunities
     )`;
+}
+
+/**
+ * The rows of `source` kept by `where` that can be among the first `limit` ranked on the millionths of
+ * `figures` (descending) then on names, with their Service's namespace and name: the first `limit` on the
+ * figures alone and every row tying with the last of them. Only those are joined to cluster_services for
+ * their names, not every Service of the organization.
+ */
+function namedSql(figures: [string, string], opportunity: boolean, limit: string, withNamespace: boolean): string {
+  const key = (row: string) => `(${figures.map((figure) => inMillionths(`${row}.${figure}`)).join(', ')})`;
+  const where = (row: string) => (opportunity ? `${row}.opportunity AND ` : '');
+  return `(SELECT c.*,${withNamespace ? '' : ' s.namespace,'} s.name
+       FROM weighted c JOIN cluster_services s ON s.id = c.service_id
+      WHERE ${where('c')}${key('c')} >= (
+            SELECT ${figures.map((_, n) => `k${n}`).join(', ')}
+              FROM (SELECT ${figures.map((figure, n) => `${inMillionths(figure)} AS k${n}`).join(', ')}
+                      FROM weighted w WHERE ${where('w')}true
+                     ORDER BY ${figures.map((_, n) => `k${n} DESC`).join(', ')} LIMIT ${limit}) top
+             ORDER BY ${figures.map((_, n) => `k${n}`).join(', ')} LIMIT 1)) named`;
 }

@@ -1,0 +1,161 @@
+import { gzipSync } from 'node:zlib';
+import { generateFleetSnapshot } from '@zw/core';
+import { createApiKey, createPrismaClient, registerCluster } from '@zw/db';
+import { pending } from './api.js';
+import {
+  deleteKeys,
+  dropDatabase,
+  freePort,
+  inParallel,
+  migrate,
+  reachable,
+  REDIS_URL,
+  SERVER_URL,
+  startApp,
+  stop,
+  waitForPort,
+  waitUntil,
+  withCapturedAt,
+} from './local-stack.js';
+
+/**
+ * Organization-wide reads (`BENCH_ONLY=orgread`): one organization of BENCH_ORG_CLUSTERS clusters
+ * (200) × BENCH_ORG_SERVICES Services (1,000), one snapshot per cluster pushed through ingest (gzip) and
+ * processed by the worker, then `GET /v1/savings?groupBy=service` and `groupBy=cluster` over the default
+ * 30 days, against one cluster's Services list (first page) as the floor, measured in alternating blocks.
+ * Target: each savings read within 1 s (issue 24). The API runs without its read-model cache, with its
+ * production heavy-read pool (statement timeout 5 s: a read past it answers 503, counted here).
+ */
+
+const SHAPE = { nodes: 30, zones: 3, endpointsPerService: 3, autoShare: 0.5 };
+const SAMPLES = 12;
+const BLOCKS = 3;
+const TARGET_MS = 1000;
+
+export async function runOrgReadBench(): Promise<string[]> {
+  if (!(await reachable(SERVER_URL)) || !(await reachable(REDIS_URL))) {
+    return [`orgread: skipped: PostgreSQL (${SERVER_URL}) or Redis (${REDIS_URL}) not reachable`];
+  }
+  const clusterCount = Number(process.env.BENCH_ORG_CLUSTERS ?? 200);
+  const services = Number(process.env.BENCH_ORG_SERVICES ?? 1000);
+  const database = `zw_benchorg_${process.pid}`;
+  const databaseUrl = `${SERVER_URL}/${database}`;
+  const prefix = `zwbenchorg-${process.pid}`;
+  migrate(databaseUrl);
+  const prisma = createPrismaClient({ databaseUrl, poolMax: 4 });
+  const port = await freePort();
+  const env = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    NO_COLOR: '1',
+    RATE_LIMIT_REQUESTS: '100000000',
+    QUERY_CACHE_TTL_MS: '0',
+  };
+  const api = startApp('api', { ...env, PORT: String(port), HOST: '127.0.0.1' });
+  const worker = startApp('worker', { ...env, WORKER_CONCURRENCY: '2' });
+  try {
+    await waitForPort(port);
+    const apiUrl = `http://127.0.0.1:${port}`;
+    const started = performance.now();
+    const slug = 'bench-org';
+    const clusters: { id: string; token: string }[] = [];
+    for (let n = 0; n < clusterCount; n++) {
+      const { cluster, agentToken } = await registerCluster(prisma, {
+        organizationSlug: slug,
+        name: `cluster-${String(n).padStart(4, '0')}`,
+        cloud: 'aws',
+      });
+      clusters.push({ id: cluster.id, token: agentToken });
+    }
+    const organization = await prisma.organization.findUniqueOrThrow({ where: { slug } });
+    const { key } = await createApiKey(prisma, { organizationId: organization.id, name: 'bench', role: 'viewer' });
+    // A few distinct fleets, each body made once (gzip, as agents send them).
+    const bodies = [1, 2, 3].map((seed) =>
+      gzipSync(
+        JSON.stringify(
+          withCapturedAt(generateFleetSnapshot({ ...SHAPE, services, seed }), new Date(Date.now() - 3600_000)),
+        ),
+      ),
+    );
+    await inParallel(
+      clusters.map((cluster, n) => ({ ...cluster, body: bodies[n % bodies.length] })),
+      4,
+      async ({ token, body }) => {
+        for (;;) {
+          const response = await fetch(`${apiUrl}/v1/ingest/snapshots`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${token}`,
+              'content-type': 'application/json',
+              'content-encoding': 'gzip',
+            },
+            body,
+          });
+          await response.text();
+          if (response.status === 202) return;
+          if (response.status !== 429) throw new Error(`orgread bench: push answered ${response.status}`);
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+        }
+      },
+    );
+    await waitUntil(async () => (await pending(prisma)) === 0, 3_600_000, 1000);
+    await prisma.$executeRawUnsafe('VACUUM ANALYZE');
+    const [{ n: serviceCount }] = await prisma.$queryRawUnsafe<{ n: number }[]>(
+      'SELECT count(*)::int AS n FROM cluster_services',
+    );
+    const setupSeconds = (performance.now() - started) / 1000;
+
+    const paths = [
+      '/v1/savings?groupBy=service',
+      '/v1/savings?groupBy=cluster',
+      `/v1/clusters/${clusters[0].id}/services`,
+    ];
+    const samples = paths.map(() => [] as number[]);
+    const failures = paths.map(() => new Map<number, number>());
+    const timed = async (which: number, recorded = true) => {
+      const before = performance.now();
+      const response = await fetch(apiUrl + paths[which], { headers: { authorization: `Bearer ${key}` } });
+      await response.arrayBuffer();
+      if (!recorded) return;
+      if (response.status === 200) samples[which].push(performance.now() - before);
+      else failures[which].set(response.status, (failures[which].get(response.status) ?? 0) + 1);
+    };
+    for (const which of paths.keys()) await timed(which, false); // warm: prepared statements, plans
+    for (let block = 0; block < BLOCKS; block++) {
+      for (const which of paths.keys()) {
+        for (let i = 0; i < SAMPLES / BLOCKS; i++) await timed(which);
+      }
+    }
+    const floor = median(samples[2]);
+    const lines = [
+      `orgread: one organization of ${clusterCount} clusters, ${serviceCount} Services (a snapshot per cluster through ingest and the worker, set up in ${setupSeconds.toFixed(0)} s); the API without its read-model cache; floor: one cluster's Services list (first page) median ${floor.toFixed(1)} ms`,
+    ];
+    for (const which of [0, 1]) {
+      const refused = [...failures[which]].map(([status, count]) => `${count} answered ${status}`).join(', ');
+      if (samples[which].length === 0) {
+        lines.push(
+          `orgread: GET ${paths[which]}: no answer in ${SAMPLES} tries (${refused}) (target <= ${TARGET_MS} ms): OVER`,
+        );
+        continue;
+      }
+      const ms = median(samples[which]);
+      const verdict = ms <= TARGET_MS && failures[which].size === 0 ? 'ok' : 'OVER';
+      lines.push(
+        `orgread: GET ${paths[which]} over 30 days: median ${ms.toFixed(0)} ms (${(ms / floor).toFixed(1)}x the floor; ${samples[which].length} of ${SAMPLES} answered 200${refused ? `, ${refused}` : ''}) (target <= ${TARGET_MS} ms): ${verdict}`,
+      );
+    }
+    return lines;
+  } finally {
+    await stop(worker);
+    await stop(api);
+    await prisma.$disconnect();
+    await dropDatabase(database);
+    await deleteKeys(prefix);
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
