@@ -28,6 +28,13 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: ['**/libs/**', '@zw/*', '**/apps/api/**', 'node:*'] }] },
   },
   {
+    // The agent runs in customers' clusters and speaks to zonewise over HTTP only: no database, no queue.
+    files: ['apps/agent/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['**/libs/db/**', '@zw/db', '@zw/queue', '**/apps/api/**'] }],
+    },
+  },
+  {
     // Imports run one way: apps -> libs; libs never import apps.
     files: ['libs/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['**/apps/**'] }] },

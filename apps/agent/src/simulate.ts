@@ -3,6 +3,7 @@ import { AGENT_VERSION } from './version.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { createLogger } from './logger.js';
 import { DEMO_FLEET } from './simulator/fleet.js';
+import { ensureClusters, RegistrationError } from './simulator/registration.js';
 import { runSimulation } from './simulator/simulation.js';
 
 /**
@@ -17,7 +18,7 @@ interface RawOptions {
   apiUrl: string;
   token: string[];
   createClusters?: boolean;
-  org: string;
+  apiKey?: string;
   clusters?: string;
   seed: string;
   ticks?: string;
@@ -42,8 +43,12 @@ function program(): Command {
         .argParser((value: string, previous: string[] = []) => [...previous, ...value.split(',').filter(Boolean)])
         .default([]),
     )
-    .option('--create-clusters', 'create the clusters (or give existing ones new tokens) in DATABASE_URL')
-    .option('--org <slug>', 'organization of the created clusters', 'demo')
+    .option('--create-clusters', 'create the clusters (or give existing ones new tokens) through the API')
+    .addOption(
+      new Option('--api-key <key>', "an admin API key of the clusters' organization (for --create-clusters)").env(
+        'ZONEWISE_API_KEY',
+      ),
+    )
     .option('--clusters <names>', 'comma-separated subset of the fleet to play')
     .option('--seed <n>', 'random seed: the same seed plays the same fleet', '1')
     .option('--ticks <n>', 'play this many ticks, then stop (default: until stopped)')
@@ -78,15 +83,21 @@ export async function main(argv: readonly string[]): Promise<number> {
 
   const tokens = new Map(raw.token.map((pair) => pair.split('=') as [string, string]));
   if (raw.createClusters) {
-    const databaseUrl = process.env.DATABASE_URL;
-    if (!databaseUrl) {
-      process.stderr.write('zonewise-simulate: --create-clusters needs DATABASE_URL\n');
+    if (!raw.apiKey) {
+      process.stderr.write(
+        'zonewise-simulate: --create-clusters needs --api-key (or ZONEWISE_API_KEY), an admin key\n',
+      );
       return EXIT_BAD_CONFIG;
     }
-    const { ensureClusters } = await import('./simulator/registration.js');
-    for (const [name, { clusterId, agentToken }] of await ensureClusters(databaseUrl, raw.org, options.clusters)) {
-      tokens.set(name, agentToken);
-      logger.info({ cluster: name, clusterId, organization: raw.org }, 'cluster ready');
+    try {
+      for (const [name, { clusterId, agentToken }] of await ensureClusters(raw.apiUrl, raw.apiKey, options.clusters)) {
+        tokens.set(name, agentToken);
+        logger.info({ cluster: name, clusterId }, 'cluster ready');
+      }
+    } catch (error) {
+      if (!(error instanceof RegistrationError)) throw error;
+      process.stderr.write(`zonewise-simulate: creating the clusters: ${error.message}\n`);
+      return error.refused ? EXIT_BAD_CONFIG : 1;
     }
   }
   const missing = options.clusters.filter((cluster) => !tokens.has(cluster.name)).map((cluster) => cluster.name);

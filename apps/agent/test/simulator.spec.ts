@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
 import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from '../../../test/support/redis.js';
+import { createTenant, type Tenant } from '../../../test/support/query-api.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { createApiApp } from '../../api/src/http-app.js';
 import {
@@ -137,12 +138,14 @@ describe('zonewise-simulate → API → worker', () => {
   let api: INestApplication;
   let url: string;
   let worker: INestApplicationContext;
+  let demo: Tenant;
 
   beforeAll(async () => {
     buildAgentAndCli();
     db = await createTestDatabase('simulate');
     prefix = uniquePrefix('simulate');
     prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 2 });
+    demo = await createTenant(prisma, 'demo');
     const env = { DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, JOB_BACKOFF_MS: '100' };
     Object.assign(process.env, env);
     api = await createApiApp({ logger: ['error'] });
@@ -159,10 +162,10 @@ describe('zonewise-simulate → API → worker', () => {
     await db?.drop();
   });
 
-  async function simulate(args: string[]): Promise<{ code: number | null; output: string }> {
+  async function simulate(args: string[], apiKey?: string): Promise<{ code: number | null; output: string }> {
     const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', 'agent', 'simulate.js'), ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: db.url },
+      env: { PATH: process.env.PATH ?? '', ...(apiKey ? { ZONEWISE_API_KEY: apiKey } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -172,25 +175,26 @@ describe('zonewise-simulate → API → worker', () => {
     return { code: code as number | null, output };
   }
 
-  it('creates the clusters and plays N ticks of simulated time into history, then stops', async () => {
+  it('creates the clusters through the API and plays N ticks of simulated time into history, then stops', async () => {
     const ticks = 12;
-    const run = await simulate([
-      '--api-url',
-      url,
-      '--create-clusters',
-      '--org',
-      'demo',
-      '--ticks',
-      String(ticks),
-      '--step',
-      '5m',
-      '--interval',
-      '0',
-      '--seed',
-      '1',
-      '--log-level',
-      'warn',
-    ]);
+    const run = await simulate(
+      [
+        '--api-url',
+        url,
+        '--create-clusters',
+        '--ticks',
+        String(ticks),
+        '--step',
+        '5m',
+        '--interval',
+        '0',
+        '--seed',
+        '1',
+        '--log-level',
+        'warn',
+      ],
+      demo.adminKey,
+    );
     expect(run).toMatchObject({ code: 0 });
     const clusters = await prisma.cluster.findMany({
       where: { organization: { slug: 'demo' } },
@@ -260,21 +264,22 @@ describe('zonewise-simulate → API → worker', () => {
     expect(last.capturedAt.getTime() - first.capturedAt.getTime()).toBeGreaterThanOrEqual((ticks - 1) * 5 * 60_000);
 
     // Played again, it gives the existing clusters new tokens and goes on.
-    const again = await simulate([
-      '--api-url',
-      url,
-      '--create-clusters',
-      '--org',
-      'demo',
-      '--clusters',
-      'onprem-lab',
-      '--ticks',
-      '2',
-      '--interval',
-      '10ms',
-      '--log-level',
-      'warn',
-    ]);
+    const again = await simulate(
+      [
+        '--api-url',
+        url,
+        '--create-clusters',
+        '--clusters',
+        'onprem-lab',
+        '--ticks',
+        '2',
+        '--interval',
+        '10ms',
+        '--log-level',
+        'warn',
+      ],
+      demo.adminKey,
+    );
     expect(again.code).toBe(0);
     expect(await prisma.cluster.count()).toBe(DEMO_FLEET.length);
     expect(await prisma.snapshot.count({ where: { clusterId: byName['onprem-lab'] } })).toBe(ticks + 2);
@@ -287,10 +292,15 @@ describe('zonewise-simulate → API → worker', () => {
       [['--clusters', 'nope', '--token', 'nope=zwa_x'], /no cluster "nope"/],
       [['--token', 'aws-prod-us-east-1=secret'], /--token: expected <cluster>=<zwa_… token>/],
       [[], /no agent token for any cluster/],
+      [['--create-clusters'], /--create-clusters needs --api-key/],
+      [
+        ['--create-clusters', '--api-key', 'zwk_not-a-key'],
+        /creating the clusters: GET \/v1\/clusters\?limit=1000: 401/,
+      ],
     ];
     for (const [args, message] of cases) {
       const run = await simulate(['--api-url', url, ...args]);
       expect({ args, ...run }).toMatchObject({ code: 2, output: expect.stringMatching(message) });
     }
-  });
+  }, 120_000);
 });

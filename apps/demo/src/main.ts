@@ -1,6 +1,6 @@
 import { createPrismaClient } from '@zw/db';
 import { type Child, runToCompletion, startChild } from './child-processes.js';
-import { DEMO_ORGANIZATION, ensureDemoTenant } from './demo-api-key.js';
+import { ensureDemoTenant } from './demo-api-key.js';
 import { DemoConfigError, loadDemoConfig, type DemoConfig } from './demo-config.js';
 import { formatFleet, waitForFleet } from './fleet-summary.js';
 import { createRunLogDir } from './run-log-dir.js';
@@ -55,15 +55,23 @@ async function main(): Promise<number> {
     await waitForReady(apiUrl, children[0]);
     children.push(startChild('worker', 'dist/apps/worker/main.js', [], env, logDir));
 
-    const simulate = ['--api-url', apiUrl, '--create-clusters', '--org', DEMO_ORGANIZATION];
+    // The key reaches the simulator in its environment, not its command line (which `ps` shows).
+    const simulate = ['--api-url', apiUrl, '--create-clusters'];
+    const simulateEnv = { ...env, ZONEWISE_API_KEY: tenant.apiKey };
     say('playing two hours of demo-fleet history');
-    await runToCompletion('fleet-backfill', 'dist/apps/agent/simulate.js', [...simulate, ...BACKFILL], env, logDir);
+    await runToCompletion(
+      'fleet-backfill',
+      'dist/apps/agent/simulate.js',
+      [...simulate, ...BACKFILL],
+      simulateEnv,
+      logDir,
+    );
     children.push(
       startChild(
         'fleet',
         'dist/apps/agent/simulate.js',
         [...simulate, '--interval', config.ZONEWISE_DEMO_INTERVAL],
-        env,
+        simulateEnv,
         logDir,
       ),
     );

@@ -36,7 +36,7 @@ export interface ClusterScenario {
   kubernetesVersion: string;
   dataPlane: DataPlaneName;
   /** USD per GB crossing zones; null: the cloud's list price. */
-  crossZonePricePerGb: string | null;
+  crossZonePricePerGb: number | null;
   state(tick: number, seed: number): ClusterState;
   /** The controller shows the previous tick's hints (a slow or busy kube-controller-manager). */
   lagsHints: boolean;
@@ -218,7 +218,7 @@ const awsSpot: ClusterScenario = {
   region: 'us-west-2',
   kubernetesVersion: '1.32',
   dataPlane: 'kube-proxy',
-  crossZonePricePerGb: '0.02',
+  crossZonePricePerGb: 0.02,
   lagsHints: true,
   state(tick, seed) {
     const zones = ['us-west-2a', 'us-west-2b', 'us-west-2c'];
@@ -264,7 +264,7 @@ const onprem: ClusterScenario = {
   region: null,
   kubernetesVersion: '1.31',
   dataPlane: 'kube-proxy',
-  crossZonePricePerGb: '0',
+  crossZonePricePerGb: 0,
   lagsHints: false,
   state(tick, seed) {
     const zones = ['dc1-rack1', 'dc1-rack2', 'dc1-rack3'];
