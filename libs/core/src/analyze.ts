@@ -1,5 +1,6 @@
 import { MINIMUM_SHARE_FACTOR, type ZoneAllocation } from './allocations.js';
-import { analyzeClusterIPs, serviceCidrsOf, type ServiceCidrReport } from './cluster-ips.js';
+import { analyzeClusterIPs, type ServiceCidrReport } from './cluster-ips.js';
+import { serviceCidrsOf } from './service-cidrs.js';
 import { compareHints, type HintDrift } from './drift.js';
 import {
   serviceHintsResult,

@@ -20,6 +20,16 @@ export * from './traffic-sources.js';
 export * from './ip-addresses.js';
 export * from './cidr-bands.js';
 export * from './cluster-ips.js';
+export { isServiceCidrReady, serviceCidrsOf, type ServiceCidrInput } from './service-cidrs.js';
+export {
+  allocateDynamic,
+  allocateStatic,
+  allocationState,
+  releaseAddress,
+  type AllocationOutcome,
+  type AllocationState,
+  type RandomSource,
+} from './cluster-ip-allocator.js';
 export * from './drift.js';
 export * from './analyze.js';
 export * from './node-endpoints.js';
@@ -37,5 +47,7 @@ export * from './service-outcome.js';
 export * from './replica-search.js';
 export * from './fix-patches.js';
 export * from './recommendations.js';
+export { blockingNodes } from './fix-clusters.js';
+export * from './analysis-with-fixes.js';
 export * from './fix-context.js';
 export * from './workloads.js';

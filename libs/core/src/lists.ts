@@ -18,3 +18,8 @@ export function emptyObjectList<T extends object>(): T[] {
   list.pop();
   return list;
 }
+
+/** Orders strings by their UTF-16 code units, as Go's `sort.Strings` orders bytes for the ASCII names Kubernetes allows. */
+export function byteOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -4,14 +4,13 @@ import {
   type AllocationOutcome,
   type AllocationState,
   type RandomSource,
-  type ServiceCidrInput,
   allocateDynamic,
   allocateStatic,
   allocationState,
-  analyzeClusterIPs,
   releaseAddress,
-  serviceCidrsOf,
-} from '../src/cluster-ips.js';
+} from '../src/cluster-ip-allocator.js';
+import { analyzeClusterIPs } from '../src/cluster-ips.js';
+import { type ServiceCidrInput, serviceCidrsOf } from '../src/service-cidrs.js';
 import { bandOf, serviceIpRange } from '../src/cidr-bands.js';
 import { CidrError, cidrContains, formatIp, parseCidr, parseIp } from '../src/ip-addresses.js';
 import type { Service, ServiceCIDR } from '../src/k8s-objects.js';
