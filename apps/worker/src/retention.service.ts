@@ -27,7 +27,9 @@ export interface RetentionResult {
 const BATCH = 1000;
 
 /**
- * Keeps storage bounded: raw payloads past their retention, then per-snapshot rows (snapshot and its
+ * Keeps storage bounded: raw payloads past their retention (counted from the snapshot's captured-at time,
+ * as history is: a snapshot pushed late, or re-driven, keeps its payload for as long as one pushed on time
+ * and never outlives the days it describes), then per-snapshot rows (snapshot and its
  * aggregates) and closed history intervals past the history retention, and audit entries past
  * AUDIT_LOG_RETENTION_DAYS, dashboard sessions a day after they ended and unfinished sign-ins. Organizations may override the payload and history periods. Snapshots still
  * waiting are never touched.
@@ -52,7 +54,7 @@ export class RetentionService {
             JOIN snapshot_payloads p ON p.snapshot_id = s.id
             JOIN clusters c ON c.id = s.cluster_id JOIN organizations o ON o.id = c.organization_id
            WHERE s.status IN ('processed', 'failed')
-             AND s.received_at < ${now}::timestamptz
+             AND s.captured_at < ${now}::timestamptz
                  - COALESCE(o.payload_retention_days, ${payloadDays}::float8) * interval '1 day'
            LIMIT ${BATCH})`,
     );
