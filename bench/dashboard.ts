@@ -21,7 +21,10 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
  * the table waits for, from the same page, with the same headers, interleaved with the navigations so
  * both see the same load. The API runs without its read-model cache, so both get the whole answer
  * computed. Opening the page cold (a fresh browser context: nothing cached, every chunk downloaded,
- * React started) is reported beside it as information, with its fixed cost.
+ * React started) is reported beside it, with its fixed cost.
+ *
+ * Budgets (issue 26, on this machine; reported, never asserted in tests): a cold open to the first rows
+ * within 1 s, a warm page change (the in-app click above) within 300 ms, each beside its API answer.
  */
 
 /** dist/dashboard, found upwards from here (dist/bench when built, bench/ when run from source). */
@@ -36,6 +39,9 @@ function findDashboard(): string {
 const DASHBOARD = findDashboard();
 const INITIAL_BUDGET_BYTES = 250 * 1024;
 const TARGET_RATIO = 2;
+/** Issue 26's budgets on this machine: a cold open to the first rows, and a warm page change. */
+const COLD_BUDGET_MS = 1000;
+const WARM_BUDGET_MS = 300;
 const RUNS = 11;
 const COLD_RUNS = 3;
 /**
@@ -308,6 +314,8 @@ export async function dashboardPageLines(input: DashboardBenchInput): Promise<st
       const cold = await coldOpen(browser, input.apiUrl, target);
       const ratio = usable / alone;
       lines.push(
+        `dashboard ${target.what} cold open to first rows: ${cold.toFixed(0)} ms, its API answer alone ${alone.toFixed(1)} ms (budget <= ${COLD_BUDGET_MS} ms): ${cold <= COLD_BUDGET_MS ? 'ok' : 'OVER'}`,
+        `dashboard ${target.what} warm page change (app loaded, a click to first rows): ${usable.toFixed(1)} ms, its API answer alone ${alone.toFixed(1)} ms (budget <= ${WARM_BUDGET_MS} ms): ${usable <= WARM_BUDGET_MS ? 'ok' : 'OVER'}`,
         `dashboard: ${target.what}: usable (click to ${target.rows} data rows drawn, app loaded) ${usable.toFixed(1)} ms; its API answer alone (${target.api.split('?')[0]}, fetch + json in the page) ${alone.toFixed(1)} ms; opened cold (fresh context) ${cold.toFixed(0)} ms, of which ${(cold - usable).toFixed(0)} ms fixed cost (chunks, React, first paint); in ${browserName(measured)}`,
         `dashboard ${target.what} ratio: ${ratio.toFixed(2)}x the API answer (target <= ${TARGET_RATIO}x): ${ratio <= TARGET_RATIO ? 'ok' : 'OVER'}`,
       );

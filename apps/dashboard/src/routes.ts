@@ -29,6 +29,16 @@ export const PAGES: PageEntry[] = [
     nav: { label: 'Reports', href: '/reports' },
   },
   {
+    path: '/traffic-sources',
+    page: preloadablePage(() => import('./pages/traffic-sources')),
+    nav: { label: 'Traffic sources', href: '/traffic-sources' },
+  },
+  {
+    path: '/audit-log',
+    page: preloadablePage(() => import('./pages/audit-log')),
+    nav: { label: 'Audit log', href: '/audit-log', adminOnly: true },
+  },
+  {
     path: '/admin',
     page: preloadablePage(() => import('./pages/admin')),
     nav: { label: 'Admin', href: '/admin', adminOnly: true },

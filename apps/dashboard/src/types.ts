@@ -52,3 +52,16 @@ export type Trends = Answer<'/v1/fleet/trends'>;
 export type Savings = Answer<'/v1/savings'>;
 export type ServiceCounts = Answer<'/v1/clusters/{id}/services/counts'>;
 export type FleetClusterAnswer = Answer<'/v1/fleet/clusters/{id}'>;
+
+export type ClusterList = Answer<'/v1/clusters'>;
+export type ClusterEntry = ClusterList['clusters'][number];
+export type TrafficSource = Answer<'/v1/clusters/{id}/traffic-source'>;
+export type TrafficSourceBody = RequestBody<'/v1/clusters/{id}/traffic-source', 'put'>;
+export type AuditLog = Answer<'/v1/audit-log'>;
+export type AuditEntry = AuditLog['entries'][number];
+export type ScheduleList = Answer<'/v1/report-schedules'>;
+export type Schedule = ScheduleList['schedules'][number];
+export type ScheduleAnswer = Answer<'/v1/report-schedules', 'post'>;
+export type ReportList = Answer<'/v1/reports'>;
+export type Report = ReportList['reports'][number];
+export type TrafficComparison = Answer<'/v1/clusters/{id}/measured-traffic'>;

@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { TableScroll } from '../components/table-scroll';
-import { type FormEvent, type ReactNode, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
 import { get, request } from '../api';
 import { isAdmin } from '../auth';
 import { ConfirmButton } from '../components/confirm-button';
+import { Secret } from '../components/secret';
 import { Empty, ErrorBox, Loading } from '../components/states';
 import { when } from '../format';
 import { useIdentity } from '../identity';
@@ -55,19 +56,6 @@ export default function AdminPage() {
       <Clusters />
       <ApiKeys />
     </>
-  );
-}
-
-/** A secret the API shows once: in this panel until the page is left, never stored. */
-function Secret({ title, secret, children }: { title: string; secret: string; children?: ReactNode }) {
-  return (
-    <div className="success" role="status" data-testid="secret">
-      <strong>{title}</strong> It is shown only now: copy it.
-      <code className="block" data-testid="secret-value">
-        {secret}
-      </code>
-      {children}
-    </div>
   );
 }
 

@@ -8,33 +8,9 @@ import { money, when } from '../format';
 import { authHeaders, isAdmin, isOperator } from '../auth';
 import { useIdentity } from '../identity';
 import { useUrlState } from '../url-state';
-
-interface Schedule {
-  id: string;
-  name: string;
-  cadence: string;
-  cron: string;
-  timeZone: string;
-  scope: { kind: string; clusterIds: string[] };
-  formats: string[];
-  enabled: boolean;
-  webhook: { url: string } | null;
-}
-
-interface Report {
-  id: string;
-  schedule: { id: string; name: string };
-  period: { start: string; end: string; label: string; timeZone: string };
-  partial: boolean;
-  trigger: string;
-  status: 'pending' | 'ready' | 'failed';
-  error: string | null;
-  formats: string[];
-  summary: {
-    totals?: { withHints?: { cost: number }; realizedSavings?: { cost: number }; missedSavings?: { cost: number } };
-  } | null;
-  downloads: Record<string, string>;
-}
+import { Secret } from '../components/secret';
+import { Webhook } from '../components/reports/webhook';
+import type { Report, Schedule, ScheduleAnswer } from '../types';
 
 export default function ReportsPage() {
   const identity = useIdentity();
@@ -50,9 +26,11 @@ export default function ReportsPage() {
   const reports = useQuery({
     queryKey: ['reports', reportsPath],
     queryFn: () => get<{ reports: Report[] }>(reportsPath),
-    // A report being made is polled until it is ready or failed.
+    // A report being made, or being delivered, is polled until it is ready or failed.
     refetchInterval: (state) =>
-      state.state.data?.reports.some((report) => report.status === 'pending') ? 2000 : false,
+      state.state.data?.reports.some((report) => report.status === 'pending' || report.delivery?.status === 'pending')
+        ? 2000
+        : false,
   });
 
   return (
@@ -81,6 +59,7 @@ export default function ReportsPage() {
                 <th scope="col">Scope</th>
                 <th scope="col">Formats</th>
                 <th scope="col">Enabled</th>
+                <th scope="col">Webhook</th>
                 <th scope="col">Actions</th>
               </tr>
             </thead>
@@ -98,6 +77,10 @@ export default function ReportsPage() {
           </table>
         </TableScroll>
       )}
+      {scheduleId &&
+        schedules.data?.schedules
+          .filter((schedule) => schedule.id === scheduleId)
+          .map((schedule) => <Webhook key={schedule.id} schedule={schedule} admin={admin} />)}
       <h2>
         Reports
         {scheduleId && schedules.data
@@ -129,8 +112,9 @@ export default function ReportsPage() {
                   Cost as routed
                 </th>
                 <th scope="col" className="num">
-                  Saved
+                  Saved over the period
                 </th>
+                <th scope="col">Webhook</th>
                 <th scope="col">Open</th>
               </tr>
             </thead>
@@ -192,6 +176,16 @@ function ScheduleRow({
       <td>{schedule.formats.join(', ')}</td>
       <td>{schedule.enabled ? 'yes' : 'no'}</td>
       <td>
+        {schedule.webhook ? (
+          <span className="small">
+            <code>{schedule.webhook.url}</code>
+            <div className="muted">secret {schedule.webhook.secretPrefix}…</div>
+          </span>
+        ) : (
+          <span className="muted">none</span>
+        )}
+      </td>
+      <td>
         {operator && (
           <>
             <button type="button" onClick={() => run.mutate()} disabled={run.isPending}>
@@ -199,6 +193,9 @@ function ScheduleRow({
             </button>{' '}
           </>
         )}
+        <button type="button" onClick={onShow}>
+          Recipients
+        </button>{' '}
         {admin ? (
           <>
             <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
@@ -256,7 +253,8 @@ function ReportRow({ report }: { report: Report }) {
       <td>{report.schedule.name}</td>
       <td>
         {report.period.label}
-        {report.partial && <span className="muted small"> (so far)</span>}
+        {/* The API's label of a partial period already says "(so far)": said once. */}
+        {report.partial && !report.period.label.includes('so far') && <span className="muted small"> (so far)</span>}
         <div className="muted small">
           {when(report.period.start)} → {when(report.period.end)}
         </div>
@@ -269,6 +267,9 @@ function ReportRow({ report }: { report: Report }) {
       </td>
       <td className="num">{money(totals?.withHints?.cost)}</td>
       <td className="num">{money(totals?.realizedSavings?.cost)}</td>
+      <td>
+        <DeliveryCell delivery={report.delivery} />
+      </td>
       <td>
         {report.status === 'ready' && (
           <>
@@ -298,16 +299,26 @@ function CreateSchedule() {
   const [cadence, setCadence] = useState('weekly');
   const [cron, setCron] = useState('');
   const [timeZone, setTimeZone] = useState('UTC');
+  const [webhookUrl, setWebhookUrl] = useState('');
+  const [issued, setIssued] = useState<{ name: string; secret: string } | null>(null);
   const create = useMutation({
-    mutationFn: (body: unknown) => request('POST', '/v1/report-schedules', body),
-    onSuccess: () => {
+    mutationFn: (body: unknown) => request<ScheduleAnswer>('POST', '/v1/report-schedules', body),
+    onSuccess: (answer) => {
       setName('');
+      setWebhookUrl('');
+      setIssued(answer.webhookSecret ? { name: answer.schedule.name, secret: answer.webhookSecret } : null);
       void client.invalidateQueries({ queryKey: ['schedules'] });
     },
   });
   function submit(event: FormEvent) {
     event.preventDefault();
-    create.mutate({ name, cadence, timeZone, ...(cadence === 'cron' ? { cron } : {}) });
+    create.mutate({
+      name,
+      cadence,
+      timeZone,
+      ...(cadence === 'cron' ? { cron } : {}),
+      ...(webhookUrl ? { webhook: { url: webhookUrl } } : {}),
+    });
   }
   return (
     <form className="controls panel" onSubmit={submit} aria-label="new schedule">
@@ -334,10 +345,48 @@ function CreateSchedule() {
         Time zone
         <input value={timeZone} onChange={(event) => setTimeZone(event.target.value)} name="timeZone" />
       </label>
+      <label>
+        Webhook URL (optional)
+        <input
+          value={webhookUrl}
+          onChange={(event) => setWebhookUrl(event.target.value)}
+          name="webhookUrl"
+          type="url"
+          placeholder="https://hooks.example/zonewise"
+        />
+      </label>
       <button type="submit" className="primary" disabled={create.isPending}>
         Create schedule
       </button>
       {create.isError && <ErrorBox error={create.error} title="The schedule was refused" />}
+      {issued && (
+        <Secret title={`Webhook signing secret of “${issued.name}”.`} secret={issued.secret}>
+          <p>Each report is POSTed signed with it: the receiver checks the signature with this secret.</p>
+          <button type="button" onClick={() => setIssued(null)}>
+            I have copied it
+          </button>
+        </Secret>
+      )}
     </form>
+  );
+}
+
+/** A report's webhook delivery: delivered, retrying or failed, with the receiver's last answer. */
+function DeliveryCell({ delivery }: { delivery: Report['delivery'] }) {
+  if (!delivery) return <span className="muted">—</span>;
+  const answered = delivery.lastStatusCode !== null ? ` (HTTP ${delivery.lastStatusCode})` : '';
+  return (
+    <span data-testid="delivery" data-delivery={delivery.status}>
+      <span className={delivery.status === 'failed' ? 'bad' : delivery.status === 'succeeded' ? 'ok' : ''}>
+        {delivery.status === 'succeeded' ? 'delivered' : delivery.status === 'pending' ? 'sending' : 'failed'}
+      </span>
+      {answered}
+      <div className="muted small">
+        {delivery.attempts} attempt{delivery.attempts === 1 ? '' : 's'}
+        {delivery.deliveredAt ? `, ${when(delivery.deliveredAt)}` : ''}
+        {delivery.nextAttemptAt && delivery.status === 'pending' ? `, next ${when(delivery.nextAttemptAt)}` : ''}
+      </div>
+      {delivery.lastError && <div className="small bad">{delivery.lastError}</div>}
+    </span>
   );
 }

@@ -1,3 +1,4 @@
+import { Link } from 'wouter';
 import { number, when } from '../../format';
 import type { AnalysisSettings, ClusterDetail, SettingSource } from '../../types';
 
@@ -67,6 +68,11 @@ export function ClusterFacts({ cluster, ignoredHints }: { cluster: ClusterDetail
           </dd>
         </>
       )}
+      <dt>Traffic</dt>
+      <dd>
+        <Link href={`/traffic-sources?cluster=${cluster.id}`}>its traffic source</Link>{' '}
+        <span className="muted small">(a Prometheus to measure traffic, instead of estimating it)</span>
+      </dd>
       <dt>Price</dt>
       <dd data-testid="cluster-price">
         {pricing.pricePerGb} USD per cross-zone GB ({pricing.note})
