@@ -20,6 +20,7 @@ import {
 import { timeline } from '../../../test/support/snapshots.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { HEAVY_READ_DB } from '../src/heavy-reads/heavy-read-db.provider.js';
+import { REPORTS_READ_DB } from '../../worker/src/reports/reports-worker.config.js';
 import { REPLICA_READ_DB } from '../src/read-db.provider.js';
 
 /**
@@ -131,6 +132,23 @@ describe('heavy reads on a streaming replica (DATABASE_READ_URL)', () => {
     expect(after.status).toBe(200);
     expect(replicaReads.replicaStatus()).toMatchObject({ usable: true });
   }, 120_000);
+
+  it("builds the worker's reports from the replica", async () => {
+    await replicaCaughtUp();
+    const reports = stack.worker.get<ReadDb>(REPORTS_READ_DB);
+    const admin = apiClient(stack.url, tenant.adminKey);
+    const servers = await servedBy(reports, async () => {
+      const schedule = (await admin.post('/v1/report-schedules', { name: 'replica', cadence: 'daily' })).body.schedule;
+      const run = await admin.post(`/v1/report-schedules/${schedule.id}/run`, {});
+      await waitFor(
+        'the report to be ready',
+        async () => (await admin.get(`/v1/reports/${run.body.report.id}`)).body.status === 'ready',
+        120_000,
+        250,
+      );
+    });
+    expect(servers).toEqual(new Set(['replica']));
+  }, 180_000);
 
   it('reads from the primary once the replica lags past the bound, and from the replica once it caught up', async () => {
     await replicaCaughtUp();

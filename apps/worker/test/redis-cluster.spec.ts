@@ -7,7 +7,13 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { historyOf } from '../../../test/support/history.js';
 import { describeLiveEvents } from '../../../test/support/live-events-suite.js';
 import { buildApps, type RunningProcess, startApp } from '../../../test/support/processes.js';
-import { pushSnapshot, waitProcessed } from '../../../test/support/query-api.js';
+import {
+  apiClient,
+  createCluster,
+  createTenant,
+  pushSnapshot,
+  waitProcessed,
+} from '../../../test/support/query-api.js';
 import { type RedisCluster, startRedisCluster } from '../../../test/support/redis-cluster.js';
 import { timeline } from '../../../test/support/snapshots.js';
 import { waitFor } from '../../../test/support/wait.js';
@@ -128,6 +134,26 @@ describe('the pipeline on a Redis Cluster', () => {
     await waitProcessed(prisma, ids, 120_000);
     await expectExactlyOnce(ids, cluster.id, reference.id);
   }, 180_000);
+});
+
+describe('the limits on a Redis Cluster', () => {
+  it("runs an organization's heavy reads through its budget (two scripts' keys in one slot) and key limits", async () => {
+    const tenant = await createTenant(prisma, 'rc-limits');
+    const cluster = await createCluster(prisma, tenant, 'limits');
+    startWorker();
+    await waitProcessed(prisma, [await pushSnapshot(url, cluster.token, sequence[0])], 60_000);
+    const client = apiClient(url, tenant.readKey);
+    // One heavy read at a time for the organization (the default): the second waits in line, then runs.
+    const answers = await Promise.all(
+      [7, 8].map((hours) =>
+        client.get(`/v1/savings?clusterId=${cluster.id}&from=${new Date(Date.now() - hours * 3600_000).toISOString()}`),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    const services = await client.get(`/v1/clusters/${cluster.id}/services?limit=5`);
+    expect(services.status).toBe(200);
+    expect(Number(services.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(0);
+  }, 120_000);
 });
 
 describe('outages of the Redis Cluster', () => {
