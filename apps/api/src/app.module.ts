@@ -11,6 +11,7 @@ import { QueryParametersGuard } from './http/validation.js';
 import { QueryModule } from './query.module.js';
 import { BullConnectionsCloser } from './redis.provider.js';
 import { ReportsModule } from './reports/reports.module.js';
+import { AlertsModule } from './alerts/alerts.module.js';
 import { SsoModule } from './sso/sso.module.js';
 
 @Module({})
@@ -37,6 +38,7 @@ export class AppModule {
         QueryModule,
         GraphQLApiModule,
         ReportsModule,
+        AlertsModule,
         SsoModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: QueryParametersGuard }, BullConnectionsCloser],

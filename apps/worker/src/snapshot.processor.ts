@@ -1,9 +1,9 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type Type } from '@nestjs/common';
 import { capturedAtRetentionProblem } from '@zw/core';
 import { type Prisma, PrismaService } from '@zw/db';
-import { type AnalyzeSnapshotJobData, SNAPSHOTS_QUEUE } from '@zw/queue';
-import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
+import { ALERTS_QUEUE, type AnalyzeSnapshotJobData, enqueueAlertEvaluation, SNAPSHOTS_QUEUE } from '@zw/queue';
+import { DelayedError, type Job, type Queue, UnrecoverableError } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkerConfig } from './config.js';
 import { ClusterBusyError, lockCluster } from './history/cluster-lock.js';
@@ -42,6 +42,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     @Inject(ReadModelPublisher) private readonly readModel: ReadModelPublisher,
     @Inject(AnalysisPool) private readonly analysis: AnalysisPool,
     @Inject(DependencyOutages) private readonly outages: DependencyOutages,
+    @InjectQueue(ALERTS_QUEUE) private readonly alerts: Queue,
   ) {
     super();
   }
@@ -117,7 +118,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
       if (!claimed.repeats.recorded) await this.untilRecorded(claimed.repeats.snapshotId);
       const repeated = await this.write(claimed.clusterId, (tx) => recordRepeat(tx, snapshotId, this.analyzer));
       if (repeated === 'not-waiting') return { recorded: false, reason: 'recorded meanwhile by another run' };
-      if (repeated !== 'not-a-repeat') return this.recorded(claimed.clusterId, repeated);
+      if (repeated !== 'not-a-repeat') return this.recorded(claimed.clusterId, snapshotId, repeated);
     }
     const gzip = claimed.repeats ? await readSnapshotPayload(this.prisma, snapshotId) : claimed.gzip;
     if (!gzip) throw new UnprocessableSnapshotError('raw payload is gone (pruned or never stored)');
@@ -132,7 +133,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
       }),
     );
     if (!outcome) return { recorded: false, reason: 'recorded meanwhile by another run' };
-    return this.recorded(claimed.clusterId, outcome);
+    return this.recorded(claimed.clusterId, snapshotId, outcome);
   }
 
   /** One transaction holding the cluster's lock (with the test-only faults around its commit). */
@@ -166,9 +167,16 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     }
   }
 
-  private recorded(clusterId: string, outcome: RecordOutcome): SnapshotJobResult {
+  private recorded(clusterId: string, snapshotId: string, outcome: RecordOutcome): SnapshotJobResult {
     // Also what tells every API process to drop its answers about the cluster.
     this.readModel.liveEvent('snapshot.recorded', { clusterId });
+    // The alert rules look at the new state in a job of their own (the pipeline does not wait for them);
+    // an evaluation lost here is made up by the alerts sweep.
+    void enqueueAlertEvaluation(this.alerts, clusterId, snapshotId).catch((error: unknown) =>
+      this.logger.warn(
+        `alert evaluation of cluster ${clusterId} not enqueued (the sweep will do it): ${String(error)}`,
+      ),
+    );
     return { recorded: true, ...outcome };
   }
 }

@@ -3,6 +3,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@zw/db';
 import { bullRootOptions, MAINTENANCE_QUEUE, queueRegistration, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { AgentStalenessService } from './agent-staleness.service.js';
+import { alertsWorkerImports, alertsWorkerProviders } from './alerts/alerts-worker.providers.js';
 import { ANALYSIS_THREAD_FILE, AnalysisPool, COMPILED_ANALYSIS_THREAD_FILE } from './analysis-pool.js';
 import type { WorkerConfig } from './config.js';
 import { DependencyOutages } from './dependency-outages.js';
@@ -37,6 +38,7 @@ export class WorkerModule {
         ),
         ...reportsWorkerImports(config),
         ...trafficWorkerImports(config),
+        ...alertsWorkerImports(config),
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
@@ -56,6 +58,7 @@ export class WorkerModule {
         BullConnectionsCloser,
         ...reportsWorkerProviders,
         ...trafficWorkerProviders,
+        ...alertsWorkerProviders(config),
       ],
     };
   }

@@ -163,3 +163,22 @@ export {
   type SignedInPerson,
   type SsoSettings,
 } from './sso.js';
+export {
+  ALERT_RULE_KINDS,
+  clearChannelFailing,
+  enabledRules,
+  evaluateRule,
+  openChannelSecrets,
+  raiseChannelFailing,
+  ruleConditions,
+  sealChannelSecrets,
+  SNAPSHOT_KINDS,
+  unfinishedDeliveries,
+  type AlertCondition,
+  type AlertRuleKindName,
+  type CreatedDelivery,
+  type EvaluationOutcome,
+  type EvaluationScope,
+  type OpenedChannel,
+  type RuleRow,
+} from './alerts.js';

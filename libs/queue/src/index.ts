@@ -4,3 +4,4 @@ export * from './redis-target.js';
 export * from './reports.js';
 export * from './traffic.js';
 export * from './live-events.js';
+export * from './alerts.js';

@@ -52,6 +52,182 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/alert-channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's alert channels (targets are shown by host or address only)
+         * @description Role: `viewer` — any caller of the organization (viewer, operator or admin).
+         */
+        get: operations["AlertsController_listChannels"];
+        put?: never;
+        /**
+         * Add a Slack, Teams, email or signed-webhook channel; a webhook answer carries its secret, once
+         * @description Role: `operator` — an operator or an admin.
+         */
+        post: operations["AlertsController_createChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert-channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a channel (rules stop notifying it; its deliveries go with it)
+         * @description Role: `operator` — an operator or an admin.
+         */
+        delete: operations["AlertsController_deleteChannel"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a channel: name, target, signature scheme, enabled
+         * @description Role: `operator` — an operator or an admin.
+         */
+        patch: operations["AlertsController_updateChannel"];
+        trace?: never;
+    };
+    "/v1/alert-channels/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message to the channel; follow its delivery in the delivery log
+         * @description Role: `operator` — an operator or an admin.
+         */
+        post: operations["AlertsController_sendTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log: every message to every channel, its attempts and outcome
+         * @description Role: `viewer` — any caller of the organization (viewer, operator or admin).
+         */
+        get: operations["AlertsController_listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert-deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One delivery
+         * @description Role: `viewer` — any caller of the organization (viewer, operator or admin).
+         */
+        get: operations["AlertsController_delivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's alert rules, with how many alerts each has open
+         * @description Role: `viewer` — any caller of the organization (viewer, operator or admin).
+         */
+        get: operations["AlertsController_listRules"];
+        put?: never;
+        /**
+         * Add a rule: the worker evaluates it after each snapshot and every sweep
+         * @description Role: `operator` — an operator or an admin.
+         */
+        post: operations["AlertsController_createRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a rule with its alerts
+         * @description Role: `operator` — an operator or an admin.
+         */
+        delete: operations["AlertsController_deleteRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a rule: name, threshold, clusters, channels, quiet hours, enabled
+         * @description Role: `operator` — an operator or an admin.
+         */
+        patch: operations["AlertsController_updateRule"];
+        trace?: never;
+    };
+    "/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's alerts, newest first: open ones, resolved ones, or both
+         * @description Role: `viewer` — any caller of the organization (viewer, operator or admin).
+         */
+        get: operations["AlertsController_listAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -993,6 +1169,1079 @@ export interface operations {
             };
             /** @description PostgreSQL or Redis does not answer, or the process is saturated; `detail` names which */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AlertsController_listChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every channel, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            createdAt: string;
+                            enabled: boolean;
+                            id: string;
+                            /** @enum {string} */
+                            kind: "slack" | "teams" | "email" | "webhook";
+                            name: string;
+                            /** @enum {string|null} */
+                            signature: "standard" | "zonewise" | "both" | null;
+                            targetHint: string;
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid input: an unknown query parameter, a malformed value or body; `errors` names every field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an agent token, or a caller without the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limit of this caller exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AlertsController_createChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default true */
+                    enabled?: boolean;
+                    /**
+                     * @description slack | teams (incoming webhooks), email (SMTP), webhook (signed)
+                     * @enum {string}
+                     */
+                    kind: "slack" | "teams" | "email" | "webhook";
+                    /** @description unique in the organization */
+                    name: string;
+                    /**
+                     * @description webhook only: standard (webhook-id, webhook-timestamp, webhook-signature; the default), zonewise (Zonewise-Signature) or both
+                     * @enum {string}
+                     */
+                    signature?: "standard" | "zonewise" | "both";
+                    /** @description slack/teams/webhook: the https URL; email: 1–20 comma-separated addresses. Write-only, stored encrypted */
+                    target: string;
+                };
+            };
+        };
+        responses: {
+            /** @description created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        createdAt: string;
+                        enabled: boolean;
+                        id: string;
+                        /** @enum {string} */
+                        kind: "slack" | "teams" | "email" | "webhook";
+                        name: string;
+                        /** @description webhook only: the signing secret (whsec_…), shown this once; verify with any Standard Webhooks library */
+                        secret: string | null;
+                        /** @enum {string|null} */
+                        signature: "standard" | "zonewise" | "both" | null;
+                        targetHint: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid input: an unknown query parameter, a malformed value or body; `errors` names every field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an agent token, or a caller without the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limit of this caller exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AlertsController_deleteChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description alert channel id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid input: an unknown query parameter, a malformed value or body; `errors` names every field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an agent token, or a caller without the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource in your organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limit of this caller exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AlertsController_updateChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description alert channel id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled?: boolean;
+                    /** @description unique in the organization */
+                    name?: string;
+                    /**
+                     * @description webhook only: standard (webhook-id, webhook-timestamp, webhook-signature; the default), zonewise (Zonewise-Signature) or both
+                     * @enum {string}
+                     */
+                    signature?: "standard" | "zonewise" | "both";
+                    /** @description slack/teams/webhook: the https URL; email: 1–20 comma-separated addresses. Write-only, stored encrypted */
+                    target?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        createdAt: string;
+                        enabled: boolean;
+                        id: string;
+                        /** @enum {string} */
+                        kind: "slack" | "teams" | "email" | "webhook";
+                        name: string;
+                        /** @enum {string|null} */
+                        signature: "standard" | "zonewise" | "both" | null;
+                        targetHint: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid input: an unknown query parameter, a malformed value or body; `errors` names every field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an agent token, or a caller without the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource in your organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limit of this caller exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AlertsController_sendTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description alert channel id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the test delivery, queued */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        alertId: string | null;
+                        attempts: number;
+                        channelId: string;
+                        channelName: string;
+                        createdAt: string;
+                        /** @enum {string} */
+                        event: "opened" | "resolved" | "test";
+                        /** @description the idempotency key: webhook-id of a webhook, the Message-ID of an email */
+                        id: string;
+                        lastAttemptAt: string | null;
+                        lastError: string | null;
+                        lastStatusCode: number | null;
+                        /** @description held until then (quiet hours) */
+                        notBefore: string | null;
+                        sentAt: string | null;
+                        /** @enum {string} */
+                        status: "pending" | "sending" | "succeeded" | "failed" | "skipped";
+                    };
+                };
+            };
+            /** @description invalid input: an unknown query parameter, a malformed value or body; `errors` names every field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an agent token, or a caller without the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource in your organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limit of this caller exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AlertsController_listDeliveries: {
+        parameters: {
+            query?: {
+                /** @description one channel only */
+                channelId?: string;
+                /** @description newest first, at most this many */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deliveries, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            alertId: string | null;
+                            attempts: number;
+                            channelId: string;
+                            channelName: string;
+                            createdAt: string;
+                            /** @enum {string} */
+                            event: "opened" | "resolved" | "test";
+                            /** @description the idempotency key: webhook-id of a webhook, the Message-ID of an email */
+                            id: string;
+                            lastAttemptAt: string | null;
+                            lastError: string | null;
+                            lastStatusCode: number | null;
+                            /** @description held until then (quiet hours) */
+                            notBefore: string | null;
+                            sentAt: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "sending" | "succeeded" | "failed" | "skipped";
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid input: an unknown query parameter, a malformed value or body; `errors` names every field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an agent token, or a caller without the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limit of this caller exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AlertsController_delivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description alert delivery id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        alertId: string | null;
+                        attempts: number;
+                        channelId: string;
+                        channelName: string;
+                        createdAt: string;
+                        /** @enum {string} */
+                        event: "opened" | "resolved" | "test";
+                        /** @description the idempotency key: webhook-id of a webhook, the Message-ID of an email */
+                        id: string;
+                        lastAttemptAt: string | null;
+                        lastError: string | null;
+                        lastStatusCode: number | null;
+                        /** @description held until then (quiet hours) */
+                        notBefore: string | null;
+                        sentAt: string | null;
+                        /** @enum {string} */
+                        status: "pending" | "sending" | "succeeded" | "failed" | "skipped";
+                    };
+                };
+            };
+            /** @description invalid input: an unknown query parameter, a malformed value or body; `errors` names every field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an agent token, or a caller without the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource in your organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limit of this caller exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AlertsController_listRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every rule, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            channelIds: string[];
+                            clusterIds: string[];
+                            createdAt: string;
+                            enabled: boolean;
+                            id: string;
+                            /** @enum {string} */
+                            kind: "hints-lost" | "drift" | "savings-missed" | "agent-stale" | "traffic-source-failing";
+                            name: string;
+                            openAlerts: number;
+                            quietHours: {
+                                end: string;
+                                start: string;
+                                timeZone: string;
+                            } | null;
+                            threshold: number | null;
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid input: an unknown query parameter, a malformed value or body; `errors` names every field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an agent token, or a caller without the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limit of this caller exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AlertsController_createRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the channels notified */
+                    channelIds: string[];
+                    /**
+                     * @description the clusters watched; empty: every cluster of the organization
+                     * @default []
+                     */
+                    clusterIds?: string[];
+                    /** @default true */
+                    enabled?: boolean;
+                    /**
+                     * @description hints-lost: a Service lost its hints; drift: hints differ from what the controller computes; savings-missed: estimated monthly missed savings above threshold; agent-stale; traffic-source-failing
+                     * @enum {string}
+                     */
+                    kind: "hints-lost" | "drift" | "savings-missed" | "agent-stale" | "traffic-source-failing";
+                    /** @description unique in the organization */
+                    name: string;
+                    /**
+                     * @description messages wait until the end of this daily window
+                     * @default null
+                     */
+                    quietHours?: {
+                        end: string;
+                        start: string;
+                        /** @default UTC */
+                        timeZone?: string;
+                    } | null;
+                    /**
+                     * @description savings-missed only: the estimated monthly amount (the cluster price currency) above which it fires
+                     * @default null
+                     */
+                    threshold?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channelIds: string[];
+                        clusterIds: string[];
+                        createdAt: string;
+                        enabled: boolean;
+                        id: string;
+                        /** @enum {string} */
+                        kind: "hints-lost" | "drift" | "savings-missed" | "agent-stale" | "traffic-source-failing";
+                        name: string;
+                        openAlerts: number;
+                        quietHours: {
+                            end: string;
+                            start: string;
+                            timeZone: string;
+                        } | null;
+                        threshold: number | null;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid input: an unknown query parameter, a malformed value or body; `errors` names every field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an agent token, or a caller without the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limit of this caller exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AlertsController_deleteRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description alert rule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid input: an unknown query parameter, a malformed value or body; `errors` names every field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an agent token, or a caller without the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource in your organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limit of this caller exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AlertsController_updateRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description alert rule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the channels notified */
+                    channelIds?: string[];
+                    /** @description the clusters watched; empty: every cluster of the organization */
+                    clusterIds?: string[];
+                    enabled?: boolean;
+                    /** @description unique in the organization */
+                    name?: string;
+                    /** @description null removes the quiet hours */
+                    quietHours?: {
+                        end: string;
+                        start: string;
+                        /** @default UTC */
+                        timeZone?: string;
+                    } | null;
+                    threshold?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channelIds: string[];
+                        clusterIds: string[];
+                        createdAt: string;
+                        enabled: boolean;
+                        id: string;
+                        /** @enum {string} */
+                        kind: "hints-lost" | "drift" | "savings-missed" | "agent-stale" | "traffic-source-failing";
+                        name: string;
+                        openAlerts: number;
+                        quietHours: {
+                            end: string;
+                            start: string;
+                            timeZone: string;
+                        } | null;
+                        threshold: number | null;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid input: an unknown query parameter, a malformed value or body; `errors` names every field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an agent token, or a caller without the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource in your organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limit of this caller exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AlertsController_listAlerts: {
+        parameters: {
+            query?: {
+                /** @description newest first, at most this many */
+                limit?: number;
+                state?: "open" | "resolved" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description alerts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            clusterId: string | null;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            kind: string;
+                            openedAt: string;
+                            /** @description the dashboard page of the subject */
+                            path: string;
+                            resolvedAt: string | null;
+                            ruleId: string | null;
+                            subject: string;
+                            summary: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid input: an unknown query parameter, a malformed value or body; `errors` names every field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an agent token, or a caller without the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limit of this caller exceeded; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { ALERTS_QUEUE } from '@zw/queue';
+import { QueryModule } from '../query.module.js';
+import { registerQueues } from '../queues.js';
+import { alertsConfigProvider } from './alerts-config.js';
+import { AlertsController } from './alerts.controller.js';
+import { AlertsService } from './alerts.service.js';
+
+/** Alert channels and rules (REST), the alerts and the delivery log; the worker evaluates and delivers. */
+@Module({
+  imports: [QueryModule, registerQueues(ALERTS_QUEUE)],
+  controllers: [AlertsController],
+  providers: [alertsConfigProvider, AlertsService],
+})
+export class AlertsModule {}

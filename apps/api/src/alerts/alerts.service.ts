@@ -1,0 +1,450 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable } from '@nestjs/common';
+import { type AuditActor, PrismaService, recordAudit, sealChannelSecrets } from '@zw/db';
+import { emailTargetProblem, newWebhookSecret } from '@zw/notify';
+import { ALERTS_QUEUE, type AlertsConfig, enqueueAlertDelivery } from '@zw/queue';
+import { type SecretKeyring, webhookUrlProblem } from '@zw/reports';
+import type { Queue } from 'bullmq';
+import type { z } from 'zod';
+import { SECRET_KEYRING } from '../auth/secret-keyring.js';
+import { QueueAvailability } from '../http/queue-availability.js';
+import { notFound, ProblemException, validationProblem } from '../problem.js';
+import { ALERTS_API_CONFIG } from './alerts-config.js';
+import type {
+  AlertSchema,
+  ChannelSchema,
+  CreateChannelBody,
+  CreateRuleBody,
+  DeliverySchema,
+  ListQuery,
+  RuleSchema,
+  UpdateChannelBody,
+  UpdateRuleBody,
+} from './alerts.schemas.js';
+
+type Channel = z.output<typeof ChannelSchema>;
+type Rule = z.output<typeof RuleSchema>;
+
+interface ChannelRow {
+  id: string;
+  name: string;
+  kind: string;
+  targetHint: string;
+  signature: string | null;
+  enabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const CHANNEL_VIEW = {
+  id: true,
+  name: true,
+  kind: true,
+  targetHint: true,
+  signature: true,
+  enabled: true,
+  createdAt: true,
+  updatedAt: true,
+} as const;
+
+function channelView(row: ChannelRow): Channel {
+  return {
+    ...row,
+    kind: row.kind as Channel['kind'],
+    signature: row.signature as Channel['signature'],
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** Postgres' unique violation (a name taken) as a 409 naming it. */
+function duplicateName(error: unknown, what: string, name: string | undefined): never {
+  if ((error as { code?: string }).code === 'P2002') {
+    throw new ProblemException(409, `a ${what} named "${name}" already exists in this organization`);
+  }
+  throw error;
+}
+
+/**
+ * Alert channels, rules, the alerts they raised and the delivery log. Writes are audited in the same
+ * transaction; channel targets and secrets are sealed with the deployment's keyring (and never answered,
+ * except a webhook's signing secret, once, when it is made).
+ */
+@Injectable()
+export class AlertsService {
+  constructor(
+    @Inject(PrismaService) private readonly prisma: PrismaService,
+    @Inject(SECRET_KEYRING) private readonly keyring: SecretKeyring | null,
+    @Inject(ALERTS_API_CONFIG) private readonly config: AlertsConfig,
+    @InjectQueue(ALERTS_QUEUE) private readonly queue: Queue,
+    @Inject(QueueAvailability) private readonly queues: QueueAvailability,
+  ) {}
+
+  private requireKeyring(): SecretKeyring {
+    if (this.keyring) return this.keyring;
+    throw new ProblemException(
+      409,
+      'this deployment stores no channel secrets: its operator must set SECRET_ENCRYPTION_KEYS',
+    );
+  }
+
+  /** The target checked for its kind, and what the API shows of it. */
+  private checkTarget(kind: string, target: string): string {
+    if (kind === 'email') {
+      const problem = emailTargetProblem(target);
+      if (problem) throw validationProblem([{ location: 'body', field: 'target', message: problem }]);
+      return target
+        .split(',')
+        .map((part) => part.trim())
+        .join(', ');
+    }
+    const problem = webhookUrlProblem(target, this.config.ALERT_ALLOW_PRIVATE);
+    if (problem) throw validationProblem([{ location: 'body', field: 'target', message: problem }]);
+    return new URL(target).host;
+  }
+
+  async listChannels(organizationId: string): Promise<{ items: Channel[] }> {
+    const rows = await this.prisma.alertChannel.findMany({
+      where: { organizationId },
+      select: CHANNEL_VIEW,
+      orderBy: { createdAt: 'asc' },
+    });
+    return { items: rows.map(channelView) };
+  }
+
+  async createChannel(organizationId: string, body: z.output<typeof CreateChannelBody>, actor: AuditActor) {
+    if (body.signature && body.kind !== 'webhook') {
+      throw validationProblem([{ location: 'body', field: 'signature', message: 'only webhook channels are signed' }]);
+    }
+    const keyring = this.requireKeyring();
+    const targetHint = this.checkTarget(body.kind, body.target);
+    const secret = body.kind === 'webhook' ? newWebhookSecret() : null;
+    const row = await this.prisma
+      .$transaction(async (tx) => {
+        const created = await tx.alertChannel.create({
+          data: {
+            organizationId,
+            name: body.name,
+            kind: body.kind,
+            targetHint,
+            signature: body.kind === 'webhook' ? (body.signature ?? 'standard') : null,
+            enabled: body.enabled,
+            ...sealChannelSecrets(keyring, organizationId, body.target, secret),
+          },
+          select: CHANNEL_VIEW,
+        });
+        await recordAudit(tx, actor, {
+          organizationId,
+          action: 'alert_channel.create',
+          targetType: 'alert_channel',
+          targetId: created.id,
+          details: { name: body.name, kind: body.kind, target: targetHint },
+        });
+        return created;
+      })
+      .catch((error: unknown) => duplicateName(error, 'channel', body.name));
+    return { ...channelView(row), secret };
+  }
+
+  async updateChannel(
+    organizationId: string,
+    id: string,
+    body: z.output<typeof UpdateChannelBody>,
+    actor: AuditActor,
+  ): Promise<Channel> {
+    const current = await this.prisma.alertChannel.findFirst({ where: { id, organizationId } });
+    if (!current) throw notFound(`no alert channel ${id} in this organization`);
+    if (body.signature && current.kind !== 'webhook') {
+      throw validationProblem([{ location: 'body', field: 'signature', message: 'only webhook channels are signed' }]);
+    }
+    const data: Record<string, unknown> = {};
+    if (body.name !== undefined) data.name = body.name;
+    if (body.enabled !== undefined) data.enabled = body.enabled;
+    if (body.signature !== undefined) data.signature = body.signature;
+    if (body.target !== undefined) {
+      const keyring = this.requireKeyring();
+      data.targetHint = this.checkTarget(current.kind, body.target);
+      data.targetSealed = sealChannelSecrets(keyring, organizationId, body.target, null).targetSealed;
+    }
+    const row = await this.prisma
+      .$transaction(async (tx) => {
+        const updated = await tx.alertChannel.update({ where: { id }, data, select: CHANNEL_VIEW });
+        await recordAudit(tx, actor, {
+          organizationId,
+          action: 'alert_channel.update',
+          targetType: 'alert_channel',
+          targetId: id,
+          details: { ...body, target: body.target === undefined ? undefined : data.targetHint },
+        });
+        return updated;
+      })
+      .catch((error: unknown) => duplicateName(error, 'channel', body.name));
+    return channelView(row);
+  }
+
+  async deleteChannel(organizationId: string, id: string, actor: AuditActor): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.alertChannel.deleteMany({ where: { id, organizationId } });
+      if (count === 0) throw notFound(`no alert channel ${id} in this organization`);
+      await tx.$executeRaw`
+        UPDATE alert_rules SET channel_ids = array_remove(channel_ids, ${id}::uuid), updated_at = now()
+         WHERE organization_id = ${organizationId}::uuid AND ${id}::uuid = ANY(channel_ids)`;
+      await recordAudit(tx, actor, {
+        organizationId,
+        action: 'alert_channel.delete',
+        targetType: 'alert_channel',
+        targetId: id,
+      });
+    });
+  }
+
+  /** Queues a test message to the channel; its delivery shows in the log like any other. */
+  async sendTest(organizationId: string, id: string, actor: AuditActor) {
+    const channel = await this.prisma.alertChannel.findFirst({ where: { id, organizationId }, select: { id: true } });
+    if (!channel) throw notFound(`no alert channel ${id} in this organization`);
+    await this.queues.assertAvailable();
+    const delivery = await this.prisma.$transaction(async (tx) => {
+      const created = await tx.alertDelivery.create({
+        data: { organizationId, channelId: id, event: 'test' },
+        select: { id: true, notBefore: true },
+      });
+      await recordAudit(tx, actor, {
+        organizationId,
+        action: 'alert_channel.test',
+        targetType: 'alert_channel',
+        targetId: id,
+        details: { deliveryId: created.id },
+      });
+      return created;
+    });
+    await enqueueAlertDelivery(this.queue, delivery, this.config);
+    return this.delivery(organizationId, delivery.id);
+  }
+
+  private async checkRefs(organizationId: string, clusterIds: string[] | undefined, channelIds: string[] | undefined) {
+    if (clusterIds?.length) {
+      const found = await this.prisma.cluster.count({ where: { organizationId, id: { in: clusterIds } } });
+      if (found !== new Set(clusterIds).size) {
+        throw validationProblem([
+          { location: 'body', field: 'clusterIds', message: 'names a cluster this organization does not have' },
+        ]);
+      }
+    }
+    if (channelIds?.length) {
+      const found = await this.prisma.alertChannel.count({ where: { organizationId, id: { in: channelIds } } });
+      if (found !== new Set(channelIds).size) {
+        throw validationProblem([
+          { location: 'body', field: 'channelIds', message: 'names a channel this organization does not have' },
+        ]);
+      }
+    }
+  }
+
+  async listRules(organizationId: string): Promise<{ items: Rule[] }> {
+    const rows = await this.prisma.alertRule.findMany({
+      where: { organizationId },
+      orderBy: { createdAt: 'asc' },
+      include: { _count: { select: { alerts: { where: { resolvedAt: null } } } } },
+    });
+    return { items: rows.map((row) => ruleView(row, row._count.alerts)) };
+  }
+
+  async createRule(organizationId: string, body: z.output<typeof CreateRuleBody>, actor: AuditActor): Promise<Rule> {
+    await this.checkRefs(organizationId, body.clusterIds, body.channelIds);
+    const row = await this.prisma
+      .$transaction(async (tx) => {
+        const created = await tx.alertRule.create({
+          data: {
+            organizationId,
+            name: body.name,
+            kind: body.kind,
+            threshold: body.kind === 'savings-missed' ? body.threshold : null,
+            clusterIds: body.clusterIds,
+            channelIds: [...new Set(body.channelIds)],
+            quietStart: body.quietHours?.start ?? null,
+            quietEnd: body.quietHours?.end ?? null,
+            timeZone: body.quietHours?.timeZone ?? 'UTC',
+            enabled: body.enabled,
+          },
+        });
+        await recordAudit(tx, actor, {
+          organizationId,
+          action: 'alert_rule.create',
+          targetType: 'alert_rule',
+          targetId: created.id,
+          details: { name: body.name, kind: body.kind, threshold: body.threshold, channels: body.channelIds.length },
+        });
+        return created;
+      })
+      .catch((error: unknown) => duplicateName(error, 'rule', body.name));
+    return ruleView(row, 0);
+  }
+
+  async updateRule(
+    organizationId: string,
+    id: string,
+    body: z.output<typeof UpdateRuleBody>,
+    actor: AuditActor,
+  ): Promise<Rule> {
+    const current = await this.prisma.alertRule.findFirst({ where: { id, organizationId } });
+    if (!current) throw notFound(`no alert rule ${id} in this organization`);
+    if (current.kind === 'savings-missed' && body.threshold === null) {
+      throw validationProblem([{ location: 'body', field: 'threshold', message: 'savings-missed needs a threshold' }]);
+    }
+    await this.checkRefs(organizationId, body.clusterIds, body.channelIds);
+    const data: Record<string, unknown> = {};
+    if (body.name !== undefined) data.name = body.name;
+    if (body.threshold !== undefined && current.kind === 'savings-missed') data.threshold = body.threshold;
+    if (body.clusterIds !== undefined) data.clusterIds = body.clusterIds;
+    if (body.channelIds !== undefined) data.channelIds = [...new Set(body.channelIds)];
+    if (body.enabled !== undefined) data.enabled = body.enabled;
+    if (body.quietHours !== undefined) {
+      data.quietStart = body.quietHours?.start ?? null;
+      data.quietEnd = body.quietHours?.end ?? null;
+      data.timeZone = body.quietHours?.timeZone ?? 'UTC';
+    }
+    const row = await this.prisma
+      .$transaction(async (tx) => {
+        const updated = await tx.alertRule.update({
+          where: { id },
+          data,
+          include: { _count: { select: { alerts: { where: { resolvedAt: null } } } } },
+        });
+        await recordAudit(tx, actor, {
+          organizationId,
+          action: 'alert_rule.update',
+          targetType: 'alert_rule',
+          targetId: id,
+          details: body,
+        });
+        return updated;
+      })
+      .catch((error: unknown) => duplicateName(error, 'rule', body.name));
+    return ruleView(row, row._count.alerts);
+  }
+
+  async deleteRule(organizationId: string, id: string, actor: AuditActor): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.alertRule.deleteMany({ where: { id, organizationId } });
+      if (count === 0) throw notFound(`no alert rule ${id} in this organization`);
+      await recordAudit(tx, actor, {
+        organizationId,
+        action: 'alert_rule.delete',
+        targetType: 'alert_rule',
+        targetId: id,
+      });
+    });
+  }
+
+  async listAlerts(organizationId: string, query: ListQuery) {
+    const rows = await this.prisma.alert.findMany({
+      where: {
+        organizationId,
+        ...(query.state === 'open'
+          ? { resolvedAt: null }
+          : query.state === 'resolved'
+            ? { NOT: { resolvedAt: null } }
+            : {}),
+      },
+      orderBy: [{ openedAt: 'desc' }, { id: 'desc' }],
+      take: query.limit,
+    });
+    const items: z.output<typeof AlertSchema>[] = rows.map((row) => ({
+      id: row.id,
+      ruleId: row.ruleId,
+      kind: row.kind,
+      subject: row.subject,
+      clusterId: row.clusterId,
+      summary: row.summary,
+      path: row.path,
+      details: row.details as Record<string, unknown>,
+      openedAt: row.openedAt.toISOString(),
+      resolvedAt: row.resolvedAt?.toISOString() ?? null,
+    }));
+    return { items };
+  }
+
+  async listDeliveries(organizationId: string, query: ListQuery) {
+    const rows = await this.prisma.alertDelivery.findMany({
+      where: { organizationId, ...(query.channelId ? { channelId: query.channelId } : {}) },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: query.limit,
+      include: { channel: { select: { name: true } } },
+    });
+    return { items: rows.map(deliveryView) };
+  }
+
+  async delivery(organizationId: string, id: string) {
+    const row = await this.prisma.alertDelivery.findFirst({
+      where: { id, organizationId },
+      include: { channel: { select: { name: true } } },
+    });
+    if (!row) throw notFound(`no alert delivery ${id} in this organization`);
+    return deliveryView(row);
+  }
+}
+
+function ruleView(
+  row: {
+    id: string;
+    name: string;
+    kind: string;
+    threshold: number | null;
+    clusterIds: string[];
+    channelIds: string[];
+    quietStart: string | null;
+    quietEnd: string | null;
+    timeZone: string;
+    enabled: boolean;
+    createdAt: Date;
+    updatedAt: Date;
+  },
+  openAlerts: number,
+): Rule {
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind as Rule['kind'],
+    threshold: row.threshold,
+    clusterIds: row.clusterIds,
+    channelIds: row.channelIds,
+    quietHours:
+      row.quietStart && row.quietEnd ? { start: row.quietStart, end: row.quietEnd, timeZone: row.timeZone } : null,
+    enabled: row.enabled,
+    openAlerts,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function deliveryView(row: {
+  id: string;
+  channelId: string;
+  channel: { name: string };
+  alertId: string | null;
+  event: string;
+  status: string;
+  attempts: number;
+  notBefore: Date | null;
+  lastAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  sentAt: Date | null;
+  createdAt: Date;
+}): z.output<typeof DeliverySchema> {
+  return {
+    id: row.id,
+    channelId: row.channelId,
+    channelName: row.channel.name,
+    alertId: row.alertId,
+    event: row.event as 'opened',
+    status: row.status as 'pending',
+    attempts: row.attempts,
+    notBefore: row.notBefore?.toISOString() ?? null,
+    lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
+    lastStatusCode: row.lastStatusCode,
+    lastError: row.lastError,
+    sentAt: row.sentAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  apiClient,
+  createCluster,
+  createTenant,
+  type QueryStack,
+  startQueryStack,
+  type Tenant,
+} from '../../../test/support/query-api.js';
+
+/**
+ * The alerts API's inputs: each bad one a 400 (or 409) naming the problem, channel targets never
+ * answered (a Slack or Teams URL is a credential), a webhook's signing secret answered once, every
+ * change in the audit log with who made it, and one organization's rules unable to name another's
+ * clusters or channels.
+ */
+let stack: QueryStack;
+let tenant: Tenant;
+let other: Tenant;
+let clusterId: string;
+
+beforeAll(async () => {
+  stack = await startQueryStack('alerts_api', { SECRET_ENCRYPTION_KEYS: 'test-1:a-test-only-secret-encryption-key' });
+  tenant = await createTenant(stack.prisma, 'alerts-api');
+  other = await createTenant(stack.prisma, 'alerts-other');
+  clusterId = (await createCluster(stack.prisma, tenant, 'prod')).id;
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('alert channels', () => {
+  it('keep their targets to themselves and show a webhook secret once', async () => {
+    const operator = apiClient(stack.url, tenant.operatorKey);
+    const slack = await operator.post<{ targetHint: string; secret: null }>('/v1/alert-channels', {
+      name: 'ops slack',
+      kind: 'slack',
+      target: 'https://hooks.slack.com/services/T000/B000/very-secret-token',
+    });
+    expect(slack.status).toBe(201);
+    expect(slack.body).toMatchObject({ targetHint: 'hooks.slack.com', secret: null, kind: 'slack' });
+    const hook = await operator.post<{ secret: string; signature: string }>('/v1/alert-channels', {
+      name: 'siem',
+      kind: 'webhook',
+      target: 'https://siem.example.com/in',
+      signature: 'both',
+    });
+    expect(hook.status).toBe(201);
+    expect(hook.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(hook.body.signature).toBe('both');
+    const list = await apiClient(stack.url, tenant.readKey).get('/v1/alert-channels');
+    expect(list.status).toBe(200);
+    const text = JSON.stringify(list.body);
+    expect(text).not.toContain('very-secret-token');
+    expect(text).not.toContain(hook.body.secret);
+    const stored = await stack.prisma.alertChannel.findMany();
+    expect(stored.every((row) => !Buffer.from(row.targetSealed).toString('latin1').includes('very-secret'))).toBe(true);
+    const audit = await stack.prisma.auditLogEntry.findMany({ where: { action: 'alert_channel.create' } });
+    expect(audit).toHaveLength(2);
+    expect(audit[0]).toMatchObject({ actorType: 'api_key', actorName: 'operator', actorRole: 'operator' });
+    expect(JSON.stringify(audit)).not.toContain('very-secret-token');
+  });
+
+  it('refuse bad input with a 400 naming it', async () => {
+    const operator = apiClient(stack.url, tenant.operatorKey);
+    const cases: [unknown, string][] = [
+      [{ name: 'x', kind: 'pager', target: 'https://a.example.com' }, 'body field "kind"'],
+      [{ name: 'x', kind: 'slack', target: 'http://hooks.example.com/a' }, 'body field "target"'],
+      [{ name: 'x', kind: 'teams', target: 'https://169.254.169.254/latest' }, 'body field "target"'],
+      [
+        { name: 'x', kind: 'email', target: 'not an address' },
+        'body field "target": "not an address" is not an email address',
+      ],
+      [
+        { name: 'x', kind: 'slack', target: 'https://a.example.com', signature: 'both' },
+        'only webhook channels are signed',
+      ],
+      [{ name: 'x', kind: 'slack', target: 'https://a.example.com', extra: 1 }, 'unknown body parameter'],
+    ];
+    for (const [body, detail] of cases) {
+      const answer = await operator.post<{ detail: string }>('/v1/alert-channels', body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.detail).toContain(detail);
+    }
+    const twice = await operator.post<{ detail: string }>('/v1/alert-channels', {
+      name: 'ops slack',
+      kind: 'slack',
+      target: 'https://hooks.slack.com/services/x',
+    });
+    expect(twice.status).toBe(409);
+    expect(twice.body.detail).toBe('a channel named "ops slack" already exists in this organization');
+    const notUuid = await operator.post<{ detail: string }>('/v1/alert-channels/nope/test');
+    expect(notUuid.status).toBe(400);
+  });
+});
+
+describe('alert rules', () => {
+  it('are checked against the organization and the kind', async () => {
+    const operator = apiClient(stack.url, tenant.operatorKey);
+    const channels = await operator.get<{ items: { id: string }[] }>('/v1/alert-channels');
+    const channelId = channels.body.items[0].id;
+    const created = await operator.post<{ id: string; quietHours: unknown; openAlerts: number }>('/v1/alert-rules', {
+      name: 'Missed savings',
+      kind: 'savings-missed',
+      threshold: 500,
+      clusterIds: [clusterId],
+      channelIds: [channelId],
+      quietHours: { start: '22:00', end: '07:00', timeZone: 'Europe/Berlin' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      quietHours: { start: '22:00', end: '07:00', timeZone: 'Europe/Berlin' },
+      openAlerts: 0,
+    });
+    const cases: [unknown, string][] = [
+      [{ name: 'a', kind: 'savings-missed', channelIds: [channelId] }, 'savings-missed needs a threshold'],
+      [{ name: 'a', kind: 'hints-lost', channelIds: [] }, 'at least one channel'],
+      [
+        { name: 'a', kind: 'hints-lost', channelIds: [channelId], quietHours: { start: '25:00', end: '07:00' } },
+        'a time HH:MM',
+      ],
+      [
+        {
+          name: 'a',
+          kind: 'hints-lost',
+          channelIds: [channelId],
+          quietHours: { start: '22:00', end: '07:00', timeZone: 'Mars/Olympus' },
+        },
+        'an IANA time zone',
+      ],
+    ];
+    for (const [body, detail] of cases) {
+      const answer = await operator.post<{ detail: string }>('/v1/alert-rules', body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.detail).toContain(detail);
+    }
+    // Another organization cannot point a rule at this one's channel or cluster, nor see its rules.
+    const foreign = apiClient(stack.url, other.operatorKey);
+    const stolen = await foreign.post<{ detail: string }>('/v1/alert-rules', {
+      name: 'b',
+      kind: 'hints-lost',
+      channelIds: [channelId],
+    });
+    expect(stolen.status).toBe(400);
+    expect(stolen.body.detail).toContain('names a channel this organization does not have');
+    expect((await foreign.get<{ items: unknown[] }>('/v1/alert-rules')).body.items).toHaveLength(0);
+    expect((await foreign.patch(`/v1/alert-rules/${created.body.id}`, { enabled: false })).status).toBe(404);
+
+    const changed = await operator.patch<{ enabled: boolean; quietHours: unknown }>(
+      `/v1/alert-rules/${created.body.id}`,
+      {
+        enabled: false,
+        quietHours: null,
+      },
+    );
+    expect(changed.body).toMatchObject({ enabled: false, quietHours: null });
+    expect((await operator.delete(`/v1/alert-rules/${created.body.id}`)).status).toBe(204);
+    expect((await operator.get<{ items: unknown[] }>('/v1/alert-rules')).body.items).toHaveLength(0);
+  });
+});

@@ -1,0 +1,160 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { clearChannelFailing, openChannelSecrets, PrismaService, raiseChannelFailing } from '@zw/db';
+import {
+  type AlertEvent,
+  type AlertKind,
+  type ChannelKind,
+  sendAlertEvent,
+  type SignatureScheme,
+  type WebhookPostResult,
+} from '@zw/notify';
+import type { AlertsConfig } from '@zw/queue';
+import { WebhookSecretKeys } from '../reports/webhook-secret-sealer.service.js';
+import { ALERTS_CONFIG } from './alerts-config.token.js';
+import { AlertEvaluator } from './alert-evaluator.service.js';
+
+export type AlertDeliveryOutcome =
+  | { sent: true; statusCode: number | null; resent: boolean }
+  | { sent: false; skipped: string }
+  | { sent: false; error: string; final: boolean };
+
+/**
+ * Sends one delivery, at most once per attempt and never again once it succeeded:
+ *
+ * 1. the row is claimed (`pending`/`sending` → `sending`, attempts + 1) before anything leaves;
+ * 2. the message is sent, carrying the delivery id as its idempotency key (Standard Webhooks'
+ *    `webhook-id`, the email's Message-ID);
+ * 3. the outcome is recorded (`succeeded`, or back to `pending` for BullMQ's retry with backoff, or
+ *    `failed` after the last attempt, which raises the channel's own `channel-failing` alert).
+ *
+ * A worker killed between 1 and 3 leaves the row `sending`; BullMQ hands the stalled job to another
+ * worker, which sends again under the same id (a message whose receipt is unknown is resent rather than
+ * lost), so a receiver that keeps the ids it saw, as Standard Webhooks asks, acts on it once.
+ */
+@Injectable()
+export class AlertDeliverer {
+  private readonly logger = new Logger('AlertDeliverer');
+
+  constructor(
+    @Inject(PrismaService) private readonly prisma: PrismaService,
+    @Inject(ALERTS_CONFIG) private readonly config: AlertsConfig,
+    @Inject(WebhookSecretKeys) private readonly secrets: WebhookSecretKeys,
+    @Inject(AlertEvaluator) private readonly evaluator: AlertEvaluator,
+  ) {}
+
+  async deliver(
+    deliveryId: string,
+    attempt: number,
+    attempts: number,
+    now = new Date(),
+  ): Promise<AlertDeliveryOutcome> {
+    const delivery = await this.prisma.alertDelivery.findUnique({
+      where: { id: deliveryId },
+      include: { channel: true, alert: { include: { rule: { select: { name: true } } } } },
+    });
+    if (!delivery) return { sent: false, skipped: 'deleted (with its channel or alert)' };
+    if (!['pending', 'sending'].includes(delivery.status)) return { sent: false, skipped: delivery.status };
+    const { channel, alert } = delivery;
+    if (!channel.enabled) return this.finish(deliveryId, 'skipped', null, 'the channel is disabled');
+    // An alert that opened and cleared within the quiet hours: neither message is worth sending.
+    if (delivery.event === 'opened' && alert?.resolvedAt && delivery.notBefore) {
+      const resolve = await this.prisma.alertDelivery.findUnique({
+        where: { alertId_channelId_event: { alertId: alert.id, channelId: channel.id, event: 'resolved' } },
+        select: { id: true, status: true },
+      });
+      if (resolve?.status === 'pending') {
+        await this.finish(resolve.id, 'skipped', null, 'opened and cleared during quiet hours');
+        return this.finish(deliveryId, 'skipped', null, 'opened and cleared during quiet hours');
+      }
+    }
+    const opened = openChannelSecrets(this.secrets.keyring, channel);
+    const organization = await this.prisma.organization.findUniqueOrThrow({
+      where: { id: delivery.organizationId },
+      select: { slug: true, name: true },
+    });
+    const claimed = await this.prisma.alertDelivery.updateMany({
+      where: { id: deliveryId, status: { in: ['pending', 'sending'] } },
+      data: { status: 'sending', attempts: { increment: 1 }, lastAttemptAt: now },
+    });
+    if (claimed.count === 0) return { sent: false, skipped: 'finished meanwhile' };
+    const resent = delivery.status === 'sending';
+    if (resent)
+      this.logger.warn(`delivery ${deliveryId}: an earlier attempt was interrupted; sending again under the same id`);
+    let result: WebhookPostResult;
+    if ('problem' in opened) {
+      result = { ok: false, statusCode: null, error: opened.problem, durationMs: 0 };
+    } else {
+      const event: AlertEvent = {
+        deliveryId,
+        type: delivery.event as AlertEvent['type'],
+        alert: alert
+          ? {
+              id: alert.id,
+              kind: alert.kind as AlertKind,
+              subject: alert.subject,
+              summary: alert.summary,
+              ruleName: alert.rule?.name ?? null,
+              openedAt: alert.openedAt.toISOString(),
+              resolvedAt: alert.resolvedAt?.toISOString() ?? null,
+              details: alert.details as Record<string, unknown>,
+            }
+          : {
+              id: null,
+              kind: 'test',
+              subject: `channel:${channel.id}`,
+              summary: `A test message from zonewise: alerts of ${organization.name} reach the channel "${channel.name}".`,
+              ruleName: null,
+              openedAt: delivery.createdAt.toISOString(),
+              resolvedAt: null,
+              details: {},
+            },
+        organization,
+        link: `${this.config.PUBLIC_URL}${alert?.path ?? '/alerts'}`,
+        at: now.toISOString(),
+      };
+      result = await sendAlertEvent(
+        {
+          kind: channel.kind as ChannelKind,
+          target: opened.target,
+          secret: opened.secret,
+          signature: channel.signature as SignatureScheme | null,
+        },
+        event,
+        {
+          timeoutMs: this.config.ALERT_DELIVERY_TIMEOUT_MS,
+          allowPrivate: this.config.ALERT_ALLOW_PRIVATE,
+          smtp: this.config.SMTP_URL ? { url: this.config.SMTP_URL, from: this.config.SMTP_FROM } : null,
+        },
+        now,
+      );
+    }
+    const final = attempt >= attempts;
+    await this.prisma.alertDelivery.updateMany({
+      where: { id: deliveryId, status: 'sending' },
+      data: {
+        status: result.ok ? 'succeeded' : final ? 'failed' : 'pending',
+        lastStatusCode: result.statusCode,
+        lastError: result.error,
+        sentAt: result.ok ? new Date() : null,
+      },
+    });
+    const owner = { id: channel.id, organizationId: channel.organizationId, name: channel.name };
+    if (result.ok) {
+      await this.evaluator.enqueue(await clearChannelFailing(this.prisma, owner, new Date()));
+      return { sent: true, statusCode: result.statusCode, resent };
+    }
+    if (final) {
+      this.logger.warn(`delivery ${deliveryId} to channel ${channel.id} failed for good: ${result.error}`);
+      await this.evaluator.enqueue(await raiseChannelFailing(this.prisma, owner, result.error ?? 'failed', new Date()));
+    }
+    return { sent: false, error: result.error ?? 'failed', final };
+  }
+
+  private async finish(id: string, status: 'skipped', code: number | null, why: string): Promise<AlertDeliveryOutcome> {
+    await this.prisma.alertDelivery.updateMany({
+      where: { id, status: { in: ['pending', 'sending'] } },
+      data: { status, lastStatusCode: code, lastError: why },
+    });
+    return { sent: false, skipped: why };
+  }
+}

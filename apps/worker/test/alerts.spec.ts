@@ -1,0 +1,311 @@
+import type { INestApplication } from '@nestjs/common';
+import { generateFleetSnapshot, type KubernetesList } from '@zw/core';
+import { createPrismaClient, type PrismaClient } from '@zw/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type HttpReceiver,
+  type SmtpSink,
+  startHttpReceiver,
+  startSmtpSink,
+  verifyStandardWebhook,
+} from '../../../test/support/alert-receivers.js';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
+import { buildApps, type RunningProcess, startApp } from '../../../test/support/processes.js';
+import {
+  apiClient,
+  createCluster,
+  createTenant,
+  pushSnapshot,
+  type Tenant,
+  waitProcessed,
+} from '../../../test/support/query-api.js';
+import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from '../../../test/support/redis.js';
+import { withoutZoneOnFirstNode } from '../../../test/support/reports.js';
+import { capturedAt } from '../../../test/support/snapshots.js';
+import { waitFor } from '../../../test/support/wait.js';
+import { createApiApp } from '../../api/src/http-app.js';
+
+/**
+ * An alert's whole life against the real parts: the API in this process, the worker as a compiled child
+ * process (so it can be SIGKILLed), Postgres, Redis, local receivers for Slack, Teams and a signed
+ * webhook, and an SMTP sink. A pushed snapshot in which a Service lost its hints → one message per
+ * channel; a snapshot in which they are back → one resolve per channel. Then a channel that keeps
+ * failing raises an alert of its own, and a worker killed mid-delivery leaves a message the receiver
+ * acts on once (the same webhook-id), not zero times and not two.
+ */
+const PUBLIC_URL = 'https://zonewise.example.com';
+
+let db: TestDatabase;
+let prisma: PrismaClient;
+let api: INestApplication;
+let url: string;
+let worker: RunningProcess;
+let receiver: HttpReceiver;
+let smtp: SmtpSink;
+let tenant: Tenant;
+let cluster: { id: string; token: string };
+let env: Record<string, string>;
+let webhookSecret: string;
+const channelIds: Record<string, string> = {};
+const prefix = uniquePrefix('alerts');
+
+function startWorker(): RunningProcess {
+  worker = startApp('worker', env);
+  return worker;
+}
+
+/** Every Service routed with topology, enough endpoints in every zone: the controller populates hints. */
+function healthy(): KubernetesList {
+  return generateFleetSnapshot({
+    nodes: 6,
+    zones: 3,
+    services: 1,
+    endpointsPerService: 9,
+    autoShare: 1,
+    notReadyShare: 0,
+    seed: 3,
+  });
+}
+
+async function push(list: KubernetesList, at: Date): Promise<void> {
+  const id = await pushSnapshot(url, cluster.token, capturedAt(list, at));
+  await waitProcessed(prisma, [id], 60_000);
+}
+
+const on = (path: string) => receiver.received.filter((request) => request.path === path);
+
+async function allDeliveriesFinished(): Promise<boolean> {
+  const open = await prisma.alertDelivery.count({ where: { status: { in: ['pending', 'sending'] } } });
+  return open === 0;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase('alerts');
+  buildApps();
+  receiver = await startHttpReceiver();
+  smtp = await startSmtpSink();
+  env = {
+    DATABASE_URL: db.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    DB_POOL_MAX: '4',
+    READ_POOL_MAX: '4',
+    SECRET_ENCRYPTION_KEYS: 'test-1:a-test-only-secret-encryption-key',
+    ALERT_ALLOW_PRIVATE: 'true',
+    ALERT_DELIVERY_ATTEMPTS: '3',
+    ALERT_DELIVERY_BACKOFF_MS: '200',
+    ALERT_SWEEP_EVERY_MS: '1000',
+    ALERT_SWEEP_GRACE_MS: '5000',
+    SMTP_URL: smtp.url,
+    SMTP_FROM: 'zonewise <alerts@zonewise.test>',
+    PUBLIC_URL,
+    WORKER_LOCK_DURATION_MS: '2000',
+    WORKER_STALLED_INTERVAL_MS: '1000',
+    SWEEP_EVERY_MS: '1000',
+  };
+  Object.assign(process.env, env);
+  prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 2 });
+  api = await createApiApp({ logger: ['error'] });
+  await api.listen(0, '127.0.0.1');
+  url = (await api.getUrl()).replace('[::1]', '127.0.0.1');
+  startWorker();
+  tenant = await createTenant(prisma, 'alerts');
+  cluster = await createCluster(prisma, tenant, 'prod-eu');
+  const operator = apiClient(url, tenant.operatorKey);
+  for (const [kind, target] of [
+    ['slack', `${receiver.url}/slack`],
+    ['teams', `${receiver.url}/teams`],
+    ['email', 'oncall@acme.test'],
+    ['webhook', `${receiver.url}/hook`],
+  ] as const) {
+    const created = await operator.post<{ id: string; secret: string | null; targetHint: string }>(
+      '/v1/alert-channels',
+      { name: `${kind} channel`, kind, target },
+    );
+    expect(created.status).toBe(201);
+    expect(JSON.stringify(created.body)).not.toContain('/slack');
+    channelIds[kind] = created.body.id;
+    if (kind === 'webhook') webhookSecret = created.body.secret!;
+  }
+  const rule = await operator.post('/v1/alert-rules', {
+    name: 'Hints lost',
+    kind: 'hints-lost',
+    channelIds: Object.values(channelIds),
+  });
+  expect(rule.status).toBe(201);
+}, 180_000);
+
+afterAll(async () => {
+  await worker?.kill('SIGKILL');
+  await api?.close();
+  await prisma?.$disconnect();
+  await receiver?.close();
+  await smtp?.close();
+  await deletePrefixKeys(prefix);
+  await db?.drop();
+});
+
+describe('an alert from snapshot to resolve', () => {
+  it('sends one message per channel when a Service loses its hints, and one resolve when they return', async () => {
+    const start = Date.now() - 3 * 3600_000;
+    await push(healthy(), new Date(start));
+    const lost = withoutZoneOnFirstNode(healthy());
+    await push(lost, new Date(start + 3600_000));
+    await waitFor(
+      'the opening messages',
+      async () =>
+        on('/slack').length >= 1 && on('/teams').length >= 1 && on('/hook').length >= 1 && smtp.received.length >= 1,
+      60_000,
+    );
+    await waitFor('every delivery finished', allDeliveriesFinished, 60_000);
+
+    const alerts = await apiClient(url, tenant.readKey).get<{
+      items: { summary: string; path: string; resolvedAt: string | null }[];
+    }>('/v1/alerts?state=open');
+    expect(alerts.status).toBe(200);
+    expect(alerts.body.items).toHaveLength(1);
+    const [alert] = alerts.body.items;
+    expect(alert.path).toMatch(new RegExp(`^/clusters/${cluster.id}/services/`));
+    const link = `${PUBLIC_URL}${alert.path}`;
+
+    expect(on('/slack')).toHaveLength(1);
+    const slack = JSON.parse(on('/slack')[0].body) as { text: string; blocks: { type: string }[] };
+    expect(slack.text).toContain('[ALERT] Service lost its topology hints');
+    expect(JSON.stringify(slack.blocks)).toContain(link);
+    expect(on('/teams')).toHaveLength(1);
+    expect(on('/teams')[0].body).toContain('application/vnd.microsoft.card.adaptive');
+    expect(on('/teams')[0].body).toContain(link);
+    expect(on('/hook')).toHaveLength(1);
+    expect(verifyStandardWebhook(webhookSecret, on('/hook')[0])).toMatchObject({
+      type: 'alert.opened',
+      data: { link, alert: { kind: 'hints-lost' } },
+    });
+    expect(smtp.received).toHaveLength(1);
+    expect(smtp.received[0].to).toEqual(['oncall@acme.test']);
+    // Quoted-printable text: soft line breaks joined.
+    expect(smtp.received[0].raw.replace(/=\r?\n/g, '')).toContain(link);
+
+    // The same condition in the next snapshot: still one open alert, no new message.
+    await push(lost, new Date(start + 2 * 3600_000));
+    await push(healthy(), new Date(start + 3 * 3600_000));
+    await waitFor(
+      'the resolve messages',
+      async () =>
+        on('/slack').length >= 2 && on('/teams').length >= 2 && on('/hook').length >= 2 && smtp.received.length >= 2,
+      60_000,
+    );
+    await waitFor('every delivery finished', allDeliveriesFinished, 60_000);
+    for (const path of ['/slack', '/teams', '/hook']) expect(on(path)).toHaveLength(2);
+    expect(smtp.received).toHaveLength(2);
+    expect(JSON.parse(on('/slack')[1].body).text).toContain('[RESOLVED]');
+    expect(verifyStandardWebhook(webhookSecret, on('/hook')[1])).toMatchObject({ type: 'alert.resolved' });
+    expect(smtp.received[1].raw).toMatch(/^Subject: \[RESOLVED\]/m);
+
+    const log = await apiClient(url, tenant.readKey).get<{
+      items: { status: string; event: string; attempts: number }[];
+    }>('/v1/alert-deliveries');
+    expect(log.body.items).toHaveLength(8);
+    expect(log.body.items.every((delivery) => delivery.status === 'succeeded' && delivery.attempts === 1)).toBe(true);
+    expect(log.body.items.filter((delivery) => delivery.event === 'resolved')).toHaveLength(4);
+    const after = await apiClient(url, tenant.readKey).get<{ items: { resolvedAt: string | null }[] }>('/v1/alerts');
+    expect(after.body.items).toHaveLength(1);
+    expect(after.body.items[0].resolvedAt).not.toBeNull();
+  }, 240_000);
+});
+
+describe('a failing channel', () => {
+  it('is retried with backoff, then raises an alert of its own on the other channels, resolved once it delivers', async () => {
+    const failing = await startHttpReceiver();
+    failing.answer = () => 503;
+    try {
+      const operator = apiClient(url, tenant.operatorKey);
+      const channel = await operator.post<{ id: string }>('/v1/alert-channels', {
+        name: 'broken slack',
+        kind: 'slack',
+        target: `${failing.url}/broken`,
+      });
+      const slackBefore = on('/slack').length;
+      const test = await operator.post<{ id: string; event: string }>(`/v1/alert-channels/${channel.body.id}/test`);
+      expect(test.status).toBe(201);
+      expect(test.body.event).toBe('test');
+      const failed = await waitFor(
+        'the test delivery to fail for good',
+        async () => {
+          const one = await operator.get<{ status: string; attempts: number; lastStatusCode: number }>(
+            `/v1/alert-deliveries/${test.body.id}`,
+          );
+          return one.body.status === 'failed' ? one.body : null;
+        },
+        60_000,
+      );
+      expect(failed).toMatchObject({ attempts: 3, lastStatusCode: 503 });
+      expect(failing.received).toHaveLength(3);
+      await waitFor('the channel-failing message on Slack', async () => on('/slack').length > slackBefore, 60_000);
+      expect(JSON.parse(on('/slack')[slackBefore].body).text).toContain('Alert channel failing');
+      const open = await operator.get<{ items: { kind: string; subject: string }[] }>('/v1/alerts?state=open');
+      expect(open.body.items).toEqual([
+        expect.objectContaining({ kind: 'channel-failing', subject: `channel:${channel.body.id}` }),
+      ]);
+
+      failing.answer = () => 200;
+      await operator.post(`/v1/alert-channels/${channel.body.id}/test`);
+      await waitFor('the channel-failing resolve on Slack', async () => on('/slack').length > slackBefore + 1, 60_000);
+      expect(JSON.parse(on('/slack')[slackBefore + 1].body).text).toContain('[RESOLVED] Alert channel failing');
+      await waitFor('every delivery finished', allDeliveriesFinished, 60_000);
+      expect((await operator.get<{ items: unknown[] }>('/v1/alerts?state=open')).body.items).toHaveLength(0);
+      await operator.patch(`/v1/alert-channels/${channel.body.id}`, { enabled: false });
+    } finally {
+      await failing.close();
+    }
+  }, 240_000);
+});
+
+describe('a worker killed mid-delivery', () => {
+  it('leaves a message the receiver gets under one webhook-id: neither zero nor two', async () => {
+    const held = await startHttpReceiver();
+    held.hold = true;
+    try {
+      const operator = apiClient(url, tenant.operatorKey);
+      const channel = await operator.post<{ id: string; secret: string }>('/v1/alert-channels', {
+        name: 'held webhook',
+        kind: 'webhook',
+        target: `${held.url}/held`,
+      });
+      const test = await operator.post<{ id: string }>(`/v1/alert-channels/${channel.body.id}/test`);
+      await waitFor('the message to reach the receiver', async () => held.received.length >= 1, 60_000);
+      // The receiver has the message but has not answered: the worker dies before it learns the outcome.
+      await worker.kill('SIGKILL');
+      expect(await prisma.alertDelivery.findUniqueOrThrow({ where: { id: test.body.id } })).toMatchObject({
+        status: 'sending',
+        attempts: 1,
+      });
+      held.hold = false;
+      held.release(200);
+      startWorker();
+      const done = await waitFor(
+        'the delivery to succeed after the restart',
+        async () => {
+          const one = await prisma.alertDelivery.findUniqueOrThrow({ where: { id: test.body.id } });
+          return one.status === 'succeeded' ? one : null;
+        },
+        90_000,
+      );
+      expect(done.attempts).toBe(2);
+      const ids = new Set(held.received.map((request) => request.headers['webhook-id']));
+      expect(ids).toEqual(new Set([test.body.id]));
+      for (const request of held.received) {
+        expect(verifyStandardWebhook(channel.body.secret, request)).toMatchObject({ type: 'alert.test' });
+      }
+      // Sent, and never again once recorded: a sweep later finds nothing to re-send.
+      const count = held.received.length;
+      await waitFor(
+        'no delivery left pending',
+        async () => (await prisma.alertDelivery.count({ where: { status: 'pending' } })) === 0,
+      );
+      expect(held.received).toHaveLength(count);
+      expect(count).toBe(2);
+    } finally {
+      await held.close();
+    }
+  }, 240_000);
+});
