@@ -1,6 +1,6 @@
 /**
- * The dashboard's words for states and figures, one per meaning on every page. libs/reports uses the
- * same words (a test checks they agree), and the API's documentation names them beside its values.
+ * The dashboard's words for states and figures, one per meaning on every page (pages.e2e.spec checks
+ * the pages use them); the API's documentation names them beside its values.
  *
  * Hint states: the API's `removed` is the state in which the EndpointSlice controller refused (removed)
  * the hints, called "refused" (and drawn red); `none` is a Service that does not ask for topology routing.

@@ -23,6 +23,7 @@ import {
 } from '../../../test/support/query-api.js';
 import { capturedAt, fleet } from '../../../test/support/snapshots.js';
 import { number } from '../src/format.js';
+import { hintStateWord } from '../src/vocabulary.js';
 import { seedFleet } from './support/fleet.js';
 import {
   controlsOutsideViewport,
@@ -297,6 +298,28 @@ describe.skipIf(skipReason !== '')(
       await eventually(() => page.getByTestId('cluster-price').textContent()).toContain(
         'because its price is zero, not because nothing crosses zones',
       );
+    });
+
+    it('names the run-rate and the history apart, and the refused state with one word', async () => {
+      const { page } = session;
+      await nav(page, 'Fleet').click();
+      for (const tile of ['tile-cost', 'tile-saved', 'tile-missed']) {
+        await eventually(() => page.getByTestId(tile).locator('.tile-label').textContent()).toContain('run-rate');
+      }
+      await nav(page, 'Savings').click();
+      for (const tile of ['savings-cost', 'savings-saved', 'savings-missed']) {
+        const label = await page.getByTestId(tile).locator('.tile-label').textContent();
+        expect(label, tile).toContain('so far');
+        expect(label, tile).not.toContain('run-rate');
+      }
+      // The API's `removed` hint state is "refused" wherever a page names it.
+      await page.goto(`${stack.url}/clusters/${cluster.id}`);
+      await page.locator('[data-testid=services-table] tbody tr').first().waitFor();
+      const options = await page.locator('select[name=hintState] option').allTextContents();
+      expect(options.join(' ')).toContain(hintStateWord('removed'));
+      expect(hintStateWord('removed')).toBe('refused');
+      const shown = await page.locator('main').innerText();
+      expect(shown).not.toMatch(/\bremoved\b/);
     });
 
     it('starts an empty organization with "Register your first cluster", not tiles of $0.00', async () => {
