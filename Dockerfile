@@ -55,7 +55,7 @@ WORKDIR /app
 COPY --from=build /out/ /app/
 # A numeric user, so Kubernetes can verify runAsNonRoot without a passwd lookup.
 USER 65532:65532
-EXPOSE 3000
+EXPOSE 3000 9464
 ENTRYPOINT ["/usr/bin/tini", "--", "/app/bin/zonewise"]
 CMD ["api"]
 LABEL org.opencontainers.image.title="zonewise" \

@@ -42,7 +42,7 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number
 export function startApp(app: 'api' | 'worker', env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', app, 'main.js')], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, METRICS_PORT: '0', ...env }, // the API's metrics port: any free one
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   return child;

@@ -111,11 +111,11 @@ describe('docker-compose.yml passes every setting to the containers that read it
     expect(orphans).toEqual([]);
   });
 
-  it('compose overrides only what must differ inside it (addresses, listen address, heartbeat file)', () => {
+  it('compose overrides only what must differ inside it (addresses, listen address and ports, heartbeat file)', () => {
     const overrides = (name: string) => Object.keys(compose.services[name]!.environment ?? {}).sort();
     const shared = ['DATABASE_URL', 'NODE_ENV', 'REDIS_URL'];
     expect(overrides('migrate')).toEqual(shared);
-    expect(overrides('api')).toEqual([...shared, 'HOST', 'PORT'].sort());
+    expect(overrides('api')).toEqual([...shared, 'HOST', 'METRICS_PORT', 'PORT'].sort());
     expect(overrides('worker')).toEqual([...shared, 'WORKER_HEARTBEAT_FILE'].sort());
     for (const name of Object.keys(READERS)) {
       const env = containerEnvironment(compose.services[name]!);

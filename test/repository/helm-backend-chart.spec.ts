@@ -194,7 +194,7 @@ const keysOf = (...schemas: { shape: object }[]) => new Set(schemas.flatMap((sch
 const API_SETTINGS = keysOf(apiEnvSchema, trafficEnvSchema, reportsEnvSchema);
 const WORKER_SETTINGS = keysOf(workerEnvSchema, trafficEnvSchema, reportsEnvSchema);
 /** Set by the chart itself, or for tests only. */
-const CHART_SETS = ['HOST', 'NODE_ENV', 'PORT', 'WORKER_HEARTBEAT_FILE'];
+const CHART_SETS = ['HOST', 'METRICS_HOST', 'METRICS_PORT', 'NODE_ENV', 'PORT', 'WORKER_HEARTBEAT_FILE'];
 const TEST_ONLY = ['WORKER_FAULT'];
 
 interface ValuesSchema {
@@ -251,6 +251,7 @@ describe.skipIf(skip !== null)('the zonewise Helm chart (backend)', () => {
         'Secret',
         'Secret',
         'Service',
+        'Service',
         'ServiceAccount',
       ],
     ],
@@ -271,6 +272,7 @@ describe.skipIf(skip !== null)('the zonewise Helm chart (backend)', () => {
         'Secret',
         'Secret',
         'Service',
+        'Service',
         'ServiceAccount',
         'ServiceMonitor',
         'TriggerAuthentication',
@@ -286,6 +288,7 @@ describe.skipIf(skip !== null)('the zonewise Helm chart (backend)', () => {
         'Job',
         'PodDisruptionBudget',
         'ScaledObject',
+        'Service',
         'Service',
         'TriggerAuthentication',
       ],
@@ -541,6 +544,7 @@ describe.skipIf(skip !== null)('the zonewise Helm chart (backend)', () => {
       expect(apiConfig.DATABASE_URL).toBe(REQUIRED.secrets.DATABASE_URL);
       expect(apiConfig.PORT).toBe(3000);
       expect(apiConfig.HOST).toBe('0.0.0.0');
+      expect(apiConfig.METRICS_PORT).toBe(9464);
       expect(api.env.find((entry) => entry.name === 'NODE_EXTRA_CA_CERTS')?.value).toBe('/etc/ssl/rds/ca.pem');
       const workerConfig = loadWorkerConfig(environmentOf(rendered, worker));
       expect(workerConfig.WORKER_CONCURRENCY).toBe(4);
@@ -615,6 +619,41 @@ describe.skipIf(skip !== null)('the zonewise Helm chart (backend)', () => {
       expect(podSpec(find(renders.everything(), 'Deployment', 'zonewise-api')).priorityClassName).toBe(
         'high: priority #1',
       );
+    });
+
+    it('/metrics is scraped on its own port, through a ClusterIP Service of its own, never the API Service or Ingress', () => {
+      const rendered = renders.everything();
+      const [api] = podSpec(find(rendered, 'Deployment', 'zonewise-api')).containers;
+      const ports = (api as unknown as { ports: { name: string; containerPort: number }[] }).ports;
+      expect(ports).toEqual([
+        { name: 'http', containerPort: 3000, protocol: 'TCP' },
+        { name: 'metrics', containerPort: 9464, protocol: 'TCP' },
+      ]);
+      type ServiceSpec = {
+        metadata: { labels: Record<string, string> };
+        spec: { type: string; selector: Record<string, string>; ports: { name: string; targetPort: string }[] };
+      };
+      const service = find(rendered, 'Service', 'zonewise-api') as unknown as ServiceSpec;
+      const metricsService = find(rendered, 'Service', 'zonewise-api-metrics') as unknown as ServiceSpec;
+      expect(service.spec.ports.map((port) => port.targetPort)).toEqual(['http']);
+      expect(metricsService.spec.type).toBe('ClusterIP');
+      expect(metricsService.spec.ports).toEqual([
+        { name: 'metrics', port: 9464, targetPort: 'metrics', protocol: 'TCP' },
+      ]);
+      expect(metricsService.spec.selector).toEqual(service.spec.selector);
+      const monitor = find(rendered, 'ServiceMonitor', 'zonewise-api') as unknown as {
+        spec: { selector: { matchLabels: Record<string, string> }; endpoints: { port: string; path: string }[] };
+      };
+      expect(monitor.spec.endpoints.map(({ port, path }) => ({ port, path }))).toEqual([
+        { port: 'metrics', path: '/metrics' },
+      ]);
+      // The monitor selects the metrics Service only.
+      const selects = (labels: Record<string, string>) =>
+        Object.entries(monitor.spec.selector.matchLabels).every(([key, value]) => labels[key] === value);
+      expect([selects(metricsService.metadata.labels), selects(service.metadata.labels)]).toEqual([true, false]);
+      const ingress = stringify(find(rendered, 'Ingress', 'zonewise-api'));
+      expect(ingress).not.toContain('metrics');
+      expect(ingress).not.toContain('9464');
     });
 
     it('the API is probed on /healthz (alive) and /readyz (ready), on its named port', () => {
@@ -779,6 +818,11 @@ describe.skipIf(skip !== null)('the zonewise Helm chart (backend)', () => {
       'a disruption budget no drain could meet (fixed replicas)',
       { ...REQUIRED, api: { replicas: 1, autoscaling: { enabled: false }, podDisruptionBudget: { minAvailable: 1 } } },
       /api\.podDisruptionBudget\.minAvailable \(1\) must be below api\.replicas \(1\)/,
+    ],
+    [
+      'the metrics port on the API port',
+      { ...REQUIRED, api: { port: 9464 } },
+      /api\.metricsPort \(9464\) must differ from api\.port/,
     ],
     [
       'an Ingress without hosts',

@@ -312,7 +312,7 @@ describe("the runtime stage's files", () => {
     it('the API and the worker start, take a snapshot in, record it and serve the dashboard', async () => {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
-      const api = start('api', { PORT: String(port), HOST: '127.0.0.1' });
+      const api = start('api', { PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: '0' });
       const worker = start('worker', { WORKER_HEARTBEAT_FILE: heartbeat, SWEEP_EVERY_MS: '1000' });
       const ready = await waitFor(
         'the API ready',

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { PROMETHEUS_BINARY } from '../support/prometheus.js';
+import { PROMETHEUS_BINARY, prometheusMissing, startPrometheus } from '../support/prometheus.js';
 import {
   apiClient,
   createCluster,
@@ -14,6 +14,7 @@ import {
   waitProcessed,
 } from '../support/query-api.js';
 import { fleet } from '../support/snapshots.js';
+import { waitFor } from '../support/wait.js';
 
 /**
  * The alert rules and the Grafana dashboard under deploy/: the rules parse and pass their unit tests
@@ -94,7 +95,7 @@ describe('the rules and the dashboard name only metrics the API serves', () => {
     const cluster = await createCluster(stack.prisma, tenant, 'prod');
     await waitProcessed(stack.prisma, [await pushSnapshot(stack.url, cluster.token, fleet(4, 3))]);
     await apiClient(stack.url, tenant.readKey).get('/v1/fleet');
-    const metrics = await apiClient(stack.url, null).get<string>('/metrics');
+    const metrics = await apiClient(stack.metricsUrl, null).get<string>('/metrics');
     expect(metrics.status).toBe(200);
     exported = exportedNames(metrics.body);
   }, 120_000);
@@ -102,6 +103,26 @@ describe('the rules and the dashboard name only metrics the API serves', () => {
   afterAll(async () => {
     await stack?.stop();
   });
+
+  it.skipIf(prometheusMissing() !== null)(
+    'a real Prometheus scrapes the metrics port (METRICS_PORT); the API port serves no /metrics',
+    async () => {
+      const prometheus = await startPrometheus([new URL(stack.metricsUrl).host]);
+      try {
+        await waitFor(
+          'Prometheus to scrape the API',
+          async () => (await prometheus.query('up{job="zonewise"} == 1')).length === 1,
+          60_000,
+        );
+        const clusters = await prometheus.query('sum(zonewise_clusters)');
+        expect(Number(clusters[0]?.value[1])).toBeGreaterThanOrEqual(1);
+      } finally {
+        await prometheus.stop();
+      }
+      expect((await apiClient(stack.url, null).get('/metrics')).status).toBe(404);
+    },
+    120_000,
+  );
 
   it('the API serves the business figures the rules and dashboard are built on', () => {
     for (const name of ['zonewise_clusters', 'zonewise_services', 'zonewise_cross_zone_monthly_cost_usd']) {

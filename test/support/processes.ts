@@ -63,7 +63,8 @@ export interface RunningProcess {
 export function startApp(app: 'worker' | 'api', env: Record<string, string>): RunningProcess {
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', app, 'main.js')], {
     cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1', ...env },
+    // The API's metrics port: any free one unless the test names it (engineers' runs share the machine).
+    env: { ...process.env, NO_COLOR: '1', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -2,6 +2,7 @@ import type { INestApplication, INestApplicationContext, LoggerService } from '@
 import { type KubernetesList, moneyReplacer } from '@zw/core';
 import { createApiKey, createOrganization, createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
 import { createApiApp } from '../../apps/api/src/http-app.js';
+import { MetricsServer } from '../../apps/api/src/ops/metrics-server.js';
 import { createTestDatabase, databaseUrl, type TestDatabase } from './databases.js';
 import { buildProjects } from './processes.js';
 import { deletePrefixKeys, TEST_REDIS_URL, uniquePrefix } from './redis.js';
@@ -19,6 +20,8 @@ export interface QueryStack {
   prefix: string;
   api: INestApplication;
   url: string;
+  /** The API's metrics port (`<metricsUrl>/metrics`), apart from `url` as in production. */
+  metricsUrl: string;
   worker: INestApplicationContext;
   env: Record<string, string>;
   stop(): Promise<void>;
@@ -59,6 +62,7 @@ export async function startQueryStack(
   const api = await createApiApp(quiet);
   await api.listen(0, '127.0.0.1');
   const url = (await api.getUrl()).replace('[::1]', '127.0.0.1');
+  const metricsUrl = await api.get(MetricsServer).listen(0, '127.0.0.1');
   const worker = await startInProcessWorker(env, options.workerLogger ? { logger: options.workerLogger } : quiet);
   return {
     db,
@@ -66,6 +70,7 @@ export async function startQueryStack(
     prefix,
     api,
     url,
+    metricsUrl,
     worker,
     env,
     async stop() {

@@ -27,6 +27,15 @@ const graphQLSettings = {
 export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
+  /**
+   * Prometheus metrics (`GET /metrics`) are served on this port of their own, never on PORT: they hold
+   * deployment-wide figures (every organization's clusters and cost), so only the scraper should reach
+   * them (a ServiceMonitor or a scrape job on this port; keep it off any Ingress). 9464 is the port the
+   * OpenTelemetry Prometheus exporter uses by convention.
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** Address the metrics port listens on (HOST's default: every interface of the pod). */
+  METRICS_HOST: z.string().min(1).default('0.0.0.0'),
   /** Largest snapshot accepted, measured uncompressed (a gzip body is limited by what it inflates to). */
   INGEST_MAX_BODY_BYTES: z.coerce
     .number()

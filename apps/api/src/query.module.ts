@@ -19,6 +19,7 @@ import { ClustersController } from './clusters/clusters.controller.js';
 import { ClustersService } from './clusters/clusters.service.js';
 import { FleetController } from './fleet/fleet.controller.js';
 import { FleetService } from './fleet/fleet.service.js';
+import { MetricsServer } from './ops/metrics-server.js';
 import { MetricsService } from './ops/metrics.service.js';
 import { OpsController } from './ops/ops.controller.js';
 import { ReadDbCloser, readDbProvider, ReplicaReadDbCloser, replicaReadDbProvider } from './read-db.provider.js';
@@ -87,6 +88,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     ApiKeyGuard,
     ApiKeyRateLimitGuard,
     MetricsService,
+    MetricsServer,
     AuditLogService,
     LiveEventStream,
     StreamCaps,
@@ -120,6 +122,7 @@ import { TrafficSourcesService } from './traffic-sources/traffic-sources.service
     ApiKeyGuard,
     ApiKeyRateLimitGuard,
     MetricsService,
+    MetricsServer,
     FleetService,
     SavingsService,
     ServicesService,

@@ -39,7 +39,7 @@ function samples(text: string): Map<string, number> {
 }
 
 async function scrape(): Promise<Map<string, number>> {
-  const answer = await apiClient(stack.url, null).get<string>('/metrics');
+  const answer = await apiClient(stack.metricsUrl, null).get<string>('/metrics');
   expect(answer.status).toBe(200);
   return samples(answer.body);
 }

@@ -96,7 +96,9 @@ describe('the OpenAPI document', () => {
     for (const { name, operation } of operations()) expect(operation.security, name).toBeDefined();
     const securityOf = (name: string) => operations().find((o) => o.name === name)!.operation.security;
     expect(securityOf('POST /v1/ingest/snapshots')).toEqual([{ agentToken: [] }]);
-    for (const open of ['GET /healthz', 'GET /readyz', 'GET /metrics']) expect(securityOf(open)).toEqual([]);
+    for (const open of ['GET /healthz', 'GET /readyz']) expect(securityOf(open)).toEqual([]);
+    // Prometheus metrics are on their own port (METRICS_PORT), not an operation of this API.
+    expect(operations().some((operation) => operation.name === 'GET /metrics')).toBe(false);
     expect(securityOf('GET /v1/fleet')).toEqual([{ apiKey: [] }, { oidcToken: [] }, { session: [] }]);
     // Signing in is a browser navigation (redirects), documented in docs/sso.md, not an API operation.
     expect(operations().some((operation) => operation.name.startsWith('GET /v1/auth/sso'))).toBe(false);

@@ -60,9 +60,9 @@ describe('read-model cache', () => {
     const path = `/v1/clusters/${cluster.id}/services?limit=100`;
     const first = ServiceListSchema.parse((await client.get(path)).body);
     expect(first.asOf).toBe(at(0).toISOString());
-    const hits = await metric(stack.url, /zonewise_read_cache_lookups_total\{result="hit"\} (\d+)/);
+    const hits = await metric(stack.metricsUrl, /zonewise_read_cache_lookups_total\{result="hit"\} (\d+)/);
     for (let i = 0; i < 5; i++) expect(ServiceListSchema.parse((await client.get(path)).body)).toEqual(first);
-    expect(await metric(stack.url, /zonewise_read_cache_lookups_total\{result="hit"\} (\d+)/)).toBe(hits + 5);
+    expect(await metric(stack.metricsUrl, /zonewise_read_cache_lookups_total\{result="hit"\} (\d+)/)).toBe(hits + 5);
 
     const next = capturedAt(evolve(fleet(10, 3, 3), 77), at(1));
     await waitProcessed(stack.prisma, [await pushSnapshot(stack.url, cluster.token, next)]);
@@ -140,14 +140,15 @@ describe('job metrics', () => {
     const processed = await stack.prisma.snapshot.count({ where: { status: 'processed' } });
     await waitFor(
       'job metrics',
-      async () => (await metric(stack.url, /zonewise_jobs_completed_total\{queue="snapshots"\} (\d+)/)) >= processed,
+      async () =>
+        (await metric(stack.metricsUrl, /zonewise_jobs_completed_total\{queue="snapshots"\} (\d+)/)) >= processed,
       5000,
       50,
     );
-    const count = await metric(stack.url, /zonewise_job_duration_seconds_count\{queue="snapshots"\} (\d+)/);
+    const count = await metric(stack.metricsUrl, /zonewise_job_duration_seconds_count\{queue="snapshots"\} (\d+)/);
     expect(count).toBeGreaterThanOrEqual(processed);
     expect(
-      await metric(stack.url, /zonewise_job_duration_seconds_sum\{queue="snapshots"\} ([\d.e-]+)/),
+      await metric(stack.metricsUrl, /zonewise_job_duration_seconds_sum\{queue="snapshots"\} ([\d.e-]+)/),
     ).toBeGreaterThan(0);
   });
 });

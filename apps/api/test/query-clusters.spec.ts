@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { analyzeSnapshot, parseSnapshot } from '@zw/core';
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProjects } from '../../../test/support/processes.js';
@@ -86,8 +87,15 @@ describe('operations endpoints', () => {
   it('exposes Prometheus metrics: HTTP latency by route template, queue depth, job durations and failures', async () => {
     const client = apiClient(stack.url, acme.readKey);
     await client.get('/v1/fleet');
-    const metrics = await apiClient(stack.url, null).get<string>('/metrics');
+    const metrics = await apiClient(stack.metricsUrl, null).get<string>('/metrics');
     expect(metrics.status).toBe(200);
+    // Deployment-wide figures: on the metrics port only, never on the API's, with or without a key.
+    for (const key of [null, acme.adminKey]) {
+      const onApiPort = await apiClient(stack.url, key).get('/metrics', { accept: 'text/html,*/*' });
+      expect(onApiPort.status).toBe(404);
+      expect(JSON.stringify(onApiPort.body)).not.toMatch(/zonewise_/);
+    }
+    expect((await apiClient(stack.metricsUrl, null).get('/v1/fleet')).status).toBe(404);
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(metrics.body).toMatch(
       /zonewise_http_request_duration_seconds_count\{method="GET",route="\/v1\/fleet",status="200"\} [1-9]/,
@@ -176,20 +184,21 @@ describe('authentication and scopes', () => {
 describe('bootstrap', () => {
   it('creates an organization and its first admin API key from the admin CLI; the key then works', async () => {
     buildProjects(['apps/api']);
-    const cli = (...args: string[]) =>
+    // Run without blocking the event loop: the API under test answers from this process, and a loop held
+    // for seconds lets its keep-alive timer close a pooled connection just as the next request reuses it.
+    const cli = async (...args: string[]) =>
       JSON.parse(
-        execFileSync(
-          process.execPath,
-          [join(__dirname, '..', '..', '..', 'dist', 'apps', 'api', 'admin-cli.js'), ...args],
-          {
-            env: { ...process.env, DATABASE_URL: stack.db.url },
-            encoding: 'utf8',
-          },
-        ),
+        (
+          await promisify(execFile)(
+            process.execPath,
+            [join(__dirname, '..', '..', '..', 'dist', 'apps', 'api', 'admin-cli.js'), ...args],
+            { env: { ...process.env, DATABASE_URL: stack.db.url }, encoding: 'utf8' },
+          )
+        ).stdout,
       ) as Record<string, string>;
-    const org = cli('create-org', '--org', 'bootstrapped', '--org-name', 'Bootstrapped Inc');
+    const org = await cli('create-org', '--org', 'bootstrapped', '--org-name', 'Bootstrapped Inc');
     expect(org).toMatchObject({ slug: 'bootstrapped', name: 'Bootstrapped Inc' });
-    const key = cli('create-api-key', '--org', 'bootstrapped', '--name', 'first-admin', '--scope', 'admin');
+    const key = await cli('create-api-key', '--org', 'bootstrapped', '--name', 'first-admin', '--scope', 'admin');
     expect(key.apiKey).toMatch(/^zwk_/);
     expect(key.role).toBe('admin');
     const admin = apiClient(stack.url, key.apiKey);

@@ -3,6 +3,8 @@ import { z } from 'zod';
 /** The demo's settings, from the environment; a bad one stops it before anything starts. */
 export const demoEnvSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  /** The API's Prometheus port (0: any free port, not printed). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   ZONEWISE_DEMO_API_KEY: z
     .string()
     .min(16, 'must be at least 16 characters')

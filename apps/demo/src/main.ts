@@ -31,6 +31,7 @@ async function main(): Promise<number> {
     REDIS_URL: config.REDIS_URL,
     QUEUE_PREFIX: config.QUEUE_PREFIX,
     PORT: String(config.PORT),
+    METRICS_PORT: String(config.METRICS_PORT),
     // The demo's Prometheus listens on 127.0.0.1 (docs/traffic-sources.md: private addresses).
     TRAFFIC_SOURCES_ALLOW_PRIVATE_ADDRESSES: 'true',
     // The demo replays two hours of each cluster's history at once, which no agent does (docs/ingest.md).
@@ -139,6 +140,9 @@ function printWelcome(apiUrl: string, apiKey: string, config: DemoConfig, logDir
     `  REST API   ${apiUrl}/v1        (Authorization: Bearer <API key>)`,
     `  API docs   ${apiUrl}/docs      (OpenAPI JSON: ${apiUrl}/docs-json)`,
     `  GraphQL    ${apiUrl}/graphql`,
+    ...(config.METRICS_PORT
+      ? [`  metrics    http://127.0.0.1:${config.METRICS_PORT}/metrics   (Prometheus; its own port)`]
+      : []),
     `  API key    ${apiKey}${config.ZONEWISE_DEMO_API_KEY === undefined ? '   (generated; set ZONEWISE_DEMO_API_KEY to fix it)' : ''}`,
     `  logs       ${logDir}`,
     '',

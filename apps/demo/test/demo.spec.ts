@@ -36,6 +36,7 @@ function runDemo(env: Record<string, string>) {
       ...process.env,
       DATABASE_URL: databaseUrl(database),
       QUEUE_PREFIX: queuePrefix,
+      METRICS_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,7 +3,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 
-/** Paths the API answers itself; everything else that asks for HTML is a dashboard page. */
+/**
+ * Paths the API answers itself; everything else that asks for HTML is a dashboard page. `/metrics` is on
+ * the metrics port (METRICS_PORT): here it stays a plain 404, never the dashboard's page.
+ */
 const API_PREFIXES = ['/v1', '/graphql', '/docs', '/metrics', '/healthz', '/readyz'];
 
 /**

@@ -1,14 +1,6 @@
-import {
-  Controller,
-  Get,
-  Header,
-  Inject,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-  Res,
-} from '@nestjs/common';
+import { Controller, Get, Inject, type OnApplicationBootstrap, type OnModuleDestroy, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ReadDb } from '@zw/db';
 import type { Redis } from 'ioredis';
 import type { ServerResponse } from 'node:http';
@@ -17,9 +9,66 @@ import type { ApiConfig } from '../config.js';
 import { HeavyReadBudget } from '../heavy-reads/heavy-read-budget.js';
 import { HEAVY_READ_DB } from '../heavy-reads/heavy-read-db.provider.js';
 import { API_REDIS } from '../redis.provider.js';
-import { MetricsService } from './metrics.service.js';
 
 const CHECK_TIMEOUT_MS = 2000;
+
+class CheckTimeout extends Error {}
+
+/** Node's socket and resolver errors, as /readyz words them. */
+const SOCKET_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'host name not resolved',
+  EPIPE: 'connection closed',
+};
+
+/** PostgreSQL's SQLSTATEs (and classes) a readiness check meets, as /readyz words them. */
+const POSTGRES_REASONS: [RegExp, string][] = [
+  [/^28/, 'authentication refused'],
+  [/^3D000$/, 'database does not exist'],
+  [/^57P0[123]$/, 'server starting up or shutting down'],
+  [/^53300$/, 'too many connections'],
+  [/^08/, 'connection failed'],
+];
+
+/** ioredis' own messages for a command without a connection (they carry no address). */
+const REDIS_NOT_CONNECTED = /Connection is closed|Stream isn't writeable|enableOfflineQueue|max retries per request/i;
+
+/**
+ * Why a dependency's check failed, in words of a fixed list: /readyz answers without authentication, so
+ * it names the dependency and the kind of failure, never the error's own message, which carries the
+ * server's address (`connect ECONNREFUSED 10.0.3.7:5432`), its host name or its user.
+ */
+export function readinessReason(error: unknown): string {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [error];
+  while (queue.length > 0 && seen.size < 10) {
+    const current = queue.shift();
+    if (typeof current !== 'object' || current === null || seen.has(current)) continue;
+    seen.add(current);
+    if (current instanceof CheckTimeout) return `no answer within ${CHECK_TIMEOUT_MS} ms`;
+    const { code, name, message, cause, errors } = current as {
+      code?: unknown;
+      name?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      errors?: unknown;
+    };
+    if (typeof code === 'string') {
+      if (Object.hasOwn(SOCKET_REASONS, code)) return SOCKET_REASONS[code]!;
+      const postgres = POSTGRES_REASONS.find(([pattern]) => pattern.test(code));
+      if (postgres) return postgres[1];
+    }
+    if (name === 'MaxRetriesPerRequestError' || (typeof message === 'string' && REDIS_NOT_CONNECTED.test(message)))
+      return 'not connected';
+    queue.push(cause, ...(Array.isArray(errors) ? errors : []));
+  }
+  return 'unavailable';
+}
 
 async function check(work: () => Promise<unknown>): Promise<{ ok: boolean; error?: string; ms: number }> {
   const started = performance.now();
@@ -28,16 +77,12 @@ async function check(work: () => Promise<unknown>): Promise<{ ok: boolean; error
     await Promise.race([
       work(),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+        timer = setTimeout(() => reject(new CheckTimeout()), CHECK_TIMEOUT_MS);
       }),
     ]);
     return { ok: true, ms: Math.round(performance.now() - started) };
   } catch (error) {
-    return {
-      ok: false,
-      error: error instanceof Error ? error.message : String(error),
-      ms: Math.round(performance.now() - started),
-    };
+    return { ok: false, error: readinessReason(error), ms: Math.round(performance.now() - started) };
   } finally {
     clearTimeout(timer);
   }
@@ -78,7 +123,10 @@ class EventLoopDelay {
   }
 }
 
-/** Liveness, readiness and Prometheus metrics: unauthenticated, for orchestrators and scrapers. */
+/**
+ * Liveness and readiness: unauthenticated, for orchestrators. Prometheus metrics are on a port of their
+ * own (MetricsServer, METRICS_PORT), not here.
+ */
 @ApiTags('operations')
 @Controller()
 export class OpsController implements OnApplicationBootstrap, OnModuleDestroy {
@@ -91,7 +139,6 @@ export class OpsController implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(HEAVY_READ_DB) private readonly heavyDb: ReadDb,
     @Inject(HeavyReadBudget) private readonly heavyReads: HeavyReadBudget,
     @Inject(API_REDIS) private readonly redis: Redis,
-    @Inject(MetricsService) private readonly metrics: MetricsService,
     @Inject(ConfigService) config: ConfigService<ApiConfig, true>,
   ) {
     this.maxPoolWaiting = config.get('READY_MAX_POOL_WAITING', { infer: true });
@@ -181,16 +228,5 @@ export class OpsController implements OnApplicationBootstrap, OnModuleDestroy {
       );
     }
     return { load, problems };
-  }
-
-  @Get('metrics')
-  @ApiOperation({ summary: 'Prometheus metrics (text exposition format)', security: [] })
-  @ApiProduces('text/plain')
-  @ApiResponse({ status: 200, description: 'every metric', content: { 'text/plain': { schema: { type: 'string' } } } })
-  @Header('Cache-Control', 'no-store')
-  async metricsText(@Res() response: ServerResponse): Promise<void> {
-    const { contentType, body } = await this.metrics.render();
-    response.setHeader('Content-Type', contentType);
-    response.end(body);
   }
 }

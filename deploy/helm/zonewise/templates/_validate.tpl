@@ -22,6 +22,9 @@
 {{- fail (printf "%s.autoscaling.minReplicas (%d) is above %s.autoscaling.maxReplicas (%d)" $role (int $autoscaling.minReplicas) $role (int $autoscaling.maxReplicas)) -}}
 {{- end -}}
 {{- end -}}
+{{- if eq (int .Values.api.port) (int .Values.api.metricsPort) -}}
+{{- fail (printf "api.metricsPort (%d) must differ from api.port: /metrics is served on a port of its own" (int .Values.api.metricsPort)) -}}
+{{- end -}}
 {{- if and .Values.api.autoscaling.enabled (not (dig "requests" "cpu" "" .Values.api.resources)) -}}
 {{- fail "set api.resources.requests.cpu: the API's autoscaler targets a share of it (or set api.autoscaling.enabled=false)" -}}
 {{- end -}}
