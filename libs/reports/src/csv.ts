@@ -2,7 +2,8 @@
  * The CSV rendering: one row per Service per cluster (RFC 4180: CRLF line ends, fields quoted when they
  * hold a comma, a quote or a line break). Figures are the period's integrals, as in the JSON document;
  * the `fix_` columns are the Service's best recommended fix as of the period's end, per month, and
- * `fix_rank` orders the top fixes.
+ * `fix_rank` orders the top fixes. Each money column is in cents that add up to the document's total for
+ * it (rounded once): `cost_without_hints_usd` and `cost_with_hints_usd` sum to the headline figures.
  */
 import { roundCents } from '@zw/core';
 import type { ReportDocument, ServiceLine } from './report-document.js';
@@ -51,6 +52,51 @@ function moneyCell(value: number): string {
   return Number.isFinite(value) ? String(roundCents(value)) : '';
 }
 
+/** Whole cents as a USD cell. */
+function centsCell(cents: number | null): string {
+  return cents === null ? '' : String(cents / 100 || 0);
+}
+
+/**
+ * One money column in whole cents that add up to its total rounded once (largest remainder): rounding
+ * every cell on its own would let the column's sum drift from the headline by a cent per few rows.
+ */
+export function apportionCents(values: readonly number[]): (number | null)[] {
+  const finite = values.filter(Number.isFinite);
+  const target = Math.round(roundCents(finite.reduce((sum, value) => sum + value, 0)) * 100);
+  // 12 significant digits: 0.29 * 100 is 28.999999999999996 in floating point, not 29.
+  const scaled = values.map((value) => (Number.isFinite(value) ? Number((value * 100).toPrecision(12)) : null));
+  const cents = scaled.map((value) => (value === null ? null : Math.floor(value)));
+  let short = target - cents.reduce<number>((sum, value) => sum + (value ?? 0), 0);
+  const byRemainder = scaled
+    .map((value, index) => ({ index, remainder: value === null ? -1 : value - cents[index]! }))
+    .filter((entry) => entry.remainder >= 0)
+    .sort((a, b) => b.remainder - a.remainder || a.index - b.index);
+  for (const entry of byRemainder) {
+    if (short <= 0) break;
+    cents[entry.index]! += 1;
+    short--;
+  }
+  return cents;
+}
+
+/** The money columns of every row, each apportioned so it sums to its total to the cent. */
+interface MoneyColumns {
+  withoutHints: (number | null)[];
+  withHints: (number | null)[];
+  realized: (number | null)[];
+  missed: (number | null)[];
+}
+
+function moneyColumnsOf(lines: readonly ServiceLine[]): MoneyColumns {
+  return {
+    withoutHints: apportionCents(lines.map((line) => line.withoutHints.cost)),
+    withHints: apportionCents(lines.map((line) => line.withHints.cost)),
+    realized: apportionCents(lines.map((line) => line.realizedSavings.cost)),
+    missed: apportionCents(lines.map((line) => line.missedSavings.cost)),
+  };
+}
+
 function numberCell(value: number): string {
   return Number.isFinite(value) ? String(Number(value.toPrecision(9))) : '';
 }
@@ -61,7 +107,7 @@ function textCell(value: string | null): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
-function row(document: ReportDocument, line: ServiceLine): string {
+function row(document: ReportDocument, line: ServiceLine, money: MoneyColumns, index: number): string {
   return [
     textCell(document.period.start),
     textCell(document.period.end),
@@ -77,13 +123,13 @@ function row(document: ReportDocument, line: ServiceLine): string {
     textCell(line.trafficSource),
     line.estimate ? 'true' : 'false',
     numberCell(line.withoutHints.crossZoneGb),
-    moneyCell(line.withoutHints.cost),
+    centsCell(money.withoutHints[index]),
     numberCell(line.withHints.crossZoneGb),
-    moneyCell(line.withHints.cost),
+    centsCell(money.withHints[index]),
     numberCell(line.realizedSavings.crossZoneGb),
-    moneyCell(line.realizedSavings.cost),
+    centsCell(money.realized[index]),
     numberCell(line.missedSavings.crossZoneGb),
-    moneyCell(line.missedSavings.cost),
+    centsCell(money.missed[index]),
     textCell(line.missedReason),
     textCell(line.missedBasis),
     String(line.hintStateChanges),
@@ -107,7 +153,9 @@ function fixCells(line: ServiceLine): string[] {
 }
 
 export function renderCsv(document: ReportDocument): string {
-  return [CSV_COLUMNS.join(','), ...document.services.map((line) => row(document, line))].join('\r\n') + '\r\n';
+  const money = moneyColumnsOf(document.services);
+  const rows = document.services.map((line, index) => row(document, line, money, index));
+  return [CSV_COLUMNS.join(','), ...rows].join('\r\n') + '\r\n';
 }
 
 /** Parses one CSV record set as written by renderCsv (for tests and tools): rows of fields. */

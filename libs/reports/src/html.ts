@@ -15,7 +15,8 @@ const COLORS = {
   with: '#2563eb',
   ifEnabled: '#16a34a',
   populated: '#16a34a',
-  removed: '#f59e0b',
+  // The dashboard's colour and word for the `removed` hint state (apps/dashboard/src/vocabulary.ts).
+  removed: '#cf222e',
   none: '#cbd5e1',
 };
 
@@ -111,7 +112,7 @@ function trendSection(document: ReportDocument): string {
     format: (value) => formatCount(Math.round(value)),
     stacks: [
       { name: 'populated', color: COLORS.populated, values: points.map((p) => p.hintStates.populated) },
-      { name: 'removed', color: COLORS.removed, values: points.map((p) => p.hintStates.removed) },
+      { name: 'refused', color: COLORS.removed, values: points.map((p) => p.hintStates.removed) },
       { name: 'none', color: COLORS.none, values: points.map((p) => p.hintStates.none) },
     ],
   });
@@ -128,7 +129,7 @@ function missedSection(document: ReportDocument): string {
       label: entry.title,
       value: entry.cost,
       color: REASON_COLORS[entry.reason],
-      note: `${formatCount(entry.services)} Service${entry.services === 1 ? '' : 's'}${entry.basis === 'at-stake' ? ', at stake' : ''}`,
+      note: `${formatCount(entry.services)} Service${entry.services === 1 ? '' : 's'} mainly${entry.basis === 'at-stake' ? ', at stake' : ''}`,
     })),
   });
   return `<h2>Savings missed, and why</h2>

@@ -87,6 +87,7 @@ export interface MissedByReason extends Figure {
   reason: MissedReason;
   title: string;
   basis: MissedBasis;
+  /** Services whose line gives this reason (the one they spent longest in): the CSV's rows with this `missed_reason`. */
   services: number;
 }
 
@@ -260,7 +261,7 @@ export function buildReportDocument(input: ReportInput): ReportDocument {
   const changes = changesByService(input);
   const services = withBestFixes(serviceLines(input.services, changes, ref), input.fixes ?? []);
   const missedRows = input.services.filter((row) => row.missedBasis !== null);
-  const byReason = missedByReason(missedRows);
+  const byReason = missedByReason(missedRows, services);
   const pricing = new Map(input.scope.clusters.map((cluster) => [cluster.id, cluster.pricing]));
   const unknownPrice = (clusterId: string) => pricing.get(clusterId)?.source === 'unknown-cloud-default';
   const totals = totalsOf(services, input.services, unknownPrice);
@@ -464,15 +465,24 @@ function topFixes(
   }));
 }
 
-function missedByReason(rows: readonly ServicePeriodRow[]): MissedByReason[] {
+/**
+ * Missed savings per reason: money and GB from every row (a Service that changed reasons adds to each),
+ * Services counted under the one reason of their line (the one they spent longest in), so the counts
+ * are the CSV's rows per `missed_reason`.
+ */
+function missedByReason(rows: readonly ServicePeriodRow[], lines: readonly ServiceLine[]): MissedByReason[] {
   const byReason = groupBy(rows, (row) => reasonOfRow(row) ?? '');
+  const services = new Map<MissedReason, number>();
+  for (const line of lines) {
+    if (line.missedReason !== null) services.set(line.missedReason, (services.get(line.missedReason) ?? 0) + 1);
+  }
   return MISSED_REASONS.map((reason) => {
     const matching = byReason.get(reason) ?? [];
     return {
       reason,
       title: MISSED_REASON_TITLES[reason],
       basis: missedBasisOf(reason),
-      services: new Set(matching.map(serviceKeyOf)).size,
+      services: services.get(reason) ?? 0,
       crossZoneGb: matching.reduce((sum, row) => sum + row.missedGb, 0),
       cost: matching.reduce((sum, row) => sum + row.missedCost, 0),
     };

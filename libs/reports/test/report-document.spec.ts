@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCsv, renderCsv, CSV_COLUMNS } from '../src/csv.js';
+import { roundCents } from '@zw/core';
+import { apportionCents, parseCsv, renderCsv, CSV_COLUMNS } from '../src/csv.js';
 import { renderHtml } from '../src/html.js';
 import { missedReasonOf } from '../src/missed-reasons.js';
 import { buildReportDocument, FLAPPING_MIN_CHANGES } from '../src/report-document.js';
@@ -128,7 +129,8 @@ describe('buildReportDocument', () => {
     );
     expect(reasons).toEqual({
       'not-enabled': [1, 2, 'enable-preview'],
-      'too-few-endpoints': [1, 1, 'at-stake'],
+      // cart's money counts under both of its reasons; cart itself under the one it spent longest in.
+      'too-few-endpoints': [0, 1, 'at-stake'],
       'overload-threshold': [0, 0, 'at-stake'],
       'node-info': [1, 5, 'at-stake'],
       other: [0, 0, 'at-stake'],
@@ -277,6 +279,53 @@ describe('renderings', () => {
     expect(html).not.toContain('<FinOps>');
     expect(html).not.toMatch(/<script|<link|<img|\b(src|href)=/i);
     expect(html.match(/<svg /g)?.length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('the report agrees with itself', () => {
+  // Costs of a third of a cent each: rounded one by one, 7 rows of $0.0033 would add up to $0 against a
+  // headline of $0.02; a Service that changed reasons during the period.
+  const rows = [
+    ...Array.from({ length: 7 }, (_, index) =>
+      row({ name: `tiny-${index}`, withoutHintsCost: 0.00334, withHintsCost: 0.00333 }),
+    ),
+    row({ name: 'mover', missedBasis: 'preview', months: 0.02, missedGb: 2, missedCost: 0.04 }),
+    row({
+      name: 'mover',
+      missedBasis: 'blocked',
+      missedReason: 'Insufficient number of endpoints (2 endpoints, 3 zones)',
+      months: 0.0133,
+      missedGb: 1,
+      missedCost: 0.02,
+    }),
+  ];
+  const document = buildReportDocument(input(rows));
+  const [header, ...csvRows] = parseCsv(renderCsv(document));
+  const column = (name: string) => csvRows.map((fields) => fields[header.indexOf(name)]);
+  const cents = (name: string) => column(name).reduce((sum, cell) => sum + Math.round(Number(cell) * 100), 0);
+
+  it("CSV: each money column's cents add up to the document's total, rounded once", () => {
+    expect(cents('cost_without_hints_usd')).toBe(Math.round(roundCents(document.totals.withoutHints.cost) * 100));
+    expect(cents('cost_with_hints_usd')).toBe(Math.round(roundCents(document.totals.withHints.cost) * 100));
+    expect(cents('realized_savings_usd')).toBe(Math.round(roundCents(document.totals.realizedSavings.cost) * 100));
+    const missed = document.totals.missedSavings.cost + document.totals.blockedAtStake.cost;
+    expect(cents('missed_savings_usd')).toBe(Math.round(roundCents(missed) * 100));
+  });
+
+  it('Services per reason: the CSV rows with that missed_reason, in the JSON and the HTML', () => {
+    const reasons = column('missed_reason');
+    for (const entry of document.missedSavings.byReason) {
+      expect(entry.services, entry.reason).toBe(reasons.filter((reason) => reason === entry.reason).length);
+    }
+    const html = renderHtml(document);
+    expect(html).toContain('1 Service mainly');
+    expect(html).not.toMatch(/\(so far\)\s*\(so far\)/);
+  });
+
+  it('apportions cents by largest remainder, whatever the floating point', () => {
+    expect(apportionCents([0.29, 0.004, 0.004])).toEqual([29, 1, 0]);
+    expect(apportionCents([0.1, 0.2])).toEqual([10, 20]);
+    expect(apportionCents([-0.5, Number.NaN, 0.333, 0.333, 0.334])).toEqual([-50, null, 33, 33, 34]);
   });
 });
 
