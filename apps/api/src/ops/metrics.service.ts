@@ -6,6 +6,8 @@ import { MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE } from '@zw/queue';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { API_REDIS } from '../redis.provider.js';
+import { HEAVY_READ_DB } from '../heavy-reads/heavy-read-db.provider.js';
+import { REPLICA_READ_DB } from '../read-db.provider.js';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ApiConfig } from '../config.js';
 import { BusinessFiguresSource, registerBusinessMetrics } from './business-metrics.js';
@@ -38,6 +40,8 @@ export class MetricsService {
     @Inject(ConfigService) config: ConfigService<ApiConfig, true>,
     @Inject(API_REDIS) private readonly redis: Redis,
     @Inject(ReadDb) db: ReadDb,
+    @Inject(HEAVY_READ_DB) heavyDb: ReadDb,
+    @Inject(REPLICA_READ_DB) replicaDb: ReadDb,
   ) {
     this.prefix = config.get('QUEUE_PREFIX', { infer: true });
     collectDefaultMetrics({ register: this.registry, prefix: 'zonewise_api_' });
@@ -56,6 +60,33 @@ export class MetricsService {
         config.get('BUSINESS_METRICS_TTL_MS', { infer: true }),
       ),
     );
+    // The read replica (DATABASE_READ_URL) as each pool that may read it last measured it.
+    const replicaPools = { heavy: heavyDb, trends: replicaDb };
+    new Gauge({
+      name: 'zonewise_read_replica_in_use',
+      help: 'Whether heavy reads go to the read replica now (1), or to the primary (0: lagging past DATABASE_READ_MAX_LAG_MS, or down); absent without DATABASE_READ_URL.',
+      labelNames: ['pool'],
+      registers: [this.registry],
+      collect() {
+        for (const [pool, readDb] of Object.entries(replicaPools)) {
+          const status = readDb.replicaStatus();
+          if (status) this.set({ pool }, status.usable ? 1 : 0);
+        }
+      },
+    });
+    new Gauge({
+      name: 'zonewise_read_replica_lag_seconds',
+      help: "The read replica's measured lag behind the primary (absent while it cannot be measured).",
+      labelNames: ['pool'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [pool, readDb] of Object.entries(replicaPools)) {
+          const lagMs = readDb.replicaStatus()?.lagMs;
+          if (lagMs !== undefined && lagMs !== null) this.set({ pool }, lagMs / 1000);
+        }
+      },
+    });
     const queues = [snapshots, maintenance];
     new Gauge({
       name: 'zonewise_queue_jobs',
