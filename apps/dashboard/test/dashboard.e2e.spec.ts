@@ -161,11 +161,22 @@ describe.skipIf(skipReason !== '')(
       const listed = (await api().get(`/v1/clusters/${clusters.measured.id}/services?limit=500`)).body.services as {
         namespace: string;
         name: string;
+        hints: { state: string };
+        crossZone: { withHints: number };
       }[];
-      plans = listed
-        .filter((service) => service.name.startsWith('svc-'))
-        .slice(0, 2)
-        .map((service, index) => ({ ...service, gbPerMonth: 400 * (index + 1), crossZone: [0.3, 0.05][index] }));
+      const generated = listed.filter((service) => service.name.startsWith('svc-'));
+      // The first: populated hints, yet 30 points more of its bytes cross than the model says (flagged).
+      const populated = generated.find((s) => s.hints.state === 'populated' && s.crossZone.withHints < 0.6)!;
+      const other = generated.find((service) => service !== populated)!;
+      plans = [
+        {
+          namespace: populated.namespace,
+          name: populated.name,
+          gbPerMonth: 400,
+          crossZone: 0.3 + populated.crossZone.withHints,
+        },
+        { namespace: other.namespace, name: other.name, gbPerMonth: 800, crossZone: 0.05 },
+      ];
       exporter = await startExporter(presetCounters(list, plans));
       prometheus = await startPrometheus([exporter.target]);
       await scrapesHeld(prometheus, 'beyla_network_flow_bytes_total', 8);
@@ -563,6 +574,19 @@ describe.skipIf(skipReason !== '')(
         expect(await page.getByTestId('service-measured-cost').textContent()).toContain(
           `${money(detail.current.modelVsMeasured.measured.cost)} a month at the measured cross-zone share`,
         );
+        // The cost follows the measured share; the model's share and its cost stay beside it.
+        const inputsOf = detail.current.monthly.inputs;
+        expect(inputsOf.crossZoneSource).toBe('measured');
+        expect(detail.current.monthly.withHints.cost).toBe(detail.current.modelVsMeasured.measured.cost);
+        expect(await page.getByTestId('service-cross-zone').textContent()).toContain(
+          `${percent(inputsOf.measuredCrossZone)} as routed (measured; the model says ${percent(inputsOf.modelCrossZone)})`,
+        );
+        expect(await page.getByTestId('service-model-cost').textContent()).toContain(
+          `${money(inputsOf.trafficGb * inputsOf.modelCrossZone * inputsOf.pricePerGb)} a month at the modelled ${percent(inputsOf.modelCrossZone)}`,
+        );
+        // Populated hints, yet the bytes cross: the contradiction is flagged, with the API's words.
+        expect(detail.current.contradiction).not.toBeNull();
+        expect(await page.getByTestId('service-contradiction').textContent()).toBe(detail.current.contradiction.reason);
         await shot('service-measured');
 
         // A Service of the same cluster that no source measures: estimated, and said so.
@@ -578,6 +602,8 @@ describe.skipIf(skipReason !== '')(
           `${stack.url}/clusters/${clusters.measured.id}/services/${unmeasured.namespace}/${unmeasured.name}`,
         );
         await eventually(() => page.getByTestId('service-measured').textContent()).toContain('none');
+        expect(await page.getByTestId('service-contradiction').count()).toBe(0);
+        expect(await page.getByTestId('service-cross-zone').textContent()).toContain('as routed (modelled)');
         expect(await page.getByTestId('service-cost').locator('[data-traffic]').textContent()).toBe(
           'estimated traffic',
         );
@@ -599,6 +625,11 @@ describe.skipIf(skipReason !== '')(
         await eventually(() => page.getByTestId('fleet-measured-share').textContent()).toContain(
           `${percent(fleetAnswer.totals.monthly.measuredShare)} measured (${gb(fleetAnswer.totals.monthly.measuredTrafficGb)} of ${gb(fleetAnswer.totals.monthly.trafficGb)}`,
         );
+        const fleetMeasured = fleetAnswer.totals.monthly.measured;
+        expect(fleetMeasured.services).toBe(plans.length);
+        expect(await page.getByTestId('fleet-measured-share').textContent()).toContain(
+          `Cost as routed: ${money(fleetMeasured.withHints.cost)} of ${money(fleetAnswer.totals.monthly.withHints.cost)} a month measured (${percent(fleetMeasured.withHintsCostShare)}`,
+        );
         for (const cluster of fleetAnswer.clusters.filter((entry: { monthly: unknown }) => entry.monthly)) {
           expect(
             await page.locator(`tr[data-cluster="${cluster.name}"] [data-traffic]`).textContent(),
@@ -618,6 +649,11 @@ describe.skipIf(skipReason !== '')(
         expect(savings.totals.inputs.measuredShare).toBeGreaterThan(0);
         await eventually(() => page.getByTestId('savings-measured-share').textContent()).toContain(
           `${percent(savings.totals.inputs.measuredShare)} measured (${gb(savings.totals.inputs.measuredTrafficGb)} of ${gb(savings.totals.trafficGb)})`,
+        );
+        const savingsMeasured = savings.totals.measured;
+        expect(savingsMeasured.services).toBe(plans.length);
+        expect(await page.getByTestId('savings-measured-cost').textContent()).toContain(
+          `${money(savingsMeasured.withHints.cost)} of the ${money(savings.totals.withHints.cost)} as routed (${percent(savingsMeasured.withHintsCostShare)})`,
         );
         const groups = page.locator('[data-testid=savings-groups] tbody tr');
         expect(await groups.count()).toBe(savings.groups.length);

@@ -28,7 +28,10 @@
  *   missed         = cost(withHints) − cost(ifEnabled)      what enabling the CPU heuristic would save
  * The fractions are the traffic model's (`crossZone` of `analyze`): the share of requests that reach an
  * endpoint in another zone; responses are assumed to follow their requests, so bytes cross in the same
- * proportion as requests.
+ * proportion as requests. When the cluster's traffic source measured the share of a Service's bytes that
+ * crossed zones, that measured share replaces the model's for the traffic as routed today (withHints,
+ * and `today` of the missed savings); the counterfactuals (withoutHints, ifEnabled) cannot be measured and
+ * stay the model's. The model's share is kept beside the measured one (`inputs.modelCrossZone`).
  *
  * Traffic per Service, first found: a value set through the API, the Service annotation
  * `zonewise.io/monthly-traffic-gb`, else 50 GB per ready endpoint per month, flagged as an estimate.
@@ -372,6 +375,20 @@ export interface CostInputs {
   priceNote: string | null;
   /** true when any input is a zonewise default: estimated traffic, or the unknown-cloud price. */
   estimate: boolean;
+  /** Where today's cross-zone share (as routed, with the hints as they are) came from. */
+  crossZoneSource: CrossZoneSource;
+  /** The traffic model's share as routed today, kept beside a measured one. */
+  modelCrossZone: number;
+  /** The measured share of the Service's bytes that crossed zones; null when not measured. */
+  measuredCrossZone: number | null;
+}
+
+/** `measured` when the traffic source measured the share of bytes crossing zones, else the `model`'s. */
+export type CrossZoneSource = 'measured' | 'model';
+
+/** A measured cross-zone share zonewise can use: a finite fraction in [0, 1]; anything else is ignored. */
+export function usableShare(share: number | null | undefined): number | null {
+  return typeof share === 'number' && Number.isFinite(share) && share >= 0 && share <= 1 ? share : null;
 }
 
 export interface ServiceCost {
@@ -390,18 +407,69 @@ export interface ServiceCostInput {
   crossZone: CrossZoneFractions;
   /** USD per cross-zone GB: a {@link CrossZonePrice} (its provenance is kept) or a bare number. */
   pricePerGb: number | CrossZonePrice;
+  /** The measured share of the Service's bytes that crossed zones (as routed today); null if not measured. */
+  measuredCrossZone?: number | null;
 }
 
-export function serviceCost({ trafficGb, crossZone, pricePerGb }: ServiceCostInput): ServiceCost {
-  const inputs = costInputs(trafficGb, pricePerGb);
+/**
+ * `crossZone.withHints` of the answer is the share the figures used: the measured one when there is one,
+ * else the model's (`inputs` names which and keeps both).
+ */
+export function serviceCost({ trafficGb, crossZone, pricePerGb, measuredCrossZone }: ServiceCostInput): ServiceCost {
+  const inputs = costInputs(trafficGb, pricePerGb, crossZone.withHints, measuredCrossZone);
+  const today = todayShare(inputs);
   const withoutHints = crossZoneCost(inputs, crossZone.withoutHints);
-  const withHints = crossZoneCost(inputs, crossZone.withHints);
+  const withHints = crossZoneCost(inputs, today);
   return {
     withoutHints,
     withHints,
     realizedSavings: difference(withoutHints, withHints),
-    crossZone: { withoutHints: crossZone.withoutHints, withHints: crossZone.withHints },
+    crossZone: { withoutHints: crossZone.withoutHints, withHints: today },
     inputs,
+  };
+}
+
+function todayShare(inputs: CostInputs): number {
+  return inputs.measuredCrossZone ?? inputs.modelCrossZone;
+}
+
+/**
+ * Decision: a measured share more than 10 points above the model's, on a Service whose hints are populated
+ * and honoured, contradicts the verdict "routes in-zone": the hints are there, yet bytes still cross. A
+ * few points are the noise of a window's worth of traffic (a zone's clients briefly sent elsewhere while
+ * an endpoint was not ready); ten points is a tenth of the Service's bytes.
+ */
+export const CONTRADICTION_MARGIN = 0.1;
+
+export interface MeasuredContradiction {
+  modelCrossZone: number;
+  measuredCrossZone: number;
+  reason: string;
+}
+
+export interface MeasuredContradictionInput {
+  hintState: string;
+  /** Whether the cluster's data path honours hints (null: not recorded, taken as yes). */
+  honoursHints: boolean | null;
+  modelCrossZone: number;
+  measuredCrossZone: number | null | undefined;
+}
+
+/**
+ * The flag of a Service whose measurement contradicts its verdict: hints populated (and honoured by the
+ * data path as zonewise knows it), yet the measured share crossing zones exceeds the model's by more than
+ * {@link CONTRADICTION_MARGIN}. That is a finding: a data plane that ignores hints (a mesh or proxy
+ * zonewise was not told of), or clients outside the cluster, whose requests kube-proxy's hints never see.
+ */
+export function measuredContradiction(input: MeasuredContradictionInput): MeasuredContradiction | null {
+  const measured = usableShare(input.measuredCrossZone);
+  if (measured === null || input.hintState !== 'populated' || input.honoursHints === false) return null;
+  if (measured - input.modelCrossZone <= CONTRADICTION_MARGIN) return null;
+  const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
+  return {
+    modelCrossZone: input.modelCrossZone,
+    measuredCrossZone: measured,
+    reason: `hints are populated, so the model routes ${percent(input.modelCrossZone)} of the bytes across zones, but ${percent(measured)} were measured crossing: a data plane that ignores the hints, or clients outside the cluster`,
   };
 }
 
@@ -434,17 +502,26 @@ export interface MissedSavingsInput {
   current: CrossZoneFractions;
   /** What `topology-mode: Auto` would give (`autoRoutingPreview`). */
   ifEnabled: RoutingPreviewOutcome;
+  /** The measured share of the Service's bytes that crossed zones today; null if not measured. */
+  measuredCrossZone?: number | null;
 }
 
 /**
  * The opportunity of a Service that does not route in-zone today: what enabling the CPU heuristic would
- * save. Today's crossings are the `withHints` fraction (kube-proxy with the hints as they are, i.e. all
- * endpoints for a Service without hints).
+ * save. Today's crossings are the measured share when there is one, else the `withHints` fraction
+ * (kube-proxy with the hints as they are, i.e. all endpoints for a Service without hints); what enabling
+ * would give is the model's (it cannot be measured before it happens).
  */
-export function missedSavings({ trafficGb, pricePerGb, current, ifEnabled }: MissedSavingsInput): MissedSavings {
-  const inputs = costInputs(trafficGb, pricePerGb);
+export function missedSavings({
+  trafficGb,
+  pricePerGb,
+  current,
+  ifEnabled,
+  measuredCrossZone,
+}: MissedSavingsInput): MissedSavings {
+  const inputs = costInputs(trafficGb, pricePerGb, current.withHints, measuredCrossZone);
   const wouldPopulate = ifEnabled.state === 'populated';
-  const todayFraction = current.withHints;
+  const todayFraction = todayShare(inputs);
   const enabledFraction = wouldPopulate ? ifEnabled.crossZone.withHints : todayFraction;
   const today = crossZoneCost(inputs, todayFraction);
   const enabled = crossZoneCost(inputs, enabledFraction);
@@ -459,7 +536,13 @@ export function missedSavings({ trafficGb, pricePerGb, current, ifEnabled }: Mis
   };
 }
 
-function costInputs(traffic: number | MonthlyTraffic, price: number | CrossZonePrice): CostInputs {
+function costInputs(
+  traffic: number | MonthlyTraffic,
+  price: number | CrossZonePrice,
+  modelCrossZone: number,
+  measuredCrossZone: number | null | undefined,
+): CostInputs {
+  const measured = usableShare(measuredCrossZone);
   const fromTraffic =
     typeof traffic === 'number'
       ? { trafficGb: traffic, trafficSource: 'caller' as const, trafficEstimate: false, trafficNote: null }
@@ -478,6 +561,9 @@ function costInputs(traffic: number | MonthlyTraffic, price: number | CrossZoneP
     ...fromPrice,
     currency: 'USD',
     estimate: fromTraffic.trafficEstimate || fromPrice.priceSource === 'unknown-cloud-default',
+    crossZoneSource: measured === null ? 'model' : 'measured',
+    modelCrossZone,
+    measuredCrossZone: measured,
   };
 }
 
@@ -514,6 +600,7 @@ const FORMULAS = [
   'cost = crossZoneGb × price per cross-zone GB',
   'realized savings = cost without hints − cost with the hints as they are',
   'missed savings = cost with the hints as they are − cost with topology-mode Auto (only when the controller would populate hints)',
+  "with hints as they are, a Service's measured cross-zone share (from its traffic source) replaces the model's; without hints and with topology-mode Auto stay the model's",
 ];
 
 const TRAFFIC_TEXT = [

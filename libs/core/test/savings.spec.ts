@@ -5,6 +5,7 @@ import {
   MONTHLY_TRAFFIC_ANNOTATION,
   crossZonePrice,
   describePricingModel,
+  measuredContradiction,
   missedSavings,
   monthlyTrafficGb,
   serviceCost,
@@ -171,6 +172,9 @@ describe('serviceCost: cross-zone GB and cost without hints, with hints, and the
       priceSource: 'provider-region',
       priceNote: price.note,
       estimate: true,
+      crossZoneSource: 'model',
+      modelCrossZone: 0,
+      measuredCrossZone: null,
     });
   });
 
@@ -233,6 +237,59 @@ describe('missedSavings: what enabling topology-mode Auto would save', () => {
     expect(missed.reason).toBe(reason);
     expect(missed.savings).toEqual({ crossZoneGb: 0, cost: 0 });
     expect(missed.ifEnabled).toEqual(missed.today);
+  });
+});
+
+describe('the measured share: as routed today, the measurement wins; the counterfactuals stay the model', () => {
+  const crossZone = { withoutHints: 2 / 3, withHints: 0 };
+
+  it('hand-computed: 1,000 GB with populated hints (model 0 %), 40 % measured crossing, at $0.02', () => {
+    const cost = serviceCost({ trafficGb: 1000, crossZone, pricePerGb: 0.02, measuredCrossZone: 0.4 });
+    expect(cost.withHints.crossZoneGb).toBeCloseTo(400, 9);
+    expect(cost.withHints.cost).toBeCloseTo(8, 9);
+    expect(cost.withoutHints.cost).toBeCloseTo(1000 * (2 / 3) * 0.02, 9);
+    expect(cost.realizedSavings.cost).toBeCloseTo(1000 * (2 / 3 - 0.4) * 0.02, 9);
+    expect(cost.crossZone).toEqual({ withoutHints: 2 / 3, withHints: 0.4 });
+    expect(cost.inputs).toMatchObject({ crossZoneSource: 'measured', modelCrossZone: 0, measuredCrossZone: 0.4 });
+  });
+
+  it('a share that is not a fraction in [0, 1] is ignored: the model is used and says so', () => {
+    for (const bad of [Number.NaN, -0.1, 1.5, Number.POSITIVE_INFINITY, null, undefined]) {
+      const cost = serviceCost({ trafficGb: 1000, crossZone, pricePerGb: 0.02, measuredCrossZone: bad });
+      expect(cost.withHints.cost).toBe(0);
+      expect(cost.inputs).toMatchObject({ crossZoneSource: 'model', measuredCrossZone: null });
+    }
+  });
+
+  it('missed savings start from the measured share and end at the model’s preview', () => {
+    const missed = missedSavings({
+      trafficGb: 300,
+      pricePerGb: 0.02,
+      current: { withoutHints: 2 / 3, withHints: 2 / 3 },
+      ifEnabled: { state: 'populated', reason: null, crossZone: { withoutHints: 2 / 3, withHints: 0.1 } },
+      measuredCrossZone: 0.5,
+    });
+    expect(missed.crossZone).toEqual({ today: 0.5, ifEnabled: 0.1 });
+    expect(missed.savings.crossZoneGb).toBeCloseTo(300 * 0.4, 9);
+    expect(missed.savings.cost).toBeCloseTo(300 * 0.4 * 0.02, 9);
+  });
+
+  it('flags populated hints whose measured share is more than 10 points above the model', () => {
+    const flagged = measuredContradiction({
+      hintState: 'populated',
+      honoursHints: true,
+      modelCrossZone: 0,
+      measuredCrossZone: 0.4,
+    });
+    expect(flagged).toMatchObject({ modelCrossZone: 0, measuredCrossZone: 0.4 });
+    expect(flagged!.reason).toContain('40.0 %');
+    const base = { hintState: 'populated', honoursHints: true, modelCrossZone: 0.05 };
+    expect(measuredContradiction({ ...base, measuredCrossZone: 0.15 })).toBeNull();
+    expect(measuredContradiction({ ...base, measuredCrossZone: 0.150001 })).not.toBeNull();
+    expect(measuredContradiction({ ...base, measuredCrossZone: null })).toBeNull();
+    expect(measuredContradiction({ ...base, hintState: 'removed', measuredCrossZone: 0.9 })).toBeNull();
+    expect(measuredContradiction({ ...base, honoursHints: false, measuredCrossZone: 0.9 })).toBeNull();
+    expect(measuredContradiction({ ...base, honoursHints: null, measuredCrossZone: 0.9 })).not.toBeNull();
   });
 });
 

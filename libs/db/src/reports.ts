@@ -10,9 +10,9 @@ import type {
   TrendRow,
 } from '@zw/reports';
 import {
-  AT_STAKE_FRACTION_SQL,
+  AS_ROUTED_FRACTION_SQL,
+  AS_ROUTED_MISSED_FRACTION_SQL,
   EFFECTIVE_TRAFFIC_SQL,
-  MISSED_FRACTION_SQL,
   OPPORTUNITY_SQL,
   REFUSED_HINTS_SQL,
   TRAFFIC_SOURCE_SQL,
@@ -126,16 +126,16 @@ const SPANS_SQL = `
            (${EFFECTIVE_TRAFFIC_SQL})::numeric AS gb,
            ${TRAFFIC_SOURCE_SQL} AS source,
            COALESCE(i.cross_zone_without_hints, 0)::numeric AS without_fraction,
-           COALESCE(i.cross_zone_with_hints, 0)::numeric AS with_fraction,
+           (${AS_ROUTED_FRACTION_SQL})::numeric AS with_fraction,
            CASE WHEN ${OPPORTUNITY_SQL} THEN 'preview'
                 WHEN i.routing = 'None' AND i.preview_state = 'removed' THEN 'blocked'
                 WHEN ${REFUSED_HINTS_SQL} THEN 'blocked' END AS missed_basis,
            CASE WHEN ${OPPORTUNITY_SQL} THEN NULL
                 WHEN i.routing = 'None' AND i.preview_state = 'removed' THEN i.preview_reason
                 WHEN ${REFUSED_HINTS_SQL} THEN i.hint_reason END AS missed_reason,
-           (CASE WHEN ${OPPORTUNITY_SQL} THEN ${MISSED_FRACTION_SQL}
+           (CASE WHEN ${OPPORTUNITY_SQL} THEN ${AS_ROUTED_MISSED_FRACTION_SQL}
                  WHEN (i.routing = 'None' AND i.preview_state = 'removed')
-                   OR (${REFUSED_HINTS_SQL}) THEN ${AT_STAKE_FRACTION_SQL}
+                   OR (${REFUSED_HINTS_SQL}) THEN ${AS_ROUTED_FRACTION_SQL}
                  ELSE 0 END)::numeric AS missed_fraction,
            EXTRACT(EPOCH FROM LEAST(COALESCE(i.valid_to, $5), $4) - GREATEST(i.valid_from, $3))::numeric
              / ${SECONDS_PER_MONTH} AS months
@@ -225,8 +225,8 @@ export async function reportTrendRows(
      spans AS (
        SELECT b.idx, p.price::numeric AS price, (${EFFECTIVE_TRAFFIC_SQL})::numeric AS gb,
               COALESCE(i.cross_zone_without_hints, 0)::numeric AS without_fraction,
-              COALESCE(i.cross_zone_with_hints, 0)::numeric AS with_fraction,
-              (CASE WHEN ${OPPORTUNITY_SQL} THEN ${MISSED_FRACTION_SQL} ELSE 0 END)::numeric AS missed_fraction,
+              (${AS_ROUTED_FRACTION_SQL})::numeric AS with_fraction,
+              (CASE WHEN ${OPPORTUNITY_SQL} THEN ${AS_ROUTED_MISSED_FRACTION_SQL} ELSE 0 END)::numeric AS missed_fraction,
               EXTRACT(EPOCH FROM LEAST(COALESCE(i.valid_to, $5), b.b_end, $5) - GREATEST(i.valid_from, b.b_start))::numeric
                 / ${SECONDS_PER_MONTH} AS months
          FROM service_intervals i

@@ -20,6 +20,19 @@ const AtStakeSchema = z
     'cross-zone GB and USD a month that Services with refused hints still send across zones: the most that removing the cause could save (an upper bound; their hints.reason says the cause). Services whose data path ignores hints are left out',
   );
 
+const MeasuredPartSchema = z
+  .object({
+    services: z.number().int().describe('Services whose volume and share crossing zones are both measured'),
+    withHints: z
+      .object({ crossZoneGb: z.number(), cost: z.number() })
+      .describe('the part of withHints those Services make: measured, not estimated'),
+    withHintsCostShare: z
+      .number()
+      .nullable()
+      .describe('measured withHints ÷ withHints: how much of the as-routed cost is measured (null when it is 0)'),
+  })
+  .describe('how much of the figures is measured; the rest is estimated by the model');
+
 export const FleetClusterSchema = z.object({
   id: z.uuid(),
   name: z.string(),
@@ -72,6 +85,7 @@ export const FleetClusterSchema = z.object({
         .describe("Services whose volume the cluster's traffic source measured"),
       measuredTrafficGb: z.number().describe('the part of trafficGb that is measured'),
       measuredShare: z.number().nullable().describe('measuredTrafficGb ÷ trafficGb (null without traffic)'),
+      measured: MeasuredPartSchema,
       pricing: z.object({ pricePerGb: z.number(), source: z.string(), note: z.string() }),
       estimate: z.boolean().describe('true when a figure rests on the per-endpoint default or an unknown-cloud price'),
     })
@@ -113,6 +127,7 @@ export const FleetSchema = z.object({
       trafficGb: z.number(),
       measuredTrafficGb: z.number(),
       measuredShare: z.number().nullable().describe("share of the fleet's monthly traffic that is measured"),
+      measured: MeasuredPartSchema,
     }),
   }),
 });

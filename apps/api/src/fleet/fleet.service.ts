@@ -37,11 +37,15 @@ export class FleetService {
     };
     let trafficGb = 0;
     let measuredTrafficGb = 0;
+    const measured = { services: 0, withHints: { crossZoneGb: 0, cost: 0 } };
     let servicesWithIgnoredHints = 0;
     for (const cluster of clusters) {
       servicesWithIgnoredHints += cluster.servicesWithIgnoredHints ?? 0;
       trafficGb += cluster.monthly?.trafficGb ?? 0;
       measuredTrafficGb += cluster.monthly?.measuredTrafficGb ?? 0;
+      measured.services += cluster.monthly?.measured.services ?? 0;
+      measured.withHints.crossZoneGb += cluster.monthly?.measured.withHints.crossZoneGb ?? 0;
+      measured.withHints.cost += cluster.monthly?.measured.withHints.cost ?? 0;
       services.populated += cluster.services.populated;
       services.removed += cluster.services.removed;
       services.none += cluster.services.none;
@@ -66,6 +70,10 @@ export class FleetService {
           trafficGb,
           measuredTrafficGb,
           measuredShare: trafficGb > 0 ? measuredTrafficGb / trafficGb : null,
+          measured: {
+            ...measured,
+            withHintsCostShare: monthly.withHints.cost > 0 ? measured.withHints.cost / monthly.withHints.cost : null,
+          },
         },
       },
     };
@@ -155,6 +163,12 @@ function monthlyOf(row: FleetRow): FleetClusterView['monthly'] {
     servicesWithMeasuredTraffic: row.services_measured_traffic,
     measuredTrafficGb: row.measured_traffic_gb,
     measuredShare: row.traffic_gb > 0 ? row.measured_traffic_gb / row.traffic_gb : null,
+    measured: {
+      services: row.services_fully_measured,
+      withHints: figure(row.measured_cross_zone_gb),
+      withHintsCostShare:
+        row.cross_zone_gb_with_hints > 0 ? row.measured_cross_zone_gb / row.cross_zone_gb_with_hints : null,
+    },
     pricing: { pricePerGb: pricing.pricePerGb, source: pricing.source, note: pricing.note },
     estimate: estimated > 0 || unknownPrice,
   };

@@ -55,6 +55,17 @@ export class CostInputs {
   @Field() priceSource: string;
   @Field(() => String, { nullable: true }) priceNote: string | null;
   @Field() estimate: boolean;
+  @Field({ description: "where today's cross-zone share came from: `measured` or `model`" }) crossZoneSource: string;
+  @Field(() => Float, { description: "the model's share crossing zones as routed today" }) modelCrossZone: number;
+  @Field(() => Float, { nullable: true, description: 'the measured share of the bytes that crossed zones' })
+  measuredCrossZone: number | null;
+}
+
+@ObjectType({ description: 'hints populated, yet the measured share crossing zones is > 10 points above the model' })
+export class MeasuredContradiction {
+  @Field(() => Float) modelCrossZone: number;
+  @Field(() => Float) measuredCrossZone: number;
+  @Field() reason: string;
 }
 
 @ObjectType()
@@ -160,6 +171,7 @@ export class Service {
   @Field(() => [ZoneAllocation]) zones: ZoneAllocation[];
   @Field(() => MeasuredTraffic, { nullable: true }) measured: MeasuredTraffic | null;
   @Field(() => ModelVsMeasured, { nullable: true }) modelVsMeasured: ModelVsMeasured | null;
+  @Field(() => MeasuredContradiction, { nullable: true }) contradiction: MeasuredContradiction | null;
 }
 
 @ObjectType()

@@ -398,5 +398,6 @@ function serviceModel(row: ServiceStateRow, cluster: ClusterModel): ServiceModel
     zones: zoneAllocations(row),
     measured: view.measured,
     modelVsMeasured: view.modelVsMeasured,
+    contradiction: view.contradiction,
   };
 }

@@ -38,8 +38,28 @@ const Figures = {
       .number()
       .nullable()
       .describe('measuredTrafficGb ÷ trafficGb: the share of the traffic that is measured, not estimated'),
+    servicesWithMeasuredCrossZone: z
+      .number()
+      .int()
+      .describe("Services whose share crossing zones was measured (it replaces the model's as routed)"),
     estimate: z.boolean().describe('true when any figure rests on the per-endpoint default or an unknown-cloud price'),
   }),
+  measured: z
+    .object({
+      services: z.number().int().describe('Services whose volume and share crossing zones are both measured'),
+      withHints: Figure.describe('the part of withHints those Services make: measured, not estimated'),
+      realizedSavings: z
+        .object({ cost: z.number() })
+        .describe("their part of realizedSavings (their measured cost against the model's without hints)"),
+      missedSavings: z
+        .object({ cost: z.number() })
+        .describe("their part of missedSavings (their measured cost against the model's with topology-mode Auto)"),
+      withHintsCostShare: z
+        .number()
+        .nullable()
+        .describe('measured withHints cost ÷ withHints cost: how much of the as-routed cost is measured'),
+    })
+    .describe('how much of each figure is measured; the rest is estimated by the model'),
 };
 
 export const SavingsGroupSchema = z.object({

@@ -132,7 +132,15 @@ function figures(row: SavingsRow | undefined, unknownPrice: boolean) {
         trafficSources: { api: 0, measured: 0, annotation: 0, 'default-per-endpoint': 0 },
         measuredTrafficGb: 0,
         measuredShare: null,
+        servicesWithMeasuredCrossZone: 0,
         estimate: unknownPrice,
+      },
+      measured: {
+        services: 0,
+        withHints: zero,
+        realizedSavings: { cost: 0 },
+        missedSavings: { cost: 0 },
+        withHintsCostShare: null,
       },
     };
   }
@@ -157,7 +165,24 @@ function figures(row: SavingsRow | undefined, unknownPrice: boolean) {
       },
       measuredTrafficGb: row.measured_gb,
       measuredShare: row.traffic_gb > 0 ? row.measured_gb / row.traffic_gb : null,
+      servicesWithMeasuredCrossZone: row.services_measured_share,
       estimate: row.services_default > 0 || unknownPrice,
     },
+    measured: measuredPart(row),
+  };
+}
+
+/**
+ * The part of each figure that rests on measurement alone: the Services whose volume and share crossing
+ * zones were both measured (their as-routed cost is measured; their savings compare it with the model's
+ * counterfactual, which cannot be measured). The rest of each figure is estimated.
+ */
+function measuredPart(row: SavingsRow) {
+  return {
+    services: row.services_fully_measured,
+    withHints: { crossZoneGb: row.measured_with_gb, cost: roundCents(row.measured_with_cost) },
+    realizedSavings: { cost: roundCents(row.measured_without_cost - row.measured_with_cost) },
+    missedSavings: { cost: roundCents(row.measured_missed_cost) },
+    withHintsCostShare: row.with_cost > 0 ? row.measured_with_cost / row.with_cost : null,
   };
 }

@@ -2,6 +2,8 @@ import {
   type CostInputs,
   type CrossZoneCost,
   type CrossZonePrice,
+  type MeasuredContradiction,
+  measuredContradiction,
   MONTHLY_TRAFFIC_ANNOTATION,
   measuredTrafficNote,
   missedSavings,
@@ -44,6 +46,8 @@ export interface ServiceSummaryView {
   measured: MeasuredView | null;
   /** The model's volume, cross-zone fraction and cost against the measured ones; null when not measured. */
   modelVsMeasured: ModelVsMeasured | null;
+  /** Hints populated, yet the measured share crossing zones is well above the model's: a finding; else null. */
+  contradiction: MeasuredContradiction | null;
 }
 
 export interface MeasuredView {
@@ -107,7 +111,8 @@ export function serviceSummaryView(
     },
   });
   const crossZone = { withoutHints: row.cross_zone_without_hints ?? 0, withHints: row.cross_zone_with_hints ?? 0 };
-  const cost = serviceCost({ trafficGb: traffic, crossZone, pricePerGb: price });
+  const measuredCrossZone = measured?.crossZone ?? null;
+  const cost = serviceCost({ trafficGb: traffic, crossZone, pricePerGb: price, measuredCrossZone });
   const previewState = row.preview_state;
   const preview: RoutingPreviewOutcome | null =
     previewState === 'populated' || previewState === 'removed'
@@ -121,7 +126,13 @@ export function serviceSummaryView(
   const opportunity = row.routing === 'None' && preview?.state === 'populated' && managedByController;
   const missed =
     opportunity && preview
-      ? missedSavings({ trafficGb: traffic, pricePerGb: price, current: crossZone, ifEnabled: preview })
+      ? missedSavings({
+          trafficGb: traffic,
+          pricePerGb: price,
+          current: crossZone,
+          ifEnabled: preview,
+          measuredCrossZone,
+        })
       : null;
   return {
     namespace: row.namespace,
@@ -158,6 +169,12 @@ export function serviceSummaryView(
           pricePerGb: price.pricePerGb,
         })
       : null,
+    contradiction: measuredContradiction({
+      hintState: row.hint_state,
+      honoursHints: row.honours_hints,
+      modelCrossZone: crossZone.withHints,
+      measuredCrossZone,
+    }),
   };
 }
 

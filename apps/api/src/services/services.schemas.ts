@@ -99,6 +99,16 @@ export const CostInputsSchema = z
     priceSource: z.string(),
     priceNote: z.string().nullable(),
     estimate: z.boolean().describe('true when the traffic volume or the price is a zonewise default'),
+    crossZoneSource: z
+      .enum(['measured', 'model'])
+      .describe("where today's cross-zone share came from: the traffic source's measurement, or the model"),
+    modelCrossZone: z
+      .number()
+      .describe("the model's share crossing zones as routed today (kept beside a measured one)"),
+    measuredCrossZone: z
+      .number()
+      .nullable()
+      .describe('the measured share of the bytes that crossed zones; null if not measured'),
   })
   .describe('the inputs every figure came from');
 
@@ -127,6 +137,12 @@ export const ModelVsMeasuredSchema = z.object({
   ),
   measured: measuredFigures.describe('the measured volume and fraction, their cost (null where not measured)'),
   error: measuredFigures.describe('estimated − measured, field by field'),
+});
+
+export const ContradictionSchema = z.object({
+  modelCrossZone: z.number(),
+  measuredCrossZone: z.number(),
+  reason: z.string(),
 });
 
 export const ServiceSummarySchema = z.object({
@@ -171,6 +187,9 @@ export const ServiceSummarySchema = z.object({
   measured: MeasuredSchema.nullable().describe("the newest measurement of the cluster's traffic source; null if none"),
   modelVsMeasured: ModelVsMeasuredSchema.nullable().describe(
     'the model (declared or default volume, modelled cross-zone fraction) against the measurement; errors are estimate − measured',
+  ),
+  contradiction: ContradictionSchema.nullable().describe(
+    'set when the hints are populated yet the measured share crossing zones is more than 10 points above the model’s',
   ),
 });
 

@@ -3986,6 +3986,12 @@ export interface operations {
                         };
                         nextCursor: string | null;
                         services: {
+                            /** @description set when the hints are populated yet the measured share crossing zones is more than 10 points above the model’s */
+                            contradiction: {
+                                measuredCrossZone: number;
+                                modelCrossZone: number;
+                                reason: string;
+                            } | null;
                             /** @description fractions of requests; withHints equals withoutHints when the data path ignores the hints */
                             crossZone: {
                                 withHints: number;
@@ -4059,10 +4065,19 @@ export interface operations {
                             monthly: {
                                 /** @description the inputs every figure came from */
                                 inputs: {
+                                    /**
+                                     * @description where today's cross-zone share came from: the traffic source's measurement, or the model
+                                     * @enum {string}
+                                     */
+                                    crossZoneSource: "measured" | "model";
                                     /** @enum {string} */
                                     currency: "USD";
                                     /** @description true when the traffic volume or the price is a zonewise default */
                                     estimate: boolean;
+                                    /** @description the measured share of the bytes that crossed zones; null if not measured */
+                                    measuredCrossZone: number | null;
+                                    /** @description the model's share crossing zones as routed today (kept beside a measured one) */
+                                    modelCrossZone: number;
                                     priceNote: string | null;
                                     pricePerGb: number;
                                     priceSource: string;
@@ -4186,6 +4201,12 @@ export interface operations {
                         };
                         /** @description null when the Service is not in the newest snapshot */
                         current: {
+                            /** @description set when the hints are populated yet the measured share crossing zones is more than 10 points above the model’s */
+                            contradiction: {
+                                measuredCrossZone: number;
+                                modelCrossZone: number;
+                                reason: string;
+                            } | null;
                             /** @description fractions of requests; withHints equals withoutHints when the data path ignores the hints */
                             crossZone: {
                                 withHints: number;
@@ -4261,10 +4282,19 @@ export interface operations {
                             monthly: {
                                 /** @description the inputs every figure came from */
                                 inputs: {
+                                    /**
+                                     * @description where today's cross-zone share came from: the traffic source's measurement, or the model
+                                     * @enum {string}
+                                     */
+                                    crossZoneSource: "measured" | "model";
                                     /** @enum {string} */
                                     currency: "USD";
                                     /** @description true when the traffic volume or the price is a zonewise default */
                                     estimate: boolean;
+                                    /** @description the measured share of the bytes that crossed zones; null if not measured */
+                                    measuredCrossZone: number | null;
+                                    /** @description the model's share crossing zones as routed today (kept beside a measured one) */
+                                    modelCrossZone: number;
                                     priceNote: string | null;
                                     pricePerGb: number;
                                     priceSource: string;
@@ -4546,6 +4576,12 @@ export interface operations {
                         };
                         /** @description null when the Service is not in the newest snapshot */
                         current: {
+                            /** @description set when the hints are populated yet the measured share crossing zones is more than 10 points above the model’s */
+                            contradiction: {
+                                measuredCrossZone: number;
+                                modelCrossZone: number;
+                                reason: string;
+                            } | null;
                             /** @description fractions of requests; withHints equals withoutHints when the data path ignores the hints */
                             crossZone: {
                                 withHints: number;
@@ -4621,10 +4657,19 @@ export interface operations {
                             monthly: {
                                 /** @description the inputs every figure came from */
                                 inputs: {
+                                    /**
+                                     * @description where today's cross-zone share came from: the traffic source's measurement, or the model
+                                     * @enum {string}
+                                     */
+                                    crossZoneSource: "measured" | "model";
                                     /** @enum {string} */
                                     currency: "USD";
                                     /** @description true when the traffic volume or the price is a zonewise default */
                                     estimate: boolean;
+                                    /** @description the measured share of the bytes that crossed zones; null if not measured */
+                                    measuredCrossZone: number | null;
+                                    /** @description the model's share crossing zones as routed today (kept beside a measured one) */
+                                    modelCrossZone: number;
                                     priceNote: string | null;
                                     pricePerGb: number;
                                     priceSource: string;
@@ -5857,6 +5902,18 @@ export interface operations {
                                 } | null;
                                 /** @description true when a figure rests on the per-endpoint default or an unknown-cloud price */
                                 estimate: boolean;
+                                /** @description how much of the figures is measured; the rest is estimated by the model */
+                                measured: {
+                                    /** @description Services whose volume and share crossing zones are both measured */
+                                    services: number;
+                                    /** @description the part of withHints those Services make: measured, not estimated */
+                                    withHints: {
+                                        cost: number;
+                                        crossZoneGb: number;
+                                    };
+                                    /** @description measured withHints ÷ withHints: how much of the as-routed cost is measured (null when it is 0) */
+                                    withHintsCostShare: number | null;
+                                };
                                 /** @description measuredTrafficGb ÷ trafficGb (null without traffic) */
                                 measuredShare: number | null;
                                 /** @description the part of trafficGb that is measured */
@@ -5934,6 +5991,18 @@ export interface operations {
                                     servicesWithEstimatedTraffic: number;
                                     /** @description those Services' monthly traffic */
                                     trafficGb: number;
+                                };
+                                /** @description how much of the figures is measured; the rest is estimated by the model */
+                                measured: {
+                                    /** @description Services whose volume and share crossing zones are both measured */
+                                    services: number;
+                                    /** @description the part of withHints those Services make: measured, not estimated */
+                                    withHints: {
+                                        cost: number;
+                                        crossZoneGb: number;
+                                    };
+                                    /** @description measured withHints ÷ withHints: how much of the as-routed cost is measured (null when it is 0) */
+                                    withHintsCostShare: number | null;
                                 };
                                 /** @description share of the fleet's monthly traffic that is measured */
                                 measuredShare: number | null;
@@ -6076,6 +6145,18 @@ export interface operations {
                                 } | null;
                                 /** @description true when a figure rests on the per-endpoint default or an unknown-cloud price */
                                 estimate: boolean;
+                                /** @description how much of the figures is measured; the rest is estimated by the model */
+                                measured: {
+                                    /** @description Services whose volume and share crossing zones are both measured */
+                                    services: number;
+                                    /** @description the part of withHints those Services make: measured, not estimated */
+                                    withHints: {
+                                        cost: number;
+                                        crossZoneGb: number;
+                                    };
+                                    /** @description measured withHints ÷ withHints: how much of the as-routed cost is measured (null when it is 0) */
+                                    withHintsCostShare: number | null;
+                                };
                                 /** @description measuredTrafficGb ÷ trafficGb (null without traffic) */
                                 measuredShare: number | null;
                                 /** @description the part of trafficGb that is measured */
@@ -8367,6 +8448,8 @@ export interface operations {
                                 measuredShare: number | null;
                                 /** @description traffic (GB) whose volume the clusters' traffic sources measured */
                                 measuredTrafficGb: number;
+                                /** @description Services whose share crossing zones was measured (it replaces the model's as routed) */
+                                servicesWithMeasuredCrossZone: number;
                                 /** @description Services by where their traffic volume came from */
                                 trafficSources: {
                                     annotation: number;
@@ -8374,6 +8457,26 @@ export interface operations {
                                     "default-per-endpoint": number;
                                     measured: number;
                                 };
+                            };
+                            /** @description how much of each figure is measured; the rest is estimated by the model */
+                            measured: {
+                                /** @description their part of missedSavings (their measured cost against the model's with topology-mode Auto) */
+                                missedSavings: {
+                                    cost: number;
+                                };
+                                /** @description their part of realizedSavings (their measured cost against the model's without hints) */
+                                realizedSavings: {
+                                    cost: number;
+                                };
+                                /** @description Services whose volume and share crossing zones are both measured */
+                                services: number;
+                                /** @description the part of withHints those Services make: measured, not estimated */
+                                withHints: {
+                                    cost: number;
+                                    crossZoneGb: number;
+                                };
+                                /** @description measured withHints cost ÷ withHints cost: how much of the as-routed cost is measured */
+                                withHintsCostShare: number | null;
                             };
                             /** @description what enabling topology routing on the opportunities would have saved */
                             missedSavings: {
@@ -8446,6 +8549,8 @@ export interface operations {
                                 measuredShare: number | null;
                                 /** @description traffic (GB) whose volume the clusters' traffic sources measured */
                                 measuredTrafficGb: number;
+                                /** @description Services whose share crossing zones was measured (it replaces the model's as routed) */
+                                servicesWithMeasuredCrossZone: number;
                                 /** @description Services by where their traffic volume came from */
                                 trafficSources: {
                                     annotation: number;
@@ -8453,6 +8558,26 @@ export interface operations {
                                     "default-per-endpoint": number;
                                     measured: number;
                                 };
+                            };
+                            /** @description how much of each figure is measured; the rest is estimated by the model */
+                            measured: {
+                                /** @description their part of missedSavings (their measured cost against the model's with topology-mode Auto) */
+                                missedSavings: {
+                                    cost: number;
+                                };
+                                /** @description their part of realizedSavings (their measured cost against the model's without hints) */
+                                realizedSavings: {
+                                    cost: number;
+                                };
+                                /** @description Services whose volume and share crossing zones are both measured */
+                                services: number;
+                                /** @description the part of withHints those Services make: measured, not estimated */
+                                withHints: {
+                                    cost: number;
+                                    crossZoneGb: number;
+                                };
+                                /** @description measured withHints cost ÷ withHints cost: how much of the as-routed cost is measured */
+                                withHintsCostShare: number | null;
                             };
                             /** @description what enabling topology routing on the opportunities would have saved */
                             missedSavings: {

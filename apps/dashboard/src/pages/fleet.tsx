@@ -171,7 +171,9 @@ function MeasuredShare({ totals }: { totals: FleetAnswer['totals']['monthly'] })
   return (
     <p className="muted small" data-testid="fleet-measured-share">
       Traffic behind these figures: {percent(totals.measuredShare)} measured ({gb(totals.measuredTrafficGb)} of{' '}
-      {gb(totals.trafficGb)} a month), the rest estimated.
+      {gb(totals.trafficGb)} a month), the rest estimated. Cost as routed: {money(totals.measured.withHints.cost)} of{' '}
+      {money(totals.withHints.cost)} a month measured ({percent(totals.measured.withHintsCostShare)}, volume and
+      cross-zone share of {totals.measured.services} Services), the rest estimated.
     </p>
   );
 }

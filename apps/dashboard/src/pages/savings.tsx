@@ -26,6 +26,14 @@ interface Figures {
     estimate: boolean;
     trafficSources: Record<string, number>;
   };
+  /** The part of each figure whose volume and cross-zone share are both measured. */
+  measured: {
+    services: number;
+    withHints: Figure;
+    realizedSavings: { cost: number };
+    missedSavings: { cost: number };
+    withHintsCostShare: number | null;
+  };
 }
 
 interface Savings {
@@ -178,7 +186,13 @@ function SavingsView({ data }: { data: Savings }) {
       </section>
       <p className="muted small" data-testid="savings-measured-share">
         Traffic behind these figures: {percent(totals.inputs.measuredShare)} measured (
-        {gb(totals.inputs.measuredTrafficGb)} of {gb(totals.trafficGb)}), the rest estimated.
+        {gb(totals.inputs.measuredTrafficGb)} of {gb(totals.trafficGb)}), the rest estimated.{' '}
+        <span data-testid="savings-measured-cost">
+          Measured volume and cross-zone share ({totals.measured.services} Services):{' '}
+          {money(totals.measured.withHints.cost)} of the {money(totals.withHints.cost)} as routed (
+          {percent(totals.measured.withHintsCostShare)}), {money(totals.measured.realizedSavings.cost)} of the realised
+          and {money(totals.measured.missedSavings.cost)} of the missed savings; the rest estimated.
+        </span>
       </p>
       <h2>By {data.groupBy === 'service' ? 'Service' : data.groupBy}</h2>
       {data.groups.length === 0 ? (

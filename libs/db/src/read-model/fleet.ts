@@ -1,4 +1,5 @@
 import type { ReadDb } from '../read-db.js';
+import { FULLY_MEASURED_SQL } from './rollup.js';
 
 /** One cluster of the fleet summary: the cluster, its newest snapshot, and its newest recorded analysis. */
 /** Whole seconds since an agent's newest snapshot was captured (never negative: clocks differ). */
@@ -55,6 +56,9 @@ export interface FleetRow {
   /** Current Services whose volume is measured (no API value), and their measured GB per month. */
   services_measured_traffic: number;
   measured_traffic_gb: number;
+  /** Of those, the ones whose share crossing zones is measured too, and their measured cross-zone GB. */
+  services_fully_measured: number;
+  measured_cross_zone_gb: number;
   /** The cluster's traffic source, null when it has none. */
   traffic_preset: string | null;
   traffic_status: string | null;
@@ -92,7 +96,8 @@ export async function fleetRows(
             sm.node_info_sufficient, sm.node_info_reason, sm.cross_zone_without_hints, sm.cross_zone_with_hints,
             sm.traffic_gb, sm.cross_zone_gb_without_hints, sm.cross_zone_gb_with_hints, sm.missed_gb,
             sm.opportunities, sm.services_estimated_traffic,
-            mt.services_measured_traffic, mt.measured_traffic_gb,
+            mt.services_measured_traffic, mt.measured_traffic_gb, mt.services_fully_measured,
+            mt.measured_cross_zone_gb,
             sm.services_at_stake, sm.at_stake_traffic_gb, sm.at_stake_gb, sm.services_at_stake_estimated,
             t.preset AS traffic_preset, t.status AS traffic_status, t.last_error AS traffic_last_error,
             t.last_success_at AS traffic_last_success_at, t.window_seconds AS traffic_window_seconds,
@@ -108,7 +113,10 @@ export async function fleetRows(
                            WHERE m.cluster_id = c.id ORDER BY m.captured_at DESC LIMIT 1) sm ON true
        LEFT JOIN traffic_sources t ON t.cluster_id = c.id
        LEFT JOIN LATERAL (SELECT count(*)::int AS services_measured_traffic,
-                                 COALESCE(sum(s.measured_traffic_gb::numeric), 0)::float8 AS measured_traffic_gb
+                                 COALESCE(sum(s.measured_traffic_gb::numeric), 0)::float8 AS measured_traffic_gb,
+                                 (count(*) FILTER (WHERE ${FULLY_MEASURED_SQL}))::int AS services_fully_measured,
+                                 COALESCE(sum((s.measured_traffic_gb * s.measured_cross_zone)::numeric)
+                                          FILTER (WHERE ${FULLY_MEASURED_SQL}), 0)::float8 AS measured_cross_zone_gb
                             FROM cluster_services s
                            WHERE t.cluster_id IS NOT NULL AND s.cluster_id = c.id AND s.measured_at IS NOT NULL
                              AND s.monthly_traffic_gb IS NULL

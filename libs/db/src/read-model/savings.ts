@@ -1,4 +1,5 @@
 import type { ReadDb } from '../read-db.js';
+import { FULLY_MEASURED_SQL, MEASURED_SHARE_SQL } from './rollup.js';
 import {
   FIGURE_COLUMNS,
   HEAD_AS_INTERVAL_SQL,
@@ -46,6 +47,16 @@ export interface SavingsRow {
   services_measured: number;
   /** Part of traffic_gb that is measured by the clusters' traffic sources. */
   measured_gb: number;
+  /**
+   * The part of with/without/missed that comes from Services whose volume and share crossing zones are
+   * both measured (FULLY_MEASURED_SQL), and how many such Services.
+   */
+  measured_with_gb: number;
+  measured_with_cost: number;
+  measured_without_cost: number;
+  measured_missed_cost: number;
+  services_fully_measured: number;
+  services_measured_share: number;
   services_annotation: number;
   services_default: number;
   opportunities: number;
@@ -91,6 +102,12 @@ export interface OpportunityRow {
  *
  * The snapshot's traffic and the plain months are summed apart, because an API or measured volume set
  * since overrides the snapshot's for the whole range: gb × Σ months, else Σ months × traffic_gb.
+ * Likewise a measured share crossing zones (MEASURED_SHARE_SQL) replaces the model's withHints fraction
+ * for the whole range: with_gb = traffic × share, and an opportunity's missed GB is what it crosses as
+ * measured less what it would cross with topology-mode Auto (the model's: missed by the model, plus the
+ * measured crossings, less the model's as-routed crossings over the months it was an opportunity, which
+ * the roll-up keeps only as part of with_months: exact when the Service was an opportunity all the
+ * range, prorated by its opportunity months otherwise).
  *
  * A cluster's price is looked up in the parameter arrays: joined from their unnest, the Services were
  * estimated at a handful, and Postgres looked each one up in cluster_services instead of hashing them.
@@ -110,7 +127,7 @@ export interface OpportunityRow {
  * up by array_position in the clusters' array cost one comparison per cluster for each Service (0.8 s of
  * 1.8 s at 200 clusters), now a hash join on the clusters' unnest. See bench/RESULTS.md (organization read).
  */
-const OWN_TRAFFIC_SQL = `SELECT id, monthly_traffic_gb, measured_traffic_gb FROM cluster_services
+const OWN_TRAFFIC_SQL = `SELECT id, monthly_traffic_gb, measured_traffic_gb, measured_cross_zone FROM cluster_services
       WHERE cluster_id = ANY($1::uuid[]) AND (monthly_traffic_gb IS NOT NULL OR measured_traffic_gb IS NOT NULL)`;
 
 const RIGHT_EDGE_FROM_ROLLUP = '(SELECT from_rollup FROM right_edge)::uuid[]';
@@ -177,17 +194,26 @@ function perServiceSql(namespaceFilter: string, withNamespace: boolean): string 
         ${withNamespace ? 'JOIN cluster_services s' : `LEFT JOIN (${OWN_TRAFFIC_SQL}) s`} ON s.id = w.service_id
         JOIN (SELECT * FROM unnest($1::uuid[], $2::float8[]) AS p(cluster_id, price) OFFSET 0) p
           ON p.cluster_id = w.cluster_id
-       CROSS JOIN LATERAL (SELECT COALESCE(s.monthly_traffic_gb, s.measured_traffic_gb) AS gb) o
+       CROSS JOIN LATERAL (SELECT COALESCE(s.monthly_traffic_gb, s.measured_traffic_gb) AS gb,
+                                  ${MEASURED_SHARE_SQL} AS share, ${FULLY_MEASURED_SQL} AS fully_measured) o
+       CROSS JOIN LATERAL (
+             SELECT COALESCE(o.gb * w.months, w.traffic_months) AS gb_m,
+                    COALESCE(o.gb * w.with_months, w.with_traffic) AS model_with_gb,
+                    COALESCE(o.gb * w.missed_months, w.missed_traffic) AS model_missed_gb,
+                    COALESCE(o.gb * w.opportunity_months, w.opportunity_traffic) AS opportunity_gb_m
+             OFFSET 0) m
        CROSS JOIN LATERAL (
              SELECT p.price, w.months,
-                    COALESCE(o.gb * w.months, w.traffic_months) AS gb_m,
+                    m.gb_m,
                     CASE WHEN s.monthly_traffic_gb IS NULL THEN COALESCE(s.measured_traffic_gb * w.months, 0)
                          ELSE 0 END AS measured_gb_m,
                     COALESCE(o.gb * w.without_months, w.without_traffic) AS without_gb,
-                    COALESCE(o.gb * w.with_months, w.with_traffic) AS with_gb,
-                    COALESCE(o.gb * w.missed_months, w.missed_traffic) AS missed_gb,
-                    COALESCE(o.gb * w.opportunity_months, w.opportunity_traffic) AS opportunity_gb_m,
-                    w.opportunity_months) n
+                    CASE WHEN o.share IS NULL THEN m.model_with_gb ELSE m.gb_m * o.share END AS with_gb,
+                    CASE WHEN o.share IS NULL OR NOT w.opportunity THEN m.model_missed_gb
+                         ELSE m.model_missed_gb + m.opportunity_gb_m * o.share
+                              - m.model_with_gb * w.opportunity_months / w.months END AS missed_gb,
+                    m.opportunity_gb_m,
+                    w.opportunity_months, o.fully_measured, o.share IS NOT NULL AS measured_share) n
        WHERE true${namespaceFilter}
     )`;
 }
@@ -209,6 +235,11 @@ const FIGURES: { name: string; oneService: string; summed: string }[] = [
     oneService: name,
     summed: `COALESCE(sum(${name}), 0)`,
   })),
+  ...['with_gb', 'with_cost', 'without_cost', 'missed_cost'].map((name) => ({
+    name: `measured_${name}`,
+    oneService: `CASE WHEN fully_measured THEN ${name} ELSE 0 END`,
+    summed: `COALESCE(sum(${name}) FILTER (WHERE fully_measured), 0)`,
+  })),
 ];
 
 /** The counts of a group: its name, as one Service's (0 or 1) and over Services. */
@@ -220,6 +251,16 @@ const COUNTS: { name: string; oneService: string; summed: string }[] = [
     summed: `count(*) FILTER (WHERE source_${source})`,
   })),
   { name: 'opportunities', oneService: 'opportunity::int', summed: 'count(*) FILTER (WHERE opportunity)' },
+  {
+    name: 'services_measured_share',
+    oneService: 'measured_share::int',
+    summed: 'count(*) FILTER (WHERE measured_share)',
+  },
+  {
+    name: 'services_fully_measured',
+    oneService: 'fully_measured::int',
+    summed: 'count(*) FILTER (WHERE fully_measured)',
+  },
 ];
 
 /** The columns of `weighted` the sums across Services read (sorting narrower rows costs less). */
@@ -230,6 +271,8 @@ const SUMMED_COLUMNS = [
   ...['without', 'with', 'missed'].flatMap((figure) => [`${figure}_gb`, `${figure}_cost`]),
   ...['api', 'measured', 'annotation', 'default'].map((source) => `source_${source}`),
   'opportunity',
+  'fully_measured',
+  'measured_share',
 ];
 
 function groupColumnsOf(pick: 'oneService' | 'summed'): string {
@@ -304,7 +347,7 @@ export async function savingsWithOpportunities(
         FROM ranked
       UNION ALL
       SELECT 'opportunity', cluster_id, namespace, name, false, months, traffic_gb, NULL, NULL, NULL, NULL, NULL,
-             missed_gb, missed_cost, NULL, NULL, NULL, NULL, NULL, NULL, estimated, position
+             missed_gb, missed_cost, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, estimated, position
         FROM opportunity_rows
     ) answer
      ORDER BY kind, is_total DESC, position`,
@@ -438,7 +481,8 @@ function groupColumnsSql(columns: string[]): string {
     .replace('cluster_id', 'cluster_id::text');
   return `${keys}, is_total, months_total AS months, traffic_gb, measured_gb, without_gb, without_cost, with_gb,
            with_cost, missed_gb, missed_cost, services, services_api, services_measured, services_annotation,
-           services_default, opportunities`;
+           services_default, opportunities, measured_with_gb, measured_with_cost, measured_without_cost,
+           measured_missed_cost, services_measured_share, services_fully_measured`;
 }
 
 /** `opportunity_rows`: the ranked opportunities (at most `limit`), with their `position` (one row per Service). */

@@ -1,5 +1,10 @@
 import type { ReadDb } from '../read-db.js';
-import { EFFECTIVE_TRAFFIC_SQL, MISSED_FRACTION_SQL, OPPORTUNITY_SQL } from './rollup.js';
+import {
+  AS_ROUTED_FRACTION_SQL,
+  AS_ROUTED_MISSED_FRACTION_SQL,
+  EFFECTIVE_TRAFFIC_SQL,
+  OPPORTUNITY_SQL,
+} from './rollup.js';
 
 /** One Service's state (its interval covering the listing's instant) with its savings inputs. */
 export interface ServiceStateRow {
@@ -70,9 +75,9 @@ const COLUMNS = `s.id::text AS service_id, s.namespace, s.name, i.valid_from, i.
  * with hints) plus what enabling it would save (an opportunity's drop to its preview).
  */
 const SORT_KEYS: Record<Exclude<ServiceSort, 'name'>, string> = {
-  cost: `${EFFECTIVE_TRAFFIC_SQL} * COALESCE(i.cross_zone_with_hints, 0)`,
-  savings: `${EFFECTIVE_TRAFFIC_SQL} * (COALESCE(i.cross_zone_without_hints, 0) - COALESCE(i.cross_zone_with_hints, 0)
-            + CASE WHEN ${OPPORTUNITY_SQL} THEN ${MISSED_FRACTION_SQL} ELSE 0 END)`,
+  cost: `${EFFECTIVE_TRAFFIC_SQL} * ${AS_ROUTED_FRACTION_SQL}`,
+  savings: `${EFFECTIVE_TRAFFIC_SQL} * (COALESCE(i.cross_zone_without_hints, 0) - ${AS_ROUTED_FRACTION_SQL}
+            + CASE WHEN ${OPPORTUNITY_SQL} THEN ${AS_ROUTED_MISSED_FRACTION_SQL} ELSE 0 END)`,
 };
 
 function filterSql(filters: ServiceFilters, values: unknown[]): string {

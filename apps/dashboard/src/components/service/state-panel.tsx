@@ -10,10 +10,12 @@ import { HintStateWord } from '../hint-state';
 /**
  * The Service's state in plain words with the numbers behind it, since when its hint state holds (the
  * first snapshot of the run, not its newest change), its cost with the inputs, the measured traffic,
- * who writes its slices and whether its data path honours the hints.
+ * who writes its slices and whether its data path honours the hints. A measured cross-zone share is the
+ * one the cost uses; the model's stays beside it, and a measurement contradicting the verdict is flagged.
  */
 export function StatePanel({ current }: { current: NonNullable<ServiceDetail['current']> }) {
   const now = useNow(60_000);
+  const inputs = current.monthly.inputs;
   return (
     <section className="panel" data-testid="state">
       <h2 style={{ marginTop: 0 }}>
@@ -27,9 +29,20 @@ export function StatePanel({ current }: { current: NonNullable<ServiceDetail['cu
       ))}
       <dl className="facts">
         <dt>Cross-zone share</dt>
-        <dd>
-          {percent(current.crossZone.withHints)} as routed, {percent(current.crossZone.withoutHints)} without hints
+        <dd data-testid="service-cross-zone">
+          {inputs.measuredCrossZone === null
+            ? `${percent(current.crossZone.withHints)} as routed (modelled)`
+            : `${percent(inputs.measuredCrossZone)} as routed (measured; the model says ${percent(inputs.modelCrossZone)})`}
+          , {percent(current.crossZone.withoutHints)} without hints (modelled)
         </dd>
+        {current.contradiction && (
+          <>
+            <dt>Measurement contradicts the verdict</dt>
+            <dd className="bad" data-testid="service-contradiction">
+              {current.contradiction.reason}
+            </dd>
+          </>
+        )}
         <dt>Cost a month</dt>
         <dd data-testid="service-cost">
           {money(current.monthly.withHints.cost)} as routed; saved {money(current.monthly.realizedSavings.cost)}
@@ -56,7 +69,12 @@ export function StatePanel({ current }: { current: NonNullable<ServiceDetail['cu
             <dt>Measured cost</dt>
             <dd data-testid="service-measured-cost">
               {money(current.modelVsMeasured.measured.cost)} a month at the measured cross-zone share (the cost above
-              uses the modelled {percent(current.crossZone.withHints)})
+              uses it)
+            </dd>
+            <dt>Model's cost</dt>
+            <dd data-testid="service-model-cost">
+              {money(inputs.trafficGb * inputs.modelCrossZone * inputs.pricePerGb)} a month at the modelled{' '}
+              {percent(inputs.modelCrossZone)} (estimated, shown beside the measurement)
             </dd>
           </>
         )}
