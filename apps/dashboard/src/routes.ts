@@ -39,6 +39,11 @@ export const PAGES: PageEntry[] = [
     nav: { label: 'Audit log', href: '/audit-log', adminOnly: true },
   },
   {
+    path: '/alerts',
+    page: preloadablePage(() => import('./pages/alerts')),
+    nav: { label: 'Alerts', href: '/alerts' },
+  },
+  {
     path: '/admin',
     page: preloadablePage(() => import('./pages/admin')),
     nav: { label: 'Admin', href: '/admin', adminOnly: true },
