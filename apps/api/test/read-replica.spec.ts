@@ -131,7 +131,7 @@ describe('heavy reads on a streaming replica (DATABASE_READ_URL)', () => {
     });
     expect(after.status).toBe(200);
     expect(replicaReads.replicaStatus()).toMatchObject({ usable: true });
-    const metrics = (await apiClient(stack.url, null).get<string>('/metrics')).body;
+    const metrics = (await apiClient(stack.metricsUrl, null).get<string>('/metrics')).body;
     expect(metrics).toContain('zonewise_read_replica_in_use{pool="heavy"} 1');
     expect(metrics).toContain('zonewise_read_replica_in_use{pool="trends"} 1');
     expect(metrics).toMatch(/^zonewise_read_replica_lag_seconds\{pool="heavy"\} [0-9.e-]+$/m);
@@ -200,7 +200,7 @@ describe('heavy reads on a streaming replica (DATABASE_READ_URL)', () => {
       expect(await servedBy(heavy, savings)).toEqual(new Set(['primary']));
       expect(await servedBy(replicaReads, trends)).toEqual(new Set(['primary']));
       expect(heavy.replicaStatus()).toMatchObject({ usable: false, lagMs: null });
-      const metrics = (await apiClient(stack.url, null).get<string>('/metrics')).body;
+      const metrics = (await apiClient(stack.metricsUrl, null).get<string>('/metrics')).body;
       expect(metrics).toContain('zonewise_read_replica_in_use{pool="heavy"} 0');
       expect(metrics).not.toMatch(/^zonewise_read_replica_lag_seconds\{pool="heavy"\}/m);
     } finally {
