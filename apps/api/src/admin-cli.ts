@@ -5,7 +5,8 @@
  *   node dist/apps/api/admin-cli.js create-api-key --org acme --name ops [--role viewer|operator|admin]
  *        [--expires-in 30d | --expires-at 2027-01-31T00:00:00Z]
  *   node dist/apps/api/admin-cli.js create-cluster --org acme --name prod-eu-1 [--cloud aws] [--region eu-west-1]
- *        [--kubernetes-version 1.35] [--price-per-gb 0.01]
+ *        [--kubernetes-version 1.35] [--price-per-gb 0.01] [--create-org [--org-name NAME]]
+ *        (an unknown --org is refused, exit 2, unless --create-org: a typo never makes an organization)
  *   node dist/apps/api/admin-cli.js rotate-token --org acme --name prod-eu-1
  *   node dist/apps/api/admin-cli.js failed-snapshots --org acme [--cluster prod-eu-1] [--since 2026-11-24T00:00:00Z]
  *   node dist/apps/api/admin-cli.js redrive --org acme (--snapshot ID [--snapshot ID…] | --cluster NAME | --since ISO | --all)
@@ -62,7 +63,7 @@ const USAGE = [
   'usage: admin-cli create-org --org SLUG [--org-name NAME]',
   '       admin-cli create-api-key --org SLUG --name NAME [--role viewer|operator|admin] [--expires-in 30d|12h | --expires-at ISO]',
   '       admin-cli create-cluster|rotate-token --org SLUG --name NAME [--cloud aws|gcp|azure|other] [--region R]',
-  '                 [--kubernetes-version V] [--price-per-gb P]',
+  '                 [--kubernetes-version V] [--price-per-gb P] [--create-org [--org-name NAME]] (create-cluster)',
   '       admin-cli failed-snapshots --org SLUG [--cluster NAME] [--since ISO]',
   '       admin-cli redrive --org SLUG (--snapshot ID [--snapshot ID ...] | --cluster NAME | --since ISO | --all)',
 ].join('\n');
@@ -91,9 +92,12 @@ async function main(argv: string[]): Promise<void> {
       since: { type: 'string' },
       snapshot: { type: 'string', multiple: true },
       all: { type: 'boolean' },
+      'create-org': { type: 'boolean' },
     },
   });
-  const { snapshot, all, ...values } = parsed;
+  const { snapshot, all, 'create-org': createOrg, ...values } = parsed;
+  if (createOrg && positionals[0] !== 'create-cluster')
+    throw new UsageError('--create-org goes with create-cluster only (create-org makes an organization alone)');
   const [command] = positionals;
   if (!COMMANDS.includes(command as Command) || !values.org) throw new UsageError(USAGE);
   if (!ORGANIZATION_COMMANDS.includes(command as Command) && !values.name) throw new UsageError(USAGE);
@@ -118,7 +122,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     const answer = failedSelection
       ? await runFailedSnapshots(prisma, command as 'failed-snapshots' | 'redrive', values.org, failedSelection)
-      : await run(prisma, command as Exclude<Command, 'failed-snapshots' | 'redrive'>, values, expiresAt);
+      : await run(prisma, command as Exclude<Command, 'failed-snapshots' | 'redrive'>, values, expiresAt, createOrg);
     console.log(JSON.stringify(answer));
   } finally {
     await prisma.$disconnect();
@@ -245,22 +249,25 @@ async function run(
   command: Exclude<Command, 'failed-snapshots' | 'redrive'>,
   values: Values,
   expiresAt: Date | null,
+  createOrg = false,
 ): Promise<Record<string, unknown>> {
   const org = values.org!;
   const actor = cliActor();
+  const createAuditedOrganization = () =>
+    prisma.$transaction(async (tx) => {
+      const created = await createOrganization(tx, { slug: org, name: values['org-name'] });
+      await recordAudit(tx, actor, {
+        organizationId: created.id,
+        action: 'organization.create',
+        targetType: 'organization',
+        targetId: created.id,
+        details: { slug: created.slug, name: created.name },
+      });
+      return created;
+    });
   switch (command) {
     case 'create-org': {
-      const organization = await prisma.$transaction(async (tx) => {
-        const created = await createOrganization(tx, { slug: org, name: values['org-name'] });
-        await recordAudit(tx, actor, {
-          organizationId: created.id,
-          action: 'organization.create',
-          targetType: 'organization',
-          targetId: created.id,
-          details: { slug: created.slug, name: created.name },
-        });
-        return created;
-      });
+      const organization = await createAuditedOrganization();
       return { organizationId: organization.id, slug: organization.slug, name: organization.name };
     }
     case 'create-api-key': {
@@ -281,6 +288,15 @@ async function run(
       };
     }
     case 'create-cluster': {
+      // registerCluster would make a missing organization: here only when asked, so a mistyped --org is an
+      // error rather than a new, empty organization that the cluster's data then lands in.
+      if (!(await findOrganizationBySlug(prisma, org))) {
+        if (!createOrg)
+          throw new Error(
+            `no organization "${org}": create it with create-org first, or add --create-org to create it with this cluster`,
+          );
+        await createAuditedOrganization();
+      }
       const { cluster, agentToken } = await registerCluster(
         prisma,
         {

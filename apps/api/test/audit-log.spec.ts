@@ -221,6 +221,39 @@ describe('audit log', () => {
   });
 });
 
+describe('admin CLI create-cluster', () => {
+  it('refuses an unknown organization (exit 2, saying how to create it) and creates nothing', async () => {
+    buildProjects(['apps/api']);
+    const refusal = await cli('create-cluster', '--org', 'nope', '--name', 'prod').then(
+      () => null,
+      (error: { code?: number; stderr: string; stdout: string }) => error,
+    );
+    expect(refusal).not.toBeNull();
+    expect(refusal!.code).toBe(2);
+    expect(refusal!.stdout).toBe('');
+    expect(refusal!.stderr.trim()).toBe(
+      'no organization "nope": create it with create-org first, or add --create-org to create it with this cluster',
+    );
+    expect(await stack.prisma.organization.count({ where: { slug: 'nope' } })).toBe(0);
+    expect(await stack.prisma.cluster.count({ where: { name: 'prod', organization: { slug: 'nope' } } })).toBe(0);
+  });
+
+  it('with --create-org, creates the organization (audited) and the cluster together', async () => {
+    buildProjects(['apps/api']);
+    const made = await cli('create-cluster', '--org', 'made-with-cluster', '--name', 'prod', '--create-org');
+    expect(made.agentToken).toMatch(/^zwa_/);
+    const organization = await stack.prisma.organization.findUniqueOrThrow({ where: { slug: 'made-with-cluster' } });
+    expect(made.organizationId).toBe(organization.id);
+    const actions = await stack.prisma.auditLogEntry.findMany({
+      where: { organizationId: organization.id },
+      orderBy: [{ at: 'asc' }, { id: 'asc' }],
+    });
+    expect(actions.map((entry) => entry.action)).toEqual(['organization.create', 'cluster.create']);
+    // An existing organization needs no flag.
+    expect((await cli('create-cluster', '--org', 'made-with-cluster', '--name', 'second')).agentToken).toMatch(/^zwa_/);
+  });
+});
+
 describe('API key expiry', () => {
   it('refuses an expired key with 401 saying so, even while its verification is cached', async () => {
     const admin = apiClient(stack.url, tenant.adminKey);
