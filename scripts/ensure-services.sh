@@ -3,8 +3,29 @@
 # them natively; docker-compose.yml is the route for machines with a Docker engine).
 set -uo pipefail
 
-pg_up() { pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; }
-redis_up() { redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG; }
+# The servers this machine's commands will use: the tests' (TEST_POSTGRES_URL / TEST_REDIS_URL) when set,
+# else the apps' (DATABASE_URL / REDIS_URL), else the local defaults. Only a server on this machine's
+# default address (127.0.0.1, localhost or ::1, port 5432 / 6379) is started here; one pointed elsewhere is
+# only checked, and its absence is an error naming the variable (never a local server started in its place).
+PG_URL="${TEST_POSTGRES_URL:-${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/postgres}}"
+PG_FROM="$([ -n "${TEST_POSTGRES_URL:-}" ] && echo TEST_POSTGRES_URL || { [ -n "${DATABASE_URL:-}" ] && echo DATABASE_URL || echo default; })"
+REDIS_TARGET="${TEST_REDIS_URL:-${REDIS_URL:-redis://127.0.0.1:6379}}"
+REDIS_FROM="$([ -n "${TEST_REDIS_URL:-}" ] && echo TEST_REDIS_URL || { [ -n "${REDIS_URL:-}" ] && echo REDIS_URL || echo default; })"
+
+# host port of a URL (node parses it: credentials, IPv6 brackets, redis+cluster lists take the first node).
+host_port() { # url default-port
+  node -e 'const raw = process.argv[1].replace(/^redis\+cluster:\/\//, "redis://").split(",")[0];
+    try { const u = new URL(raw); console.log(u.hostname.replace(/^\[|\]$/g, "") || "127.0.0.1", u.port || process.argv[2]); }
+    catch { console.log("? 0"); }' "$1" "$2"
+}
+is_local_default() { # host port default-port
+  case "$1" in 127.0.0.1 | localhost | ::1) [ "$2" = "$3" ] ;; *) return 1 ;; esac
+}
+read -r PG_HOST PG_PORT <<<"$(host_port "$PG_URL" 5432)"
+read -r REDIS_HOST REDIS_PORT <<<"$(host_port "$REDIS_TARGET" 6379)"
+
+pg_up() { pg_isready -h "$PG_HOST" -p "$PG_PORT" -q 2>/dev/null; }
+redis_up() { redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" ping 2>/dev/null | grep -q -e PONG -e NOAUTH; }
 
 wait_for() { # name check
   for _ in $(seq 1 50); do "$2" && return 0; sleep 0.2; done
@@ -13,6 +34,10 @@ wait_for() { # name check
 }
 
 if ! pg_up; then
+  if ! is_local_default "$PG_HOST" "$PG_PORT" 5432; then
+    echo "ensure-services: PostgreSQL at $PG_FROM ($PG_HOST:$PG_PORT) does not answer; start it, or unset $PG_FROM to use a local one" >&2
+    exit 1
+  fi
   echo "ensure-services: starting PostgreSQL" >&2
   if command -v pg_ctlcluster >/dev/null 2>&1; then
     pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | sort -V | tail -n 1)" main start || true
@@ -21,6 +46,10 @@ if ! pg_up; then
 fi
 
 if ! redis_up; then
+  if ! is_local_default "$REDIS_HOST" "$REDIS_PORT" 6379; then
+    echo "ensure-services: Redis at $REDIS_FROM ($REDIS_HOST:$REDIS_PORT) does not answer; start it, or unset $REDIS_FROM to use a local one" >&2
+    exit 1
+  fi
   echo "ensure-services: starting Redis" >&2
   mkdir -p /var/lib/redis /var/log/redis 2>/dev/null || true
   redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
