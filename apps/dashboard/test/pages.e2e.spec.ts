@@ -346,6 +346,7 @@ describe.skipIf(skipReason !== '')(
         ['/reports', 'Reports'],
         [`/traffic-sources?cluster=${cluster.id}`, 'Traffic sources'],
         ['/audit-log', 'Audit log'],
+        ['/alerts', 'Alerts'],
         ['/admin', 'Admin'],
       ];
       for (const device of [DESKTOP, PHONE]) {
