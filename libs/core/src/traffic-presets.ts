@@ -37,6 +37,37 @@
 export const TRAFFIC_PRESETS = ['istio', 'istio-ambient', 'linkerd', 'beyla', 'opencost', 'custom'] as const;
 export type TrafficPreset = (typeof TRAFFIC_PRESETS)[number];
 
+/**
+ * What each preset's series name: a Service, or a Pod (the worker maps Pods to Services through the
+ * newest snapshot's EndpointSlices). A Record, so a new preset does not compile until it says which.
+ */
+export const PRESET_SERIES_NAME: Readonly<Record<TrafficPreset, 'service' | 'pod'>> = {
+  istio: 'service',
+  'istio-ambient': 'service',
+  linkerd: 'service',
+  beyla: 'pod',
+  opencost: 'pod',
+  custom: 'service',
+};
+
+/** What each preset reads, in a word (null: its name says it); the API's description of `preset` is built from it. */
+export const PRESET_SUMMARIES: Readonly<Record<TrafficPreset, string | null>> = {
+  istio: 'HTTP and TCP, sidecars',
+  'istio-ambient': 'ztunnel',
+  linkerd: null,
+  beyla: null,
+  opencost: 'Kubecost network costs',
+  custom: null,
+};
+
+/** `istio (HTTP and TCP, sidecars), istio-ambient (ztunnel), …, opencost (…) or custom`. */
+export function describePresets(): string {
+  const names = TRAFFIC_PRESETS.map((preset) =>
+    PRESET_SUMMARIES[preset] === null ? preset : `${preset} (${PRESET_SUMMARIES[preset]})`,
+  );
+  return `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+}
+
 /** Placeholder of a custom template for the window, replaced by a PromQL duration such as `3600s`. */
 export const WINDOW_PLACEHOLDER = '$window';
 /** Placeholder of a custom template for the cluster matcher (`cluster="prod-eu-1"`). */

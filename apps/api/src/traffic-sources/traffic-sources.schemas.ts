@@ -1,4 +1,4 @@
-import { DEFAULT_CLUSTER_LABEL, LABEL_NAME, TRAFFIC_PRESETS } from '@zw/core';
+import { DEFAULT_CLUSTER_LABEL, describePresets, LABEL_NAME, TRAFFIC_PRESETS } from '@zw/core';
 import { z } from 'zod';
 import { isoDate } from '../http/schemas.js';
 
@@ -21,11 +21,7 @@ const duration = (what: string, min: number, max: number) =>
 
 export const PutTrafficSourceBody = z
   .object({
-    preset: z
-      .enum(TRAFFIC_PRESETS)
-      .describe(
-        'which metrics to read: istio (HTTP and TCP, sidecars), istio-ambient (ztunnel), linkerd, beyla, opencost (Kubecost network costs) or custom',
-      ),
+    preset: z.enum(TRAFFIC_PRESETS).describe(`which metrics to read: ${describePresets()}`),
     url: z
       .string()
       .min(1)

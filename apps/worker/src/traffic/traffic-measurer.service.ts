@@ -11,6 +11,7 @@ import {
   type ServiceMap,
   serviceMapOf,
   type TrafficMeasurement,
+  PRESET_SERIES_NAME,
   type TrafficPreset,
   type TrafficQuerySpec,
   trafficQuery,
@@ -23,9 +24,6 @@ import { ReadModelPublisher } from '../read-model-events.js';
 import { readPayload } from '../snapshot-analysis.js';
 import { PrometheusQueryError, queryPrometheus } from './prometheus-client.js';
 import { TRAFFIC_CONFIG } from './traffic-config.js';
-
-/** Presets whose series name Pods, mapped to Services through the newest snapshot's EndpointSlices. */
-const POD_PRESETS: ReadonlySet<TrafficPreset> = new Set(['beyla', 'opencost']);
 
 export type MeasureResult = { measured: true; services: number; series: number } | { measured: false; reason: string };
 
@@ -61,7 +59,7 @@ export class TrafficMeasurer {
       cluster,
     };
     const query = trafficQuery(spec);
-    const services = POD_PRESETS.has(preset) ? await this.serviceMap(clusterId) : undefined;
+    const services = PRESET_SERIES_NAME[preset] === 'pod' ? await this.serviceMap(clusterId) : undefined;
     if (services === null) {
       return this.fail(clusterId, now, 'no-snapshot', 'no stored snapshot to map Pods to Services yet', query);
     }
