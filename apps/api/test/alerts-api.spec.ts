@@ -3,6 +3,7 @@ import {
   apiClient,
   createCluster,
   createTenant,
+  postGraphQL,
   type QueryStack,
   startQueryStack,
   type Tenant,
@@ -157,5 +158,24 @@ describe('alert rules', () => {
     expect(changed.body).toMatchObject({ enabled: false, quietHours: null });
     expect((await operator.delete(`/v1/alert-rules/${created.body.id}`)).status).toBe(204);
     expect((await operator.get<{ items: unknown[] }>('/v1/alert-rules')).body.items).toHaveLength(0);
+  });
+});
+
+describe('GraphQL', () => {
+  it('reads channels, rules, alerts and deliveries; sending a test needs an operator', async () => {
+    const query =
+      '{ alertChannels { name kind targetHint } alertRules { name } alerts(state: "open") { id } alertDeliveries(first: 5) { id } }';
+    const read = await postGraphQL(stack.url, tenant.readKey, { query });
+    expect(read.body.errors).toBeUndefined();
+    const data = read.body.data as { alertChannels: { name: string; targetHint: string }[]; alerts: unknown[] };
+    expect(data.alertChannels.map((channel) => channel.name)).toEqual(['ops slack', 'siem']);
+    expect(JSON.stringify(data)).not.toContain('very-secret-token');
+    const channelId = (await stack.prisma.alertChannel.findFirstOrThrow({ where: { name: 'ops slack' } })).id;
+    const mutation = `mutation { sendAlertChannelTest(id: "${channelId}") { id event status } }`;
+    const refused = await postGraphQL(stack.url, tenant.readKey, { query: mutation });
+    expect(refused.body.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
+    const sent = await postGraphQL(stack.url, tenant.operatorKey, { query: mutation });
+    expect(sent.body.errors).toBeUndefined();
+    expect((sent.body.data as { sendAlertChannelTest: { event: string } }).sendAlertChannelTest.event).toBe('test');
   });
 });

@@ -4,12 +4,13 @@ import { QueryModule } from '../query.module.js';
 import { registerQueues } from '../queues.js';
 import { alertsConfigProvider } from './alerts-config.js';
 import { AlertsController } from './alerts.controller.js';
+import { AlertsResolver } from './alerts.graphql.js';
 import { AlertsService } from './alerts.service.js';
 
-/** Alert channels and rules (REST), the alerts and the delivery log; the worker evaluates and delivers. */
+/** Alert channels and rules (REST and GraphQL), the alerts and the delivery log; the worker evaluates and delivers. */
 @Module({
   imports: [QueryModule, registerQueues(ALERTS_QUEUE)],
   controllers: [AlertsController],
-  providers: [alertsConfigProvider, AlertsService],
+  providers: [alertsConfigProvider, AlertsService, AlertsResolver],
 })
 export class AlertsModule {}
