@@ -5,10 +5,21 @@ import { APP_GUARD } from '@nestjs/core';
 import { DbModule } from '@zw/db';
 import { bullRootOptions } from '@zw/queue';
 import { type ApiConfig, validateApiEnv } from './config.js';
+import { AdminModule } from './admin/admin.module.js';
+import { AuditModule } from './audit/audit.module.js';
+import { ClustersModule } from './clusters/clusters.module.js';
+import { EventsModule } from './events/events.module.js';
+import { FleetModule } from './fleet/fleet.module.js';
 import { IngestModule } from './ingest/ingest.module.js';
+import { OpsModule } from './ops/ops.module.js';
+import { RecommendationsModule } from './recommendations/recommendations.module.js';
+import { SavingsModule } from './savings/savings.module.js';
+import { ServicesModule } from './services/services.module.js';
+import { SimulateModule } from './simulate/simulate.module.js';
+import { TrafficSourcesModule } from './traffic-sources/traffic-sources.module.js';
+import { TrendsModule } from './trends/trends.module.js';
 import { GraphQLApiModule } from './graphql/graphql-api.module.js';
 import { QueryParametersGuard } from './http/validation.js';
-import { QueryModule } from './query.module.js';
 import { BullConnectionsCloser } from './redis.provider.js';
 import { ReportsModule } from './reports/reports.module.js';
 import { AlertsModule } from './alerts/alerts.module.js';
@@ -35,7 +46,18 @@ export class AppModule {
             bullRootOptions(config.get('REDIS_URL', { infer: true }), config.get('QUEUE_PREFIX', { infer: true })),
         }),
         IngestModule,
-        QueryModule,
+        OpsModule,
+        FleetModule,
+        ClustersModule,
+        ServicesModule,
+        SavingsModule,
+        TrendsModule,
+        RecommendationsModule,
+        SimulateModule,
+        TrafficSourcesModule,
+        EventsModule,
+        AuditModule,
+        AdminModule,
         GraphQLApiModule,
         ReportsModule,
         AlertsModule,

@@ -1,7 +1,7 @@
 import { BullModule, getQueueToken } from '@nestjs/bullmq';
-import { type DynamicModule, Logger, type Provider } from '@nestjs/common';
+import { type DynamicModule, Logger, Module, type Provider } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { queueRegistration } from '@zw/queue';
+import { MAINTENANCE_QUEUE, queueRegistration, SNAPSHOTS_QUEUE, TRAFFIC_QUEUE } from '@zw/queue';
 import type { Queue } from 'bullmq';
 import type { ApiConfig } from './config.js';
 
@@ -43,3 +43,9 @@ function reportQueueErrors(queue: Queue): Queue {
   });
   return queue;
 }
+
+const QUERY_QUEUES = registerQueues(SNAPSHOTS_QUEUE, MAINTENANCE_QUEUE, TRAFFIC_QUEUE);
+
+/** The queues the query API's features add jobs to (or count), registered once for all of them. */
+@Module({ imports: [QUERY_QUEUES], exports: [QUERY_QUEUES] })
+export class QueryQueuesModule {}

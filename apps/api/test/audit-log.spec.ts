@@ -218,7 +218,8 @@ describe('audit log', () => {
     for (const entry of entries)
       expect(entry.actor).toMatchObject({ type: 'admin_cli', keyId: null, clientAddress: null });
     expect(entries[1].details).toMatchObject({ crossZonePricePerGb: 0.01, name: 'edge' });
-  });
+    // A build and four processes of their own: minutes on a loaded machine, never a bound on speed.
+  }, 300_000);
 });
 
 describe('admin CLI create-cluster', () => {

@@ -7,19 +7,20 @@ import { moneyReplacer } from '@zw/core';
 import { ReadDb } from '@zw/db';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { ServerResponse } from 'node:http';
-import { AuditLogResolver } from '../audit/audit-log.resolver.js';
 import { Authenticator } from '../auth/authenticator.js';
 import type { CallerRequest } from '../auth/caller.js';
 import { ApiKeyRateLimitGuard } from '../auth/rate-limit.guard.js';
 import type { ApiConfig } from '../config.js';
 import { graphQLExtensions, logInternalError, problemOf } from '../problem.js';
-import { QueryModule } from '../query.module.js';
+import { AuthModule } from '../auth/auth.module.js';
+import { FleetModule } from '../fleet/fleet.module.js';
+import { ReadDbModule } from '../read-db.module.js';
+import { SavingsModule } from '../savings/savings.module.js';
+import { TrendsModule } from '../trends/trends.module.js';
 import { armorProtection, gatePlugin } from './graphql-limits.js';
 import { HeavyReadBudget } from '../heavy-reads/heavy-read-budget.js';
 import { HEAVY_READ_DB } from '../heavy-reads/heavy-read-db.provider.js';
 import { GraphQLLoaders } from './loaders.js';
-import { RecommendationsResolver } from '../recommendations/recommendations.resolver.js';
-import { ClusterSimulateResolver } from '../simulate/cluster-simulate.resolver.js';
 import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
 
 /**
@@ -30,10 +31,14 @@ import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
  */
 @Module({
   imports: [
-    QueryModule,
+    AuthModule,
+    ReadDbModule,
+    FleetModule,
+    SavingsModule,
+    TrendsModule,
     GraphQLModule.forRootAsync<ApolloDriverConfig>({
       driver: ApolloDriver,
-      imports: [QueryModule],
+      imports: [AuthModule, ReadDbModule],
       inject: [ReadDb, ConfigService, Authenticator, ApiKeyRateLimitGuard, HEAVY_READ_DB, HeavyReadBudget],
       useFactory: (
         db: ReadDb,
@@ -76,14 +81,9 @@ import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
       },
     }),
   ],
-  providers: [
-    RootResolver,
-    ClusterResolver,
-    ServiceResolver,
-    AuditLogResolver,
-    RecommendationsResolver,
-    ClusterSimulateResolver,
-  ],
+  // Each feature module registers its own resolvers (recommendations, simulate, audit, reports); these
+  // are the root fields and the cluster and Service types' shared fields.
+  providers: [RootResolver, ClusterResolver, ServiceResolver],
 })
 export class GraphQLApiModule {}
 

@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { registerQueues } from '../queues.js';
 import { REPORTS_QUEUE } from '@zw/queue';
-import { QueryModule } from '../query.module.js';
+import { AuthModule } from '../auth/auth.module.js';
+import { QueueAvailabilityModule } from '../http/queue-availability.module.js';
 import { ReportSchedulesController } from './report-schedules.controller.js';
 import { ReportSchedulesService } from './report-schedules.service.js';
 import { reportsConfigProvider } from './reports-config.js';
@@ -15,7 +16,7 @@ import { ReportsService } from './reports.service.js';
  * its job schedulers; the worker does the rest.
  */
 @Module({
-  imports: [QueryModule, registerQueues(REPORTS_QUEUE)],
+  imports: [AuthModule, QueueAvailabilityModule, registerQueues(REPORTS_QUEUE)],
   controllers: [ReportSchedulesController, ReportsController],
   providers: [reportsConfigProvider, ReportsService, ReportSchedulesService, ReportsResolver],
 })

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module.js';
+import { EventsModule } from '../events/events.module.js';
+import { ClustersController } from './clusters.controller.js';
+import { ClustersService } from './clusters.service.js';
+
+/** Clusters: registering, settings, agent tokens, removal. */
+@Module({
+  imports: [AuthModule, EventsModule],
+  controllers: [ClustersController],
+  providers: [ClustersService],
+})
+export class ClustersModule {}
