@@ -49,6 +49,8 @@ export async function createApiApp(options: { logger?: LogLevel[] | LoggerServic
         'X-RateLimit-Limit',
         'X-RateLimit-Remaining',
         'X-RateLimit-Reset',
+        'RateLimit',
+        'RateLimit-Policy',
         REQUEST_ID_HEADER,
       ],
       maxAge: 600,

@@ -277,6 +277,8 @@ describe('GraphQL limits', () => {
     expect(refused!.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(refused!.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(refused!.headers.get('x-ratelimit-limit')).toBe('60');
+    expect(refused!.headers.get('ratelimit-policy')).toMatch(/^"api-key";q=60;w=\d+$/);
+    expect(refused!.headers.get('ratelimit')).toMatch(/^"api-key";r=0;t=\d+$/);
   });
 
   it('answers GET /graphql with 405 naming the POST endpoint', async () => {

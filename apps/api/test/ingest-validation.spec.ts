@@ -270,6 +270,9 @@ describe('per agent token push limit', () => {
     expect(refused!.status).toBe(429);
     expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(refused!.headers.get('x-ratelimit-remaining')).toBe('0');
+    // The IETF fields beside the legacy ones (draft-ietf-httpapi-ratelimit-headers).
+    expect(refused!.headers.get('ratelimit-policy')).toBe(`"agent-token";q=${RATE_LIMIT};w=60;zw-burst=${RATE_LIMIT}`);
+    expect(refused!.headers.get('ratelimit')).toMatch(/^"agent-token";r=0;t=\d+$/);
     expect(refused!.headers.get('content-type')).toContain('application/problem+json');
     expect(refused!.body.detail).toMatch(/this agent token may push 25 snapshots per 60 s, at most 25 at once/);
 
