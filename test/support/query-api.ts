@@ -106,7 +106,7 @@ export async function createCluster(
   prisma: PrismaClient,
   tenant: Tenant,
   name: string,
-  extra: { cloud?: 'aws' | 'gcp' | 'azure' | 'other'; region?: string; crossZonePricePerGb?: number } = {},
+  extra: { cloud?: 'aws' | 'gcp' | 'azure' | 'onprem' | 'other'; region?: string; crossZonePricePerGb?: number } = {},
 ): Promise<{ id: string; token: string }> {
   const { cluster, agentToken } = await registerCluster(prisma, { organizationSlug: tenant.slug, name, ...extra });
   return { id: cluster.id, token: agentToken };

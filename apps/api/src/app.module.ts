@@ -13,6 +13,7 @@ import { FleetModule } from './fleet/fleet.module.js';
 import { IngestModule } from './ingest/ingest.module.js';
 import { OpsModule } from './ops/ops.module.js';
 import { RecommendationsModule } from './recommendations/recommendations.module.js';
+import { PricingModule } from './pricing/pricing.module.js';
 import { SavingsModule } from './savings/savings.module.js';
 import { ServicesModule } from './services/services.module.js';
 import { SimulateModule } from './simulate/simulate.module.js';
@@ -51,6 +52,7 @@ export class AppModule {
         ClustersModule,
         ServicesModule,
         SavingsModule,
+        PricingModule,
         TrendsModule,
         RecommendationsModule,
         SimulateModule,

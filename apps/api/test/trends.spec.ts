@@ -86,6 +86,7 @@ describe('trends', () => {
           cloud: c.cloud,
           region: c.region,
           crossZonePricePerGb: c.crossZonePricePerGb === null ? null : Number(c.crossZonePricePerGb),
+          organizationPricePerGb: null,
         }).pricePerGb,
       ]),
     );

@@ -47,8 +47,9 @@ export const MONTHLY_TRAFFIC_ANNOTATION = 'zonewise.io/monthly-traffic-gb';
  */
 export const DEFAULT_MONTHLY_GB_PER_ENDPOINT = 50;
 
-export type Cloud = 'aws' | 'gcp' | 'azure';
-export type PriceSource = 'cluster-override' | 'provider-region' | 'provider-default' | 'unknown-cloud-default';
+export type Cloud = 'aws' | 'gcp' | 'azure' | 'on-prem';
+export type PriceSource =
+  'cluster-override' | 'organization-override' | 'provider-region' | 'provider-default' | 'unknown-cloud-default';
 export type TrafficSource = 'api' | 'measured' | 'annotation' | 'default-per-endpoint';
 
 export interface CrossZonePrice {
@@ -66,6 +67,13 @@ export interface ProviderPrice {
   basis: string;
   /** Where the rate is published. */
   url: string;
+  /** Currency of the rate. */
+  currency: 'USD';
+  /** What the source says, in our words (the rate and how it is billed). */
+  sourceSays: string;
+  /** When the rate was read (ISO date, or year-month when the publication gives no day), and where. */
+  sourceDate: string;
+  readVia: string;
   /** Regions checked against the published rate (others get the same rate as `provider-default`). */
   regions: readonly string[];
 }
@@ -86,6 +94,12 @@ const PROVIDER_PRICES: Record<Cloud, ProviderPrice> = {
     pricePerGb: 0.02,
     basis: '$0.01/GB out of the sending Availability Zone plus $0.01/GB into the receiving one',
     url: 'https://aws.amazon.com/ec2/pricing/on-demand/',
+    currency: 'USD',
+    sourceSays:
+      'EC2 on-demand pricing, "Data Transfer within the same AWS Region": data crossing Availability Zones in a region is charged $0.01/GB in each direction, the same in every commercial region',
+    sourceDate: '2026-05',
+    readVia:
+      'https://awsnegotiations.com/inter-az-data-transfer-cost-reduction (published May 2026: "a cent per GB in each direction"), which restates the EC2 price list',
     regions: [
       'af-south-1',
       'ap-east-1',
@@ -125,6 +139,12 @@ const PROVIDER_PRICES: Record<Cloud, ProviderPrice> = {
     pricePerGb: 0.01,
     basis: '$0.01/GiB for VM-to-VM data transfer between zones of a region, billed on the sending side only',
     url: 'https://cloud.google.com/vpc/network-pricing',
+    currency: 'USD',
+    sourceSays:
+      'VPC network pricing, "Data transfer within Google Cloud": inter-zone VM-to-VM data transfer in the same region, $0.01 per GiB (same zone: no charge)',
+    sourceDate: '2026-09-20',
+    readVia:
+      'a transcription of https://cloud.google.com/vpc/network-pricing read on 2026-09-20 (api-evangelist/google-cloud-vpc plans)',
     regions: [
       'africa-south1',
       'asia-east1',
@@ -174,6 +194,12 @@ const PROVIDER_PRICES: Record<Cloud, ProviderPrice> = {
     basis:
       'no charge for data transfer between availability zones of a region (VNet peering is billed separately and is not modelled)',
     url: 'https://learn.microsoft.com/azure/reliability/availability-zones-overview',
+    currency: 'USD',
+    sourceSays:
+      'Microsoft announced at Build (May 2024) that data transfer between availability zones is not charged, withdrawing the inter-AZ charge it had announced in 2021; VNet peering is billed per GB',
+    sourceDate: '2024-05',
+    readVia:
+      "https://blog.vjirovsky.cz/azure-may-2024-cost-storage/ (May 2024), on the Azure bandwidth pricing page and Microsoft's Build 2024 post",
     regions: [
       'australiaeast',
       'brazilsouth',
@@ -203,6 +229,18 @@ const PROVIDER_PRICES: Record<Cloud, ProviderPrice> = {
       'westus3',
     ],
   },
+  'on-prem': {
+    cloud: 'on-prem',
+    pricePerGb: 0,
+    basis: 'no provider bills traffic between zones of your own data centres',
+    url: 'https://kubernetes.io/docs/concepts/services-networking/topology-aware-routing/',
+    currency: 'USD',
+    sourceSays:
+      'zones on premises are your own racks, rooms or sites: nothing is billed per GB; set an organization or cluster price when your interconnect is metered',
+    sourceDate: '2026-11-28',
+    readVia: "zonewise's own decision",
+    regions: [],
+  },
 };
 
 /** Decision: a cluster on an unrecognised cloud (or none given) is priced like AWS, the most common and the dearest. */
@@ -218,6 +256,11 @@ const CLOUD_ALIASES: Record<string, Cloud> = {
   azure: 'azure',
   microsoft: 'azure',
   aks: 'azure',
+  'on-prem': 'on-prem',
+  onprem: 'on-prem',
+  'on-premises': 'on-prem',
+  'bare-metal': 'on-prem',
+  baremetal: 'on-prem',
 };
 
 export interface CrossZonePriceInput {
@@ -226,9 +269,21 @@ export interface CrossZonePriceInput {
   region?: string | null;
   /** The cluster's own price per cross-zone GB, in USD; wins when it is a finite number ≥ 0. */
   overridePerGb?: number | null;
+  /** The organization's price per cross-zone GB, in USD: wins over the catalogue, not over the cluster's. */
+  organizationOverridePerGb?: number | null;
 }
 
-export function crossZonePrice({ cloud, region, overridePerGb }: CrossZonePriceInput): CrossZonePrice {
+/**
+ * The price of a cluster's cross-zone GB, first found: the cluster's own price, the organization's, the
+ * catalogue's entry for the provider and region, the provider's rate for a region not in the catalogue,
+ * and AWS's rate for an unknown cloud (flagged as an estimate). On-prem is 0 (nothing is billed).
+ */
+export function crossZonePrice({
+  cloud,
+  region,
+  overridePerGb,
+  organizationOverridePerGb,
+}: CrossZonePriceInput): CrossZonePrice {
   const provider = providerOf(cloud);
   const ignoredOverride = overridePerGb !== undefined && overridePerGb !== null && !isValidGb(overridePerGb);
   if (!ignoredOverride && typeof overridePerGb === 'number') {
@@ -240,6 +295,11 @@ export function crossZonePrice({ cloud, region, overridePerGb }: CrossZonePriceI
     };
   }
   const ignored = ignoredOverride ? `ignored the cluster price ${String(overridePerGb)} (not a number ≥ 0); ` : '';
+  if (organizationOverridePerGb !== undefined && organizationOverridePerGb !== null) {
+    if (isValidGb(organizationOverridePerGb)) {
+      return price(organizationOverridePerGb, 'organization-override', `${ignored}price set for the organization`);
+    }
+  }
   if (provider === null) {
     const fallback = PROVIDER_PRICES[UNKNOWN_CLOUD_DEFAULT];
     const named = cloud ? `unknown cloud ${JSON.stringify(cloud)}` : 'no cloud given';
@@ -248,6 +308,9 @@ export function crossZonePrice({ cloud, region, overridePerGb }: CrossZonePriceI
       'unknown-cloud-default',
       `${ignored}${named}: priced like AWS (${fallback.basis})`,
     );
+  }
+  if (provider.cloud === 'on-prem') {
+    return price(0, 'provider-default', `${ignored}on-prem: ${provider.basis}`);
   }
   const regionName = region?.trim().toLowerCase() ?? '';
   if (regionName !== '' && provider.regions.includes(regionName)) {
@@ -275,7 +338,12 @@ function providerOf(cloud: string | null | undefined): ProviderPrice | null {
 }
 
 function cloudTitle(cloud: Cloud): string {
-  return cloud === 'aws' ? 'AWS' : cloud === 'gcp' ? 'Google Cloud' : 'Azure';
+  return cloud === 'aws' ? 'AWS' : cloud === 'gcp' ? 'Google Cloud' : cloud === 'azure' ? 'Azure' : 'On-prem';
+}
+
+/** The catalogue: every provider's entry with its source and date (copies; changing them changes nothing). */
+export function priceCatalogue(): ProviderPrice[] {
+  return Object.values(PROVIDER_PRICES).map((entry) => ({ ...entry, regions: [...entry.regions] }));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import {
   measuredContradiction,
   missedSavings,
   monthlyTrafficGb,
+  priceCatalogue,
   serviceCost,
 } from '../src/savings.js';
 import { deepFreeze } from './fixtures.js';
@@ -78,6 +79,36 @@ describe('crossZonePrice: every source of the price', () => {
       source: 'unknown-cloud-default',
     });
     expect(crossZonePrice({}).note).toContain('no cloud given');
+  });
+});
+
+describe('crossZonePrice: the catalogue, the organization and the cluster', () => {
+  it("the cluster's price wins over the organization's, which wins over the catalogue", () => {
+    const base = { cloud: 'aws', region: 'us-east-1' };
+    expect(crossZonePrice({ ...base, organizationOverridePerGb: 0.015 })).toMatchObject({
+      pricePerGb: 0.015,
+      source: 'organization-override',
+    });
+    expect(crossZonePrice({ ...base, organizationOverridePerGb: 0.015, overridePerGb: 0.005 })).toMatchObject({
+      pricePerGb: 0.005,
+      source: 'cluster-override',
+    });
+    expect(crossZonePrice({ ...base, organizationOverridePerGb: -1 })).toMatchObject({
+      pricePerGb: 0.02,
+      source: 'provider-region',
+    });
+  });
+
+  it('on-prem is 0 (nothing is billed); every catalogue entry names its source and date', () => {
+    for (const cloud of ['onprem', 'on-prem', 'bare-metal']) {
+      expect(crossZonePrice({ cloud })).toMatchObject({ pricePerGb: 0, source: 'provider-default' });
+    }
+    for (const entry of priceCatalogue()) {
+      expect(entry.url).toMatch(/^https:\/\//);
+      expect(entry.sourceDate).toMatch(/^\d{4}-\d{2}(-\d{2})?$/);
+      expect(entry.sourceSays.length).toBeGreaterThan(20);
+      expect(entry.currency).toBe('USD');
+    }
   });
 });
 
@@ -310,6 +341,7 @@ describe('describePricingModel', () => {
       ['aws', 0.02],
       ['gcp', 0.01],
       ['azure', 0],
+      ['on-prem', 0],
     ]);
     expect(model.crossZoneGb).toContain('requests plus responses');
     expect(model.markdown).toContain('| AWS | 0.02 |');

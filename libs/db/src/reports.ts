@@ -77,6 +77,7 @@ export interface ReportClusterRow {
   cloud: 'aws' | 'gcp' | 'azure' | 'other';
   region: string | null;
   price_override: number | null;
+  org_price_override: number | null;
 }
 
 /** The organization's clusters, all of them or those of `clusterIds` it still owns, by name. */
@@ -86,7 +87,8 @@ export async function reportClusters(
   clusterIds: readonly string[] | null,
 ): Promise<ReportClusterRow[]> {
   return db.query<ReportClusterRow>(
-    `SELECT id::text, name, cloud::text, region, cross_zone_price_per_gb::float8 AS price_override
+    `SELECT id::text, name, cloud::text, region, cross_zone_price_per_gb::float8 AS price_override,
+              (SELECT o.cross_zone_price_per_gb FROM organizations o WHERE o.id = clusters.organization_id)::float8 AS org_price_override
        FROM clusters
       WHERE organization_id = $1 AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[]))
       ORDER BY name, id`,

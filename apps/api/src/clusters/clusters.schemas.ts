@@ -86,9 +86,15 @@ export const PricingSchema = z
     pricePerGb: z.number().describe('USD per cross-zone GB used for every cost of this cluster'),
     currency: z.literal('USD'),
     source: z
-      .enum(['cluster-override', 'provider-region', 'provider-default', 'unknown-cloud-default'])
+      .enum([
+        'cluster-override',
+        'organization-override',
+        'provider-region',
+        'provider-default',
+        'unknown-cloud-default',
+      ])
       .describe(
-        '`cluster-override`: set through the API; `provider-region`: the cloud list price for this region; `provider-default`: the cloud list price, region not in the table; `unknown-cloud-default`: no known cloud, priced like AWS (an estimate)',
+        "`cluster-override`: set for this cluster; `organization-override`: set for the organization (PUT /v1/pricing); `provider-region`: the catalogue's price for this cloud and region; `provider-default`: the cloud's catalogue price, region not in the catalogue (on-prem: 0); `unknown-cloud-default`: no known cloud, priced like AWS (an estimate)",
       ),
     note: z.string().describe('how the price was chosen'),
     overridePerGb: z.number().nullable().describe("the cluster's own price, when set"),

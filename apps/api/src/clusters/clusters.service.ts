@@ -23,6 +23,7 @@ const CLUSTER_SELECT = {
   updatedAt: true,
   agentToken: { select: { tokenPrefix: true, createdAt: true, rotatedAt: true } },
   trafficSource: { select: { preset: true, status: true, lastError: true, lastSuccessAt: true } },
+  organization: { select: { crossZonePricePerGb: true } },
 } satisfies Prisma.ClusterSelect;
 
 type ClusterRow = Prisma.ClusterGetPayload<{ select: typeof CLUSTER_SELECT }>;
@@ -35,6 +36,10 @@ const NO_ANALYSIS: AnalysisSettingsRow = {
   dataPlaneSource: null,
 };
 
+function decimalOrNull(value: Prisma.Decimal | null): number | null {
+  return value === null ? null : Number(value);
+}
+
 export function clusterView(row: ClusterRow, analysis: AnalysisSettingsRow = NO_ANALYSIS): ClusterView {
   const override = row.crossZonePricePerGb === null ? null : Number(row.crossZonePricePerGb);
   return {
@@ -46,7 +51,12 @@ export function clusterView(row: ClusterRow, analysis: AnalysisSettingsRow = NO_
     dataPlane: row.dataPlane,
     labels: row.labels as Record<string, string>,
     analysisSettings: analysisSettingsView(analysis),
-    pricing: clusterPricing({ cloud: row.cloud, region: row.region, crossZonePricePerGb: override }),
+    pricing: clusterPricing({
+      cloud: row.cloud,
+      region: row.region,
+      crossZonePricePerGb: override,
+      organizationPricePerGb: decimalOrNull(row.organization.crossZonePricePerGb),
+    }),
     agentToken: row.agentToken
       ? {
           prefix: row.agentToken.tokenPrefix,

@@ -147,6 +147,7 @@ function monthlyOf(row: FleetRow): FleetClusterView['monthly'] {
     cloud: row.cloud as 'aws' | 'gcp' | 'azure' | 'other',
     region: row.region,
     crossZonePricePerGb: row.price_override,
+    organizationPricePerGb: row.org_price_override,
   });
   const figure = (gb: number) => ({ crossZoneGb: gb, cost: gb * pricing.pricePerGb });
   const estimated = row.services_estimated_traffic ?? 0;

@@ -171,6 +171,7 @@ export class RootResolver {
       cloud: row.cloud as 'aws' | 'gcp' | 'azure' | 'other',
       region: row.region,
       crossZonePricePerGb: row.price_override,
+      organizationPricePerGb: row.org_price_override,
     });
     return {
       id: view.id,

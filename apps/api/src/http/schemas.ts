@@ -23,7 +23,7 @@ export const ProblemSchema = z
 
 export const uuidParam = z.uuid({ message: 'must be a UUID' });
 
-export const CloudSchema = z.enum(['aws', 'gcp', 'azure', 'other']);
+export const CloudSchema = z.enum(['aws', 'gcp', 'azure', 'onprem', 'other']);
 
 export const isoDate = z.string().describe('RFC 3339 timestamp');
 

@@ -59,6 +59,7 @@ export function businessFigures(
       cloud: group.cloud as 'aws' | 'gcp' | 'azure' | 'other',
       region: group.region,
       crossZonePricePerGb: group.price_override,
+      organizationPricePerGb: group.org_price_override,
     });
     const gb = {
       without_hints: group.cross_zone_gb_without_hints,

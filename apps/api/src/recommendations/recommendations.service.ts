@@ -92,15 +92,22 @@ export class RecommendationsService {
       cloud: 'aws' | 'gcp' | 'azure' | 'other';
       region: string | null;
       price_override: number | null;
+      org_price_override: number | null;
     }>(
-      `SELECT id::text, name, cloud::text, region, cross_zone_price_per_gb::float8 AS price_override
+      `SELECT id::text, name, cloud::text, region, cross_zone_price_per_gb::float8 AS price_override,
+              (SELECT o.cross_zone_price_per_gb FROM organizations o WHERE o.id = clusters.organization_id)::float8 AS org_price_override
          FROM clusters WHERE organization_id = $1 AND ($2::uuid IS NULL OR id = $2) ORDER BY name`,
       [organizationId, clusterId ?? null],
     );
     return rows.map((row) => ({
       id: row.id,
       name: row.name,
-      pricing: clusterPricing({ cloud: row.cloud, region: row.region, crossZonePricePerGb: row.price_override }),
+      pricing: clusterPricing({
+        cloud: row.cloud,
+        region: row.region,
+        crossZonePricePerGb: row.price_override,
+        organizationPricePerGb: row.org_price_override,
+      }),
     }));
   }
 }

@@ -5,6 +5,8 @@ export interface ClusterPricingInput {
   cloud: Cloud;
   region: string | null;
   crossZonePricePerGb: number | null;
+  /** The organization's price (over the catalogue; the cluster's wins over it). */
+  organizationPricePerGb: number | null;
 }
 
 export interface ClusterPricing extends CrossZonePrice {
@@ -12,7 +14,10 @@ export interface ClusterPricing extends CrossZonePrice {
   overridePerGb: number | null;
 }
 
-/** The price per cross-zone GB of a cluster: its own when set, else its cloud's list price (core's table). */
+/**
+ * The price per cross-zone GB of a cluster: its own when set, else its organization's, else its cloud's
+ * list price (core's catalogue; on-prem is 0).
+ */
 export function clusterPricing(cluster: ClusterPricingInput): ClusterPricing {
   return {
     ...crossZonePrice({
@@ -20,6 +25,7 @@ export function clusterPricing(cluster: ClusterPricingInput): ClusterPricing {
       cloud: cluster.cloud === 'other' ? null : cluster.cloud,
       region: cluster.region,
       overridePerGb: cluster.crossZonePricePerGb,
+      organizationOverridePerGb: cluster.organizationPricePerGb,
     }),
     overridePerGb: cluster.crossZonePricePerGb,
   };

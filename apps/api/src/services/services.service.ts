@@ -35,11 +35,12 @@ export const TIMELINE_LIMIT = 1000;
  */
 const FLAPPING_MIN_CHANGES = 3;
 
-export function priceOf(head: Pick<ClusterHeadRow, 'cloud' | 'region' | 'price_override'>) {
+export function priceOf(head: Pick<ClusterHeadRow, 'cloud' | 'region' | 'price_override' | 'org_price_override'>) {
   return clusterPricing({
     cloud: head.cloud as 'aws' | 'gcp' | 'azure' | 'other',
     region: head.region,
     crossZonePricePerGb: head.price_override,
+    organizationPricePerGb: head.org_price_override,
   });
 }
 

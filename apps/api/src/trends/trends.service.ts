@@ -117,6 +117,7 @@ function add(point: Point, row: TrendRow): void {
     cloud: row.cloud as 'aws' | 'gcp' | 'azure' | 'other',
     region: row.region,
     crossZonePricePerGb: row.price_override,
+    organizationPricePerGb: row.org_price_override,
   }).pricePerGb;
   const without = row.cross_zone_gb_without_hints ?? 0;
   const withHints = row.cross_zone_gb_with_hints ?? 0;

@@ -801,6 +801,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/pricing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The price catalogue (per provider, with sources and dates), the organization's price and each cluster's
+         * @description Role: `viewer` — any caller of the organization (viewer, operator or admin).
+         */
+        get: operations["PricingController_get"];
+        /**
+         * Set the organization's price per cross-zone GB (over the catalogue; a cluster's own price still wins)
+         * @description A cluster's own price is set with PATCH /v1/clusters/{id} `crossZonePricePerGb` (operator).
+         *
+         *     Role: `operator` — an operator or an admin.
+         */
+        put: operations["PricingController_set"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/report-schedules": {
         parameters: {
             query?: never;
@@ -2710,7 +2736,7 @@ export interface operations {
                                 kubernetesVersionSource: "override" | "snapshot" | "default";
                             } | null;
                             /** @enum {string} */
-                            cloud: "aws" | "gcp" | "azure" | "other";
+                            cloud: "aws" | "gcp" | "azure" | "onprem" | "other";
                             /** @description RFC 3339 timestamp */
                             createdAt: string;
                             /** @description override of the data plane; null: the agent's detection is used */
@@ -2735,10 +2761,10 @@ export interface operations {
                                 /** @description USD per cross-zone GB used for every cost of this cluster */
                                 pricePerGb: number;
                                 /**
-                                 * @description `cluster-override`: set through the API; `provider-region`: the cloud list price for this region; `provider-default`: the cloud list price, region not in the table; `unknown-cloud-default`: no known cloud, priced like AWS (an estimate)
+                                 * @description `cluster-override`: set for this cluster; `organization-override`: set for the organization (PUT /v1/pricing); `provider-region`: the catalogue's price for this cloud and region; `provider-default`: the cloud's catalogue price, region not in the catalogue (on-prem: 0); `unknown-cloud-default`: no known cloud, priced like AWS (an estimate)
                                  * @enum {string}
                                  */
-                                source: "cluster-override" | "provider-region" | "provider-default" | "unknown-cloud-default";
+                                source: "cluster-override" | "organization-override" | "provider-region" | "provider-default" | "unknown-cloud-default";
                             };
                             region: string | null;
                             /** @description the Prometheus traffic source and its status (details: GET /v1/clusters/{id}/traffic-source) */
@@ -2808,7 +2834,7 @@ export interface operations {
                      * @default other
                      * @enum {string}
                      */
-                    cloud?: "aws" | "gcp" | "azure" | "other";
+                    cloud?: "aws" | "gcp" | "azure" | "onprem" | "other";
                     /** @description USD per GB of cross-zone traffic, overriding the cloud list price; null to use the list price */
                     crossZonePricePerGb?: number | null;
                     /**
@@ -2867,7 +2893,7 @@ export interface operations {
                                 kubernetesVersionSource: "override" | "snapshot" | "default";
                             } | null;
                             /** @enum {string} */
-                            cloud: "aws" | "gcp" | "azure" | "other";
+                            cloud: "aws" | "gcp" | "azure" | "onprem" | "other";
                             /** @description RFC 3339 timestamp */
                             createdAt: string;
                             /** @description override of the data plane; null: the agent's detection is used */
@@ -2892,10 +2918,10 @@ export interface operations {
                                 /** @description USD per cross-zone GB used for every cost of this cluster */
                                 pricePerGb: number;
                                 /**
-                                 * @description `cluster-override`: set through the API; `provider-region`: the cloud list price for this region; `provider-default`: the cloud list price, region not in the table; `unknown-cloud-default`: no known cloud, priced like AWS (an estimate)
+                                 * @description `cluster-override`: set for this cluster; `organization-override`: set for the organization (PUT /v1/pricing); `provider-region`: the catalogue's price for this cloud and region; `provider-default`: the cloud's catalogue price, region not in the catalogue (on-prem: 0); `unknown-cloud-default`: no known cloud, priced like AWS (an estimate)
                                  * @enum {string}
                                  */
-                                source: "cluster-override" | "provider-region" | "provider-default" | "unknown-cloud-default";
+                                source: "cluster-override" | "organization-override" | "provider-region" | "provider-default" | "unknown-cloud-default";
                             };
                             region: string | null;
                             /** @description the Prometheus traffic source and its status (details: GET /v1/clusters/{id}/traffic-source) */
@@ -3024,7 +3050,7 @@ export interface operations {
                             kubernetesVersionSource: "override" | "snapshot" | "default";
                         } | null;
                         /** @enum {string} */
-                        cloud: "aws" | "gcp" | "azure" | "other";
+                        cloud: "aws" | "gcp" | "azure" | "onprem" | "other";
                         /** @description RFC 3339 timestamp */
                         createdAt: string;
                         /** @description override of the data plane; null: the agent's detection is used */
@@ -3049,10 +3075,10 @@ export interface operations {
                             /** @description USD per cross-zone GB used for every cost of this cluster */
                             pricePerGb: number;
                             /**
-                             * @description `cluster-override`: set through the API; `provider-region`: the cloud list price for this region; `provider-default`: the cloud list price, region not in the table; `unknown-cloud-default`: no known cloud, priced like AWS (an estimate)
+                             * @description `cluster-override`: set for this cluster; `organization-override`: set for the organization (PUT /v1/pricing); `provider-region`: the catalogue's price for this cloud and region; `provider-default`: the cloud's catalogue price, region not in the catalogue (on-prem: 0); `unknown-cloud-default`: no known cloud, priced like AWS (an estimate)
                              * @enum {string}
                              */
-                            source: "cluster-override" | "provider-region" | "provider-default" | "unknown-cloud-default";
+                            source: "cluster-override" | "organization-override" | "provider-region" | "provider-default" | "unknown-cloud-default";
                         };
                         region: string | null;
                         /** @description the Prometheus traffic source and its status (details: GET /v1/clusters/{id}/traffic-source) */
@@ -3194,7 +3220,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    cloud?: "aws" | "gcp" | "azure" | "other";
+                    cloud?: "aws" | "gcp" | "azure" | "onprem" | "other";
                     /** @description USD per GB of cross-zone traffic, overriding the cloud list price; null to use the list price */
                     crossZonePricePerGb?: number | null;
                     /**
@@ -3249,7 +3275,7 @@ export interface operations {
                             kubernetesVersionSource: "override" | "snapshot" | "default";
                         } | null;
                         /** @enum {string} */
-                        cloud: "aws" | "gcp" | "azure" | "other";
+                        cloud: "aws" | "gcp" | "azure" | "onprem" | "other";
                         /** @description RFC 3339 timestamp */
                         createdAt: string;
                         /** @description override of the data plane; null: the agent's detection is used */
@@ -3274,10 +3300,10 @@ export interface operations {
                             /** @description USD per cross-zone GB used for every cost of this cluster */
                             pricePerGb: number;
                             /**
-                             * @description `cluster-override`: set through the API; `provider-region`: the cloud list price for this region; `provider-default`: the cloud list price, region not in the table; `unknown-cloud-default`: no known cloud, priced like AWS (an estimate)
+                             * @description `cluster-override`: set for this cluster; `organization-override`: set for the organization (PUT /v1/pricing); `provider-region`: the catalogue's price for this cloud and region; `provider-default`: the cloud's catalogue price, region not in the catalogue (on-prem: 0); `unknown-cloud-default`: no known cloud, priced like AWS (an estimate)
                              * @enum {string}
                              */
-                            source: "cluster-override" | "provider-region" | "provider-default" | "unknown-cloud-default";
+                            source: "cluster-override" | "organization-override" | "provider-region" | "provider-default" | "unknown-cloud-default";
                         };
                         region: string | null;
                         /** @description the Prometheus traffic source and its status (details: GET /v1/clusters/{id}/traffic-source) */
@@ -5861,7 +5887,7 @@ export interface operations {
                                 snapshotId: string;
                             } | null;
                             /** @enum {string} */
-                            cloud: "aws" | "gcp" | "azure" | "other";
+                            cloud: "aws" | "gcp" | "azure" | "onprem" | "other";
                             /** @description fractions of requests crossing zones over all Services, weighted by ready endpoints */
                             crossZone: {
                                 withHints: number;
@@ -6104,7 +6130,7 @@ export interface operations {
                                 snapshotId: string;
                             } | null;
                             /** @enum {string} */
-                            cloud: "aws" | "gcp" | "azure" | "other";
+                            cloud: "aws" | "gcp" | "azure" | "onprem" | "other";
                             /** @description fractions of requests crossing zones over all Services, weighted by ready endpoints */
                             crossZone: {
                                 withHints: number;
@@ -7038,6 +7064,261 @@ export interface operations {
             };
             /** @description no such resource in your organization */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limit of this caller exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    PricingController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the prices and where each comes from */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the price catalogue, per provider, with sources and dates */
+                        catalogue: {
+                            /** @description how the provider bills it */
+                            basis: string;
+                            /** @description `aws`, `gcp`, `azure` or `on-prem` (a cluster on cloud `onprem`) */
+                            cloud: string;
+                            /** @enum {string} */
+                            currency: "USD";
+                            /** @description price of one GB crossing a zone boundary, every billed side counted */
+                            pricePerGb: number;
+                            /** @description the page the rate was read on */
+                            readVia: string;
+                            /** @description regions checked against the rate (others get it as provider-default) */
+                            regions: string[];
+                            /** @description when the rate was read (ISO date, or year-month) */
+                            sourceDate: string;
+                            /** @description what the source says */
+                            sourceSays: string;
+                            /**
+                             * Format: uri
+                             * @description where the rate is published
+                             */
+                            url: string;
+                        }[];
+                        /** @description the price each cluster is costed at, and where it comes from */
+                        clusters: {
+                            /** @enum {string} */
+                            cloud: "aws" | "gcp" | "azure" | "onprem" | "other";
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @description the price per cross-zone GB and where it comes from */
+                            pricing: {
+                                /** @enum {string} */
+                                currency: "USD";
+                                /** @description how the price was chosen */
+                                note: string;
+                                /** @description the cluster's own price, when set */
+                                overridePerGb: number | null;
+                                /** @description USD per cross-zone GB used for every cost of this cluster */
+                                pricePerGb: number;
+                                /**
+                                 * @description `cluster-override`: set for this cluster; `organization-override`: set for the organization (PUT /v1/pricing); `provider-region`: the catalogue's price for this cloud and region; `provider-default`: the cloud's catalogue price, region not in the catalogue (on-prem: 0); `unknown-cloud-default`: no known cloud, priced like AWS (an estimate)
+                                 * @enum {string}
+                                 */
+                                source: "cluster-override" | "organization-override" | "provider-region" | "provider-default" | "unknown-cloud-default";
+                            };
+                            region: string | null;
+                        }[];
+                        /**
+                         * @description the currency of every price and every cost zonewise answers with
+                         * @enum {string}
+                         */
+                        currency: "USD";
+                        organization: {
+                            /** @description the organization's price (null: the catalogue's) */
+                            crossZonePricePerGb: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description invalid input: an unknown query parameter, a malformed value or body; `errors` names every field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an agent token, or a caller without the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limit of this caller exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    PricingController_set: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description USD per cross-zone GB for every cluster of the organization, over the catalogue (a cluster's own price still wins); null to use the catalogue */
+                    crossZonePricePerGb: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description the prices as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the price catalogue, per provider, with sources and dates */
+                        catalogue: {
+                            /** @description how the provider bills it */
+                            basis: string;
+                            /** @description `aws`, `gcp`, `azure` or `on-prem` (a cluster on cloud `onprem`) */
+                            cloud: string;
+                            /** @enum {string} */
+                            currency: "USD";
+                            /** @description price of one GB crossing a zone boundary, every billed side counted */
+                            pricePerGb: number;
+                            /** @description the page the rate was read on */
+                            readVia: string;
+                            /** @description regions checked against the rate (others get it as provider-default) */
+                            regions: string[];
+                            /** @description when the rate was read (ISO date, or year-month) */
+                            sourceDate: string;
+                            /** @description what the source says */
+                            sourceSays: string;
+                            /**
+                             * Format: uri
+                             * @description where the rate is published
+                             */
+                            url: string;
+                        }[];
+                        /** @description the price each cluster is costed at, and where it comes from */
+                        clusters: {
+                            /** @enum {string} */
+                            cloud: "aws" | "gcp" | "azure" | "onprem" | "other";
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @description the price per cross-zone GB and where it comes from */
+                            pricing: {
+                                /** @enum {string} */
+                                currency: "USD";
+                                /** @description how the price was chosen */
+                                note: string;
+                                /** @description the cluster's own price, when set */
+                                overridePerGb: number | null;
+                                /** @description USD per cross-zone GB used for every cost of this cluster */
+                                pricePerGb: number;
+                                /**
+                                 * @description `cluster-override`: set for this cluster; `organization-override`: set for the organization (PUT /v1/pricing); `provider-region`: the catalogue's price for this cloud and region; `provider-default`: the cloud's catalogue price, region not in the catalogue (on-prem: 0); `unknown-cloud-default`: no known cloud, priced like AWS (an estimate)
+                                 * @enum {string}
+                                 */
+                                source: "cluster-override" | "organization-override" | "provider-region" | "provider-default" | "unknown-cloud-default";
+                            };
+                            region: string | null;
+                        }[];
+                        /**
+                         * @description the currency of every price and every cost zonewise answers with
+                         * @enum {string}
+                         */
+                        currency: "USD";
+                        organization: {
+                            /** @description the organization's price (null: the catalogue's) */
+                            crossZonePricePerGb: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description invalid input: an unknown query parameter, a malformed value or body; `errors` names every field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an agent token, or a caller without the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not `application/json` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

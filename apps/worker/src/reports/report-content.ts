@@ -45,6 +45,7 @@ export async function readReportInput(
       cloud: row.cloud === 'other' ? null : row.cloud,
       region: row.region,
       overridePerGb: row.price_override,
+      organizationOverridePerGb: row.org_price_override,
     }),
   }));
   const ids = clusters.map((cluster) => cluster.id);

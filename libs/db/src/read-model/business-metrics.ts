@@ -13,6 +13,8 @@ export interface ClusterMetricGroup {
   cloud: string;
   region: string | null;
   price_override: number | null;
+  /** The organization's price per cross-zone GB (over the catalogue; the cluster's wins). */
+  org_price_override: number | null;
   clusters: number;
   /** Hint states of the Services of each cluster's newest analysed snapshot, summed. */
   services_populated: number;
@@ -34,6 +36,7 @@ export async function clusterMetricGroups(
                  WHEN ls.captured_at < $1::timestamptz - make_interval(secs => $2) THEN 'stale'
                  ELSE 'fresh' END AS staleness,
             c.cloud::text AS cloud, c.region, c.cross_zone_price_per_gb::float8 AS price_override,
+            (SELECT o.cross_zone_price_per_gb FROM organizations o WHERE o.id = c.organization_id)::float8 AS org_price_override,
             count(*)::int AS clusters,
             COALESCE(sum(sm.services_populated), 0)::int AS services_populated,
             COALESCE(sum(sm.services_removed), 0)::int AS services_removed,
@@ -48,7 +51,7 @@ export async function clusterMetricGroups(
                                  m.cross_zone_gb_without_hints, m.cross_zone_gb_with_hints, m.missed_gb
                             FROM snapshot_summaries m
                            WHERE m.cluster_id = c.id ORDER BY m.captured_at DESC LIMIT 1) sm ON true
-      GROUP BY 1, 2, 3, 4`,
+      GROUP BY 1, 2, 3, 4, 5`,
     [now, staleAfterSeconds],
   );
 }

@@ -19,6 +19,8 @@ export interface FleetRow {
   region: string | null;
   labels: Record<string, string>;
   price_override: number | null;
+  /** The organization's price per cross-zone GB (over the catalogue; the cluster's wins). */
+  org_price_override: number | null;
   /** Newest snapshot the agent pushed, whatever its status. */
   last_snapshot_captured_at: Date | null;
   last_snapshot_received_at: Date | null;
@@ -88,6 +90,7 @@ export async function fleetRows(
 ): Promise<FleetRow[]> {
   return db.query<FleetRow>(
     `SELECT c.id::text, c.name, c.cloud::text, c.region, c.labels, c.cross_zone_price_per_gb::float8 AS price_override,
+            (SELECT o.cross_zone_price_per_gb FROM organizations o WHERE o.id = c.organization_id)::float8 AS org_price_override,
             ls.captured_at AS last_snapshot_captured_at, ls.received_at AS last_snapshot_received_at,
             ls.status::text AS last_snapshot_status,
             sm.snapshot_id::text AS summary_snapshot_id, sm.captured_at AS summary_captured_at, sm.services,

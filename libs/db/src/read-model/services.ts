@@ -151,6 +151,8 @@ export interface ClusterHeadRow {
   cloud: string;
   region: string | null;
   price_override: number | null;
+  /** The organization's price per cross-zone GB (over the catalogue; the cluster's wins). */
+  org_price_override: number | null;
   latest_captured_at: Date | null;
   latest_snapshot_id: string | null;
   /** The cluster's traffic source, when it has one: where its measurements come from. */
@@ -173,6 +175,7 @@ export async function clusterHead(
 ): Promise<ClusterHeadRow | null> {
   const [row] = await db.query<ClusterHeadRow>(
     `SELECT c.id::text, c.name, c.cloud::text, c.region, c.cross_zone_price_per_gb::float8 AS price_override,
+            (SELECT o.cross_zone_price_per_gb FROM organizations o WHERE o.id = c.organization_id)::float8 AS org_price_override,
             m.captured_at AS latest_captured_at, m.snapshot_id::text AS latest_snapshot_id,
             t.preset AS traffic_preset, t.window_seconds AS traffic_window_seconds, t.last_query AS traffic_query,
             c.kubernetes_version, c.data_plane

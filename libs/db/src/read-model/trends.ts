@@ -7,6 +7,8 @@ export interface TrendRow {
   cloud: string;
   region: string | null;
   price_override: number | null;
+  /** The organization's price per cross-zone GB (over the catalogue; the cluster's wins). */
+  org_price_override: number | null;
   snapshots: number;
   services_populated: number;
   services_removed: number;
@@ -50,6 +52,7 @@ export async function trendRows(db: ReadDb, query: TrendQuery): Promise<TrendRow
   return db.query<TrendRow>(
     `SELECT date_bin(make_interval(secs => $4), s.captured_at, $6::timestamptz) AS bucket,
             s.cluster_id::text, c.cloud::text, c.region, c.cross_zone_price_per_gb::float8 AS price_override,
+            (SELECT o.cross_zone_price_per_gb FROM organizations o WHERE o.id = c.organization_id)::float8 AS org_price_override,
             count(*)::int AS snapshots,
             avg(s.services_populated)::float8 AS services_populated,
             avg(s.services_removed)::float8 AS services_removed,
@@ -63,7 +66,7 @@ export async function trendRows(db: ReadDb, query: TrendQuery): Promise<TrendRow
        JOIN clusters c ON c.id = s.cluster_id
       WHERE c.organization_id = $1 AND s.captured_at >= $2 AND s.captured_at < $3
         AND ($5::uuid IS NULL OR s.cluster_id = $5::uuid)
-      GROUP BY 1, 2, 3, 4, 5
+      GROUP BY 1, 2, 3, 4, 5, 6
       ORDER BY 1, 2`,
     [query.organizationId, query.from, query.to, query.bucketSeconds, query.clusterId ?? null, BUCKET_ORIGIN],
   );

@@ -1,0 +1,71 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { priceCatalogue } from '@zw/core';
+import { type AuditActor, type Cloud, PrismaService, recordAudit } from '@zw/db';
+import type { z } from 'zod';
+import { ReadModelCache } from '../cache/read-model-cache.js';
+import { clusterPricing } from '../savings/pricing.js';
+import type { OrganizationPricingSchema } from './pricing.schemas.js';
+
+type PricingView = z.output<typeof OrganizationPricingSchema>;
+
+const numberOrNull = (value: { toString(): string } | null) => (value === null ? null : Number(value));
+
+/** The price catalogue, the organization's price and each cluster's effective price. */
+@Injectable()
+export class PricingService {
+  constructor(
+    @Inject(PrismaService) private readonly prisma: PrismaService,
+    @Inject(ReadModelCache) private readonly cache: ReadModelCache,
+  ) {}
+
+  async get(organizationId: string): Promise<PricingView> {
+    const organization = await this.prisma.organization.findUniqueOrThrow({
+      where: { id: organizationId },
+      select: {
+        crossZonePricePerGb: true,
+        clusters: {
+          select: { id: true, name: true, cloud: true, region: true, crossZonePricePerGb: true },
+          orderBy: { name: 'asc' },
+        },
+      },
+    });
+    const organizationPricePerGb = numberOrNull(organization.crossZonePricePerGb);
+    return {
+      currency: 'USD',
+      catalogue: priceCatalogue().map((entry) => ({ ...entry, regions: [...entry.regions] })),
+      organization: { crossZonePricePerGb: organizationPricePerGb },
+      clusters: organization.clusters.map((cluster) => ({
+        id: cluster.id,
+        name: cluster.name,
+        cloud: cluster.cloud,
+        region: cluster.region,
+        pricing: clusterPricing({
+          cloud: cluster.cloud as Cloud,
+          region: cluster.region,
+          crossZonePricePerGb: numberOrNull(cluster.crossZonePricePerGb),
+          organizationPricePerGb,
+        }),
+      })),
+    };
+  }
+
+  /** Sets (or, with null, removes) the organization's price; audited; every cached figure is dropped. */
+  async setOrganizationPrice(organizationId: string, pricePerGb: number | null, actor: AuditActor) {
+    await this.prisma.$transaction(async (tx) => {
+      const before = await tx.organization.findUniqueOrThrow({
+        where: { id: organizationId },
+        select: { crossZonePricePerGb: true },
+      });
+      await tx.organization.update({ where: { id: organizationId }, data: { crossZonePricePerGb: pricePerGb } });
+      await recordAudit(tx, actor, {
+        organizationId,
+        action: 'organization.price_change',
+        targetType: 'organization',
+        targetId: organizationId,
+        details: { crossZonePricePerGb: { from: numberOrNull(before.crossZonePricePerGb), to: pricePerGb } },
+      });
+    });
+    await this.cache.changed({ organizationId });
+    return this.get(organizationId);
+  }
+}
