@@ -1,4 +1,4 @@
-import { generateFleetSnapshot } from '@zw/core';
+import { DAY_MS, generateFleetSnapshot } from '@zw/core';
 import { createApiKey, createOrganization, createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
 import { pending, push } from './api.js';
 import { Client, HEAVY, startLoadThread } from './savings-load.js';
@@ -41,7 +41,6 @@ const PUSHERS = 2;
 const PREPARED_PUSHES = 240;
 const SAVINGS_TARGET = 5;
 const ISOLATION_TARGET = 3;
-const DAY_MS = 24 * 3600_000;
 
 export async function runSavingsBench(): Promise<string[]> {
   if (!(await reachable(SERVER_URL)) || !(await reachable(REDIS_URL))) {

@@ -1,4 +1,5 @@
 import {
+  DAY_MS,
   LAST_APPLIED_ANNOTATION,
   MONTHLY_TRAFFIC_ANNOTATION,
   SERVICE_NAME_LABEL,
@@ -157,8 +158,6 @@ const replacement: fc.Arbitrary<Json> = fc.oneof(
     ),
   },
 );
-
-const DAY_MS = 24 * 3600_000;
 
 /**
  * Captured-at values ingest must refuse or take: days a month does not have, hour 24, words; a time just

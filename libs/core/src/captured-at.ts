@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { DAY_MS } from './time-units.js';
 
 /** When an agent took the snapshot (RFC 3339); the pipeline orders history by it. */
 export const CAPTURED_AT_ANNOTATION = 'zonewise.io/captured-at';
-
-const DAY_MS = 24 * 3600 * 1000;
 
 /**
  * RFC 3339 `date-time` (section 5.6), with `Z` or a numeric offset, checked as a calendar: zod's check

@@ -51,3 +51,4 @@ export { blockingNodes } from './fix-clusters.js';
 export * from './analysis-with-fixes.js';
 export * from './fix-context.js';
 export * from './workloads.js';
+export * from './time-units.js';

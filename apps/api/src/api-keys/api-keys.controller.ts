@@ -10,6 +10,7 @@ import { ApiBodyFrom, ApiPathParams, ApiResponseFrom } from '../http/openapi.js'
 import { isoDate, RoleSchema } from '../http/schemas.js';
 import { parseInput } from '../http/validation.js';
 import { notFound } from '../problem.js';
+import { DAY_MS } from '@zw/core';
 
 const CreateApiKeyBody = z
   .object({
@@ -47,8 +48,6 @@ const CreateApiKeyBody = z
     message: 'must be in the future',
     path: ['expiresAt'],
   });
-
-const DAY_MS = 24 * 3600_000;
 
 /** The role the older `scopes` form asked for. */
 function roleOfScopes(scopes: readonly ('read' | 'admin')[] | undefined): Role {

@@ -38,8 +38,8 @@ import {
   Zone,
   Trends,
 } from './models.js';
+import { DAY_MS } from '@zw/core';
 
-const DAY_MS = 24 * 3600_000;
 const MAX_PAGE = 500;
 
 export interface GraphQLContext {

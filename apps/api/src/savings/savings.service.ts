@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { describePricingModel, roundCents } from '@zw/core';
+import { DAY_MS, describePricingModel, roundCents } from '@zw/core';
 import { HOURS_PER_MONTH, type ReadDb, type SavingsRow, savingsWithOpportunities } from '@zw/db';
 import type { z } from 'zod';
 import { clusterNotFound } from '../clusters/clusters.service.js';
@@ -9,7 +9,6 @@ import { validationProblem } from '../problem.js';
 import { clusterPricing, type ClusterPricing } from './pricing.js';
 import type { SavingsQuerySchema } from './savings.schemas.js';
 
-const DAY_MS = 24 * 3600_000;
 const DEFAULT_RANGE_DAYS = 30;
 
 interface PricedCluster {

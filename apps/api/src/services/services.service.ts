@@ -25,8 +25,8 @@ import { RecommendationsService } from '../recommendations/recommendations.servi
 import { LiveViewService, overridesOf } from './live-view.service.js';
 import { measurementSourceOf, serviceSummaryView, zoneAllocations } from './service-view.js';
 import type { ListServicesQuery, ServiceCountsQuery, ServiceDetailQuery } from './services.schemas.js';
+import { DAY_MS } from '@zw/core';
 
-const DAY_MS = 24 * 3600_000;
 export const DEFAULT_TIMELINE_DAYS = 7;
 export const TIMELINE_LIMIT = 1000;
 /**

@@ -6,8 +6,8 @@ import { validationProblem } from '../problem.js';
 import { clusterPricing } from '../savings/pricing.js';
 import { REPLICA_READ_DB } from '../read-db.provider.js';
 import { BUCKETS, MAX_BUCKETS, type TrendsQuery, type TrendsView } from './trends.schemas.js';
+import { DAY_MS } from '@zw/core';
 
-const DAY_MS = 86_400_000;
 /** Without `from`, the range starts at the first snapshot of the last this many days (else 7 days back). */
 export const FIT_DAYS = 90;
 const UNFITTED_DAYS = 7;

@@ -7,6 +7,7 @@ import {
   SUMMED_FIGURES_SQL,
   weightedIntervalsSql,
 } from './savings-days.js';
+import { DAY_MS } from '@zw/core';
 
 /**
  * Decision: a month is 730 hours (8,760 / 12), the convention of cloud price lists. A Service's monthly
@@ -430,7 +431,6 @@ function utcDate(instant: Date): string {
   return instant.toISOString().slice(0, 10);
 }
 
-const DAY_MS = 24 * 3600_000;
 const WEEK_MS = 7 * DAY_MS;
 
 /**
