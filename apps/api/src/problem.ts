@@ -71,6 +71,11 @@ export function notFound(detail: string): ProblemException {
   return new ProblemException(404, detail);
 }
 
+/** Every route's answer for a cluster id the caller's organization does not have (another's included). */
+export function clusterNotFound(id: string): ProblemException {
+  return notFound(`no cluster ${id} in your organization`);
+}
+
 /** Errors thrown by libraries (body-parser) carry their HTTP status this way. */
 interface StatusError {
   status?: unknown;

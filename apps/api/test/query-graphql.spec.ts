@@ -13,7 +13,7 @@ import {
 import { withServiceAnnotations } from '../../../test/support/query-snapshots.js';
 import { capturedAt, fleet } from '../../../test/support/snapshots.js';
 import { ServiceListSchema } from '../src/services/services.schemas.js';
-import { ZonesSchema } from '../src/zones/cluster-state.schemas.js';
+import { ZonesSchema } from '../src/services/cluster-state.schemas.js';
 
 /**
  * GraphQL at /graphql: the dashboard's fleet page (fleet → clusters → services → timeline, zones, CIDRs,

@@ -29,7 +29,7 @@ import { servicesOf, withServiceAnnotations } from '../../../test/support/query-
 import { capturedAt, evolve, fleet } from '../../../test/support/snapshots.js';
 import { ProblemSchema } from '../src/http/schemas.js';
 import { ServiceCountsSchema, ServiceDetailSchema, ServiceListSchema } from '../src/services/services.schemas.js';
-import { ServiceCidrsSchema, ZonesSchema } from '../src/zones/cluster-state.schemas.js';
+import { ServiceCidrsSchema, ZonesSchema } from '../src/services/cluster-state.schemas.js';
 
 /**
  * Services, zones and Service CIDRs of a cluster over HTTP, fed by real snapshots through ingest and the

@@ -14,7 +14,7 @@ import {
 import { withServiceAnnotations } from '../../../test/support/query-snapshots.js';
 import { capturedAt, evolve, fleet } from '../../../test/support/snapshots.js';
 import { MONTHLY_TRAFFIC_ANNOTATION, TOPOLOGY_MODE_ANNOTATION } from '@zw/core';
-import { clusterPricing } from '../src/savings/pricing.js';
+import { clusterPricing } from '../src/cluster-pricing.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

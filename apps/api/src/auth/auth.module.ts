@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { OidcIssuers } from '../sso/oidc-issuers.js';
+import { OidcIssuers } from './oidc-issuers.js';
 import { ReadDbModule } from '../read-db.module.js';
 import { ApiKeyAuthenticator } from './api-key-authenticator.js';
 import { ApiKeyGuard } from './api-key.guard.js';

@@ -3,7 +3,7 @@ import { findSsoSettingsForToken, groupsOfClaim, PrismaService, roleOfGroups } f
 import type { SecretKeyring } from '@zw/reports';
 import { decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
 import { ProblemException } from '../problem.js';
-import { OidcIssuers } from '../sso/oidc-issuers.js';
+import { OidcIssuers } from './oidc-issuers.js';
 import { unauthorized } from './api-key-authenticator.js';
 import type { Caller } from './caller.js';
 import { SECRET_KEYRING } from './secret-keyring.js';

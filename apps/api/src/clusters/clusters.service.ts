@@ -3,8 +3,8 @@ import { type AuditActor, type Cloud, issueAgentToken, Prisma, PrismaService, re
 import type { z } from 'zod';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { ReadModelCache } from '../cache/read-model-cache.js';
-import { notFound, ProblemException } from '../problem.js';
-import { clusterPricing } from '../savings/pricing.js';
+import { clusterNotFound, ProblemException } from '../problem.js';
+import { clusterPricing } from '../cluster-pricing.js';
 import { type AnalysisSettingsRow, analysisSettingsView } from './analysis-settings.js';
 import type { ClusterSchema, CreateClusterBody, ListClustersQuery, UpdateClusterBody } from './clusters.schemas.js';
 
@@ -255,8 +255,4 @@ export class ClustersService {
     });
     await this.cache.changed({ organizationId, clusterId: id });
   }
-}
-
-export function clusterNotFound(id: string): ProblemException {
-  return notFound(`no cluster ${id} in your organization`);
 }

@@ -5,7 +5,7 @@ import { ApiKeyAuth } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiPathParams, ApiResponseFrom } from '../http/openapi.js';
 import { clusterIdOf } from '../http/validation.js';
-import { clusterNotFound } from '../clusters/clusters.service.js';
+import { clusterNotFound } from '../problem.js';
 import { FleetClusterAnswerSchema, FleetSchema } from './fleet.schemas.js';
 import { clusterTag, organizationTag, ReadModelCache } from '../cache/read-model-cache.js';
 import type { ApiConfig } from '../config.js';

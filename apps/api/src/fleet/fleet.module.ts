@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { ReadDbModule } from '../read-db.module.js';
-import { EventsModule } from '../events/events.module.js';
+import { ReadModelCacheModule } from '../cache/read-model-cache.module.js';
 import { FleetController } from './fleet.controller.js';
 import { FleetService } from './fleet.service.js';
 
 /** The fleet: every cluster of the organization at a glance. */
 @Module({
-  imports: [AuthModule, ReadDbModule, EventsModule],
+  imports: [AuthModule, ReadDbModule, ReadModelCacheModule],
   controllers: [FleetController],
   providers: [FleetService],
   exports: [FleetService],

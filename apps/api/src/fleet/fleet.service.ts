@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { agentAgeSeconds, type FleetRow, fleetRows, isAgentStale, ReadDb } from '@zw/db';
 import type { ApiConfig } from '../config.js';
-import { clusterPricing } from '../savings/pricing.js';
+import { clusterPricing } from '../cluster-pricing.js';
 import type { FleetClusterView, FleetView } from './fleet.schemas.js';
 
 /** The dashboard's fleet summary: per cluster, hint states, node info, traffic and agent freshness. */

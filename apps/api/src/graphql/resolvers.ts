@@ -7,7 +7,7 @@ import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { FleetService } from '../fleet/fleet.service.js';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { notFound, validationProblem } from '../problem.js';
-import { type ClusterPricing, clusterPricing } from '../savings/pricing.js';
+import { type ClusterPricing, clusterPricing } from '../cluster-pricing.js';
 import { SavingsService } from '../savings/savings.service.js';
 import { TrendsQuery } from '../trends/trends.schemas.js';
 import { TrendsService } from '../trends/trends.service.js';
@@ -19,7 +19,7 @@ import {
   zoneAllocations,
 } from '../services/service-view.js';
 import { DEFAULT_TIMELINE_DAYS, TIMELINE_LIMIT, timelineOf } from '../services/services.service.js';
-import type { ZoneStatsSchema } from '../zones/cluster-state.schemas.js';
+import type { ZoneStatsSchema } from '../services/cluster-state.schemas.js';
 import type { z } from 'zod';
 import type { GraphQLLoaders } from './loaders.js';
 import {
@@ -37,7 +37,7 @@ import {
   Timeline,
   Zone,
   Trends,
-} from './models.js';
+} from '../graphql-models/models.js';
 import { DAY_MS } from '@zw/core';
 
 const MAX_PAGE = 500;

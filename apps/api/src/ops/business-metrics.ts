@@ -7,7 +7,7 @@ import {
   snapshotPipelineFigures,
 } from '@zw/db';
 import { Gauge, type Registry } from 'prom-client';
-import { clusterPricing } from '../savings/pricing.js';
+import { clusterPricing } from '../cluster-pricing.js';
 
 /**
  * Business figures on /metrics: clusters by staleness, Services by hint state, the monthly cross-zone

@@ -3,7 +3,7 @@ import { priceCatalogue } from '@zw/core';
 import { type AuditActor, type Cloud, PrismaService, recordAudit } from '@zw/db';
 import type { z } from 'zod';
 import { ReadModelCache } from '../cache/read-model-cache.js';
-import { clusterPricing } from '../savings/pricing.js';
+import { clusterPricing } from '../cluster-pricing.js';
 import type { OrganizationPricingSchema } from './pricing.schemas.js';
 
 type PricingView = z.output<typeof OrganizationPricingSchema>;

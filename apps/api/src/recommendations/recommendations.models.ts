@@ -1,5 +1,5 @@
 import { Field, Float, ID, Int, ObjectType } from '@nestjs/graphql';
-import { CrossZoneCost } from '../graphql/models.js';
+import { CrossZoneCost } from '../graphql-models/models.js';
 
 @ObjectType()
 export class ZoneFigure {

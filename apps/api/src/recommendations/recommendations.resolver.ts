@@ -2,7 +2,7 @@ import { Inject, UseGuards } from '@nestjs/common';
 import { Args, Int, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
-import { Cluster } from '../graphql/models.js';
+import { Cluster } from '../graphql-models/models.js';
 import { validationProblem } from '../problem.js';
 import {
   type FixWorkload,

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { clusterFixesHead, type FixRankingRow, fixRankingRows, ReadDb } from '@zw/db';
 import type { z } from 'zod';
-import { clusterNotFound } from '../clusters/clusters.service.js';
+import { clusterNotFound } from '../problem.js';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
-import { clusterPricing, type ClusterPricing } from '../savings/pricing.js';
+import { clusterPricing, type ClusterPricing } from '../cluster-pricing.js';
 import type { ListRecommendationsQuery } from './recommendations.schemas.js';
 
 interface PricedCluster {

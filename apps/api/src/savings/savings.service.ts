@@ -2,11 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DAY_MS, describePricingModel, roundCents } from '@zw/core';
 import { HOURS_PER_MONTH, type ReadDb, type SavingsRow, savingsWithOpportunities } from '@zw/db';
 import type { z } from 'zod';
-import { clusterNotFound } from '../clusters/clusters.service.js';
+import { clusterNotFound } from '../problem.js';
 import { HeavyReadBudget } from '../heavy-reads/heavy-read-budget.js';
 import { HEAVY_READ_DB } from '../heavy-reads/heavy-read-db.provider.js';
 import { validationProblem } from '../problem.js';
-import { clusterPricing, type ClusterPricing } from './pricing.js';
+import { clusterPricing, type ClusterPricing } from '../cluster-pricing.js';
 import type { SavingsQuerySchema } from './savings.schemas.js';
 
 const DEFAULT_RANGE_DAYS = 30;

@@ -1,16 +1,16 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { ReadDbModule } from '../read-db.module.js';
-import { EventsModule } from '../events/events.module.js';
+import { ReadModelCacheModule } from '../cache/read-model-cache.module.js';
 import { RecommendationsModule } from '../recommendations/recommendations.module.js';
 import { ServicesController } from './services.controller.js';
-import { ClusterStateController } from '../zones/cluster-state.controller.js';
+import { ClusterStateController } from './cluster-state.controller.js';
 import { ServicesService } from './services.service.js';
 import { LiveViewService } from './live-view.service.js';
 
 /** A cluster's Services: the list, one Service's state and timeline, per-zone state, traffic overrides. */
 @Module({
-  imports: [AuthModule, ReadDbModule, EventsModule, RecommendationsModule],
+  imports: [AuthModule, ReadDbModule, ReadModelCacheModule, RecommendationsModule],
   controllers: [ServicesController, ClusterStateController],
   providers: [ServicesService, LiveViewService],
   exports: [ServicesService, LiveViewService],

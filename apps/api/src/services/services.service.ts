@@ -17,10 +17,10 @@ import {
 } from '@zw/db';
 import type { z } from 'zod';
 import { ReadModelCache } from '../cache/read-model-cache.js';
-import { clusterNotFound } from '../clusters/clusters.service.js';
+import { clusterNotFound } from '../problem.js';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { notFound, validationProblem } from '../problem.js';
-import { clusterPricing } from '../savings/pricing.js';
+import { clusterPricing } from '../cluster-pricing.js';
 import { RecommendationsService } from '../recommendations/recommendations.service.js';
 import { LiveViewService, overridesOf } from './live-view.service.js';
 import { measurementSourceOf, serviceSummaryView, zoneAllocations } from './service-view.js';

@@ -6,7 +6,7 @@ import {
   HintStateCounts,
   RoutingMode,
   ZoneAllocation,
-} from '../graphql/models.js';
+} from '../graphql-models/models.js';
 
 /** GraphQL types of the cluster what-if (`clusterSimulation`): the REST body's shape, and the analysis' core figures. */
 

@@ -3,7 +3,7 @@ import { Args, ID, Query, Resolver } from '@nestjs/graphql';
 import type { ServiceAnalysis } from '@zw/core';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
-import { type HintState, type RoutingMode } from '../graphql/models.js';
+import { type HintState, type RoutingMode } from '../graphql-models/models.js';
 import { clusterIdOf } from '../http/validation.js';
 import {
   ClusterSimulation,

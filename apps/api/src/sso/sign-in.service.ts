@@ -21,7 +21,7 @@ import type { Caller } from '../auth/caller.js';
 import { SECRET_KEYRING } from '../auth/secret-keyring.js';
 import { SessionAuthenticator } from '../auth/session-authenticator.js';
 import type { ApiConfig } from '../config.js';
-import { OidcIssuers } from './oidc-issuers.js';
+import { OidcIssuers } from '../auth/oidc-issuers.js';
 
 /** How long a person has to come back from the identity provider. */
 export const SIGN_IN_WINDOW_SECONDS = 600;

@@ -15,7 +15,7 @@ import { ApiBodyFrom, ApiResponseFrom } from '../http/openapi.js';
 import { isoDate, RoleSchema } from '../http/schemas.js';
 import { parseInput } from '../http/validation.js';
 import { ProblemException, validationProblem } from '../problem.js';
-import { OidcIssuers } from './oidc-issuers.js';
+import { OidcIssuers } from '../auth/oidc-issuers.js';
 import { SignInService } from './sign-in.service.js';
 
 const RoleMappingSchema = z.object({

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { bucketStart, clusterHead, firstSummaryAt, type ReadDb, type TrendRow, trendRows } from '@zw/db';
 import type { z } from 'zod';
-import { clusterNotFound } from '../clusters/clusters.service.js';
+import { clusterNotFound } from '../problem.js';
 import { validationProblem } from '../problem.js';
-import { clusterPricing } from '../savings/pricing.js';
+import { clusterPricing } from '../cluster-pricing.js';
 import { REPLICA_READ_DB } from '../read-db.provider.js';
 import { BUCKETS, MAX_BUCKETS, type TrendsQuery, type TrendsView } from './trends.schemas.js';
 import { DAY_MS } from '@zw/core';

@@ -8,7 +8,7 @@ import type { ApiConfig } from '../config.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiPathParams, ApiQueryFrom, ApiResponseFrom } from '../http/openapi.js';
 import { clusterIdOf, parseInput } from '../http/validation.js';
-import { ServicesService } from '../services/services.service.js';
+import { ServicesService } from './services.service.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AtQuery, ServiceCidrsSchema, ZonesSchema } from './cluster-state.schemas.js';
 
