@@ -47,8 +47,8 @@ interface Route {
  */
 // /v1/events is a stream that never ends: its tenancy is tested in events.spec.ts.
 // Single sign-on (its settings, members, sessions and sign-out) is tested in sso.spec.ts, and every route's
-// role in roles.spec.ts.
-const OTHER_MODULES = ['/v1/ingest/', '/v1/report', '/v1/events', '/v1/auth/', '/v1/sso', '/v1/members'];
+// role in roles.spec.ts. Alert channels, rules, alerts and deliveries: alerts-api.spec.ts.
+const OTHER_MODULES = ['/v1/ingest/', '/v1/report', '/v1/events', '/v1/auth/', '/v1/sso', '/v1/members', '/v1/alert'];
 
 const ROUTES: Route[] = [
   { method: 'GET', template: '/v1/fleet', admin: false, path: () => '/v1/fleet', organizationWide: true },
@@ -181,6 +181,15 @@ const ROUTES: Route[] = [
     path: () => `/v1/clusters/${aliceCluster.id}/trends`,
   },
   { method: 'GET', template: '/v1/me', admin: false, path: () => '/v1/me', organizationWide: true },
+  { method: 'GET', template: '/v1/pricing', admin: false, path: () => '/v1/pricing', organizationWide: true },
+  {
+    method: 'PUT',
+    template: '/v1/pricing',
+    admin: true,
+    path: () => '/v1/pricing',
+    body: { crossZonePricePerGb: 0.02 },
+    organizationWide: true,
+  },
   { method: 'GET', template: '/v1/api-keys', admin: true, path: () => '/v1/api-keys', organizationWide: true },
   { method: 'GET', template: '/v1/audit-log', admin: true, path: () => '/v1/audit-log', organizationWide: true },
   {
