@@ -1,5 +1,4 @@
 import { dbEnvSchema } from '@zw/db';
-import { reportsEnvSchema, trafficEnvSchema } from '@zw/queue';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -8,8 +7,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { apiEnvSchema } from '../../apps/api/src/config.js';
-import { workerEnvSchema } from '../../apps/worker/src/config.js';
+import { API_SETTING_SCHEMAS } from '../../apps/api/src/config.js';
+import { WORKER_SETTING_SCHEMAS } from '../../apps/worker/src/config.js';
 import { startQueryStack, type QueryStack } from '../support/query-api.js';
 
 /**
@@ -52,8 +51,8 @@ const keysOf = (...schemas: { shape: object }[]) => new Set(schemas.flatMap((sch
 
 /** What each app container's code reads from the environment, from the zod schemas it validates at boot. */
 const READERS: Record<string, Set<string>> = {
-  api: keysOf(apiEnvSchema, trafficEnvSchema, reportsEnvSchema),
-  worker: keysOf(workerEnvSchema, trafficEnvSchema, reportsEnvSchema),
+  api: keysOf(...API_SETTING_SCHEMAS),
+  worker: keysOf(...WORKER_SETTING_SCHEMAS),
   // `npm run db:migrate` (scripts/prisma-migrate.mjs) needs only the database.
   migrate: keysOf(dbEnvSchema),
 };

@@ -1,5 +1,5 @@
 import { dbEnvSchema, historyRetentionSetting, readReplicaSettings } from '@zw/db';
-import { parseEnvironment, queueEnvSchema } from '@zw/queue';
+import { alertsEnvSchema, parseEnvironment, queueEnvSchema, reportsEnvSchema, trafficEnvSchema } from '@zw/queue';
 import { z } from 'zod';
 
 // GraphQL's limits (graphql-armor rules and the computed cost): a hostile document is refused before
@@ -228,3 +228,9 @@ export type ApiConfig = z.output<typeof apiEnvSchema>;
 export function validateApiEnv(env: Record<string, unknown>): ApiConfig {
   return parseEnvironment(apiEnvSchema, env);
 }
+
+/**
+ * Every schema the API reads its environment with: its own at boot, and the features' (traffic, reports,
+ * alerts) when their providers start. The chart's and compose's tests derive the settings they pass from it.
+ */
+export const API_SETTING_SCHEMAS = [apiEnvSchema, trafficEnvSchema, reportsEnvSchema, alertsEnvSchema] as const;

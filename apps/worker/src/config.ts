@@ -1,5 +1,5 @@
 import { dbEnvSchema, historyRetentionSetting, readReplicaSettings } from '@zw/db';
-import { parseEnvironment, queueEnvSchema } from '@zw/queue';
+import { alertsEnvSchema, parseEnvironment, queueEnvSchema, reportsEnvSchema, trafficEnvSchema } from '@zw/queue';
 import { z } from 'zod';
 
 /** Test-only fault injection, to prove a worker killed at the worst moments loses and duplicates nothing. */
@@ -91,3 +91,9 @@ export type WorkerConfig = z.output<typeof workerEnvSchema>;
 export function loadWorkerConfig(env: Record<string, unknown> = process.env): WorkerConfig {
   return parseEnvironment(workerEnvSchema, env);
 }
+
+/**
+ * Every schema the worker reads its environment with: its own at boot, and the features' (traffic, reports,
+ * alerts) when their providers start. The chart's and compose's tests derive the settings they pass from it.
+ */
+export const WORKER_SETTING_SCHEMAS = [workerEnvSchema, trafficEnvSchema, reportsEnvSchema, alertsEnvSchema] as const;
