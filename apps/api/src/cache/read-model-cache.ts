@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { ConfigService } from '@nestjs/config';
 import { LIVE_EVENTS_KEPT, liveEventsStreamKey, type RedisClient } from '@zw/queue';
+import { LRUCache } from 'lru-cache';
 import { Counter } from 'prom-client';
 import type { ApiConfig } from '../config.js';
 import { type LiveEvent, LiveEventStream } from '../events/live-event-stream.js';
@@ -25,8 +26,8 @@ export function organizationTag(organizationId: string): string {
 
 interface Entry {
   answer: Promise<CachedAnswer>;
-  expiresAt: number;
   tags: string[];
+  /** The answer's size once computed; a computation still running counts as one byte. */
   bytes: number;
 }
 
@@ -56,10 +57,14 @@ const MAX_BYTES = 128 * 1024 * 1024;
 @Injectable()
 export class ReadModelCache implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('ReadModelCache');
-  private readonly entries = new Map<string, Entry>();
+  /** The least recently used answers go first past MAX_ENTRIES or MAX_BYTES; each expires at its own TTL. */
+  private readonly entries = new LRUCache<string, Entry>({
+    max: MAX_ENTRIES,
+    maxSize: MAX_BYTES,
+    sizeCalculation: (entry) => Math.max(1, entry.bytes),
+  });
   /** Bumped on every invalidation of a tag, so a computation that raced with a change is not kept. */
   private readonly generations = new Map<string, number>();
-  private bytes = 0;
   private readonly enabled: boolean;
   private readonly stream: string;
   private readonly stopListening: (() => void)[] = [];
@@ -107,32 +112,34 @@ export class ReadModelCache implements OnModuleInit, OnApplicationShutdown {
       this.lookups.inc({ result: 'bypass' });
       return new CachedAnswer(JSON.stringify(await compute(), moneyReplacer));
     }
-    const now = Date.now();
     const cached = this.entries.get(key);
-    if (cached && cached.expiresAt > now) {
+    if (cached) {
       this.lookups.inc({ result: 'hit' });
       return cached.answer;
     }
     this.lookups.inc({ result: 'miss' });
-    if (cached) this.remove(key, cached);
     const tagList = [...tags];
     const started = tagList.map((tag) => this.generations.get(tag) ?? 0);
     const answer = compute().then((value) => new CachedAnswer(JSON.stringify(value, moneyReplacer)));
-    const entry: Entry = { answer, expiresAt: now + Math.min(ttlMs, this.maxTtl()), tags: tagList, bytes: 0 };
-    this.entries.set(key, entry);
+    const ttl = Math.min(ttlMs, this.maxTtl());
+    // lru-cache reads a TTL of 0 as "forever": an answer not to be kept is computed, not cached.
+    if (ttl <= 0) return answer;
+    const entry: Entry = { answer, tags: tagList, bytes: 0 };
+    this.entries.set(key, entry, { ttl });
+    const stillHeld = () => this.entries.peek(key) === entry;
     try {
       const computed = await answer;
       const raced = tagList.some((tag, i) => (this.generations.get(tag) ?? 0) !== started[i]);
-      if (raced || this.entries.get(key) !== entry) {
-        if (this.entries.get(key) === entry) this.remove(key, entry);
-      } else {
+      if (raced) {
+        if (stillHeld()) this.entries.delete(key);
+      } else if (stillHeld()) {
+        // Set again with its size (and the TTL it has left), so the byte bound counts the answer itself.
         entry.bytes = computed.body.length;
-        this.bytes += entry.bytes;
-        this.evictOverflow();
+        this.entries.set(key, entry, { ttl: Math.max(1, this.entries.getRemainingTTL(key)) });
       }
       return computed;
     } catch (error) {
-      if (this.entries.get(key) === entry) this.remove(key, entry);
+      if (stillHeld()) this.entries.delete(key);
       throw error;
     }
   }
@@ -179,28 +186,13 @@ export class ReadModelCache implements OnModuleInit, OnApplicationShutdown {
     ];
     if (tags.length === 0) return this.clear();
     for (const tag of tags) this.generations.set(tag, (this.generations.get(tag) ?? 0) + 1);
-    for (const [key, entry] of this.entries) {
-      if (entry.tags.some((tag) => tags.includes(tag))) this.remove(key, entry);
-    }
+    const dropped = [...this.entries.entries()].filter(([, entry]) => entry.tags.some((tag) => tags.includes(tag)));
+    for (const [key] of dropped) this.entries.delete(key);
   }
 
   private clear(): void {
     for (const tag of this.generations.keys()) this.generations.set(tag, (this.generations.get(tag) ?? 0) + 1);
     this.entries.clear();
-    this.bytes = 0;
-  }
-
-  private remove(key: string, entry: Entry): void {
-    this.entries.delete(key);
-    this.bytes -= entry.bytes;
-  }
-
-  /** Oldest first (Map order is insertion order). */
-  private evictOverflow(): void {
-    for (const [key, entry] of this.entries) {
-      if (this.entries.size <= MAX_ENTRIES && this.bytes <= MAX_BYTES) return;
-      this.remove(key, entry);
-    }
   }
 
   private maxTtl(): number {
