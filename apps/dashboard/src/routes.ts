@@ -34,6 +34,11 @@ export const PAGES: PageEntry[] = [
     nav: { label: 'Traffic sources', href: '/traffic-sources' },
   },
   {
+    path: '/prices',
+    page: preloadablePage(() => import('./pages/prices')),
+    nav: { label: 'Prices', href: '/prices' },
+  },
+  {
     path: '/audit-log',
     page: preloadablePage(() => import('./pages/audit-log')),
     nav: { label: 'Audit log', href: '/audit-log', adminOnly: true },

@@ -24,3 +24,22 @@ export function hintStateWord(state: string): string {
  */
 export const RUN_RATE = 'run-rate';
 export const HISTORY = 'so far';
+
+/**
+ * Where a cluster's price per cross-zone GB comes from (the API's `pricing.source`): its own override, the
+ * organization's, or the catalogue (for its region, its cloud, or an unknown cloud priced like AWS).
+ */
+export type PriceSource =
+  'cluster-override' | 'organization-override' | 'provider-region' | 'provider-default' | 'unknown-cloud-default';
+
+export const PRICE_SOURCE_WORDS: Record<PriceSource, string> = {
+  'cluster-override': 'cluster override',
+  'organization-override': 'organization',
+  'provider-region': 'catalogue (region)',
+  'provider-default': 'catalogue',
+  'unknown-cloud-default': 'catalogue (unknown cloud, estimated as AWS)',
+};
+
+export function priceSourceWord(source: string): string {
+  return PRICE_SOURCE_WORDS[source as PriceSource] ?? source;
+}

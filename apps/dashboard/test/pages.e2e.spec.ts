@@ -23,7 +23,7 @@ import {
 } from '../../../test/support/query-api.js';
 import { capturedAt, fleet } from '../../../test/support/snapshots.js';
 import { number } from '../src/format.js';
-import { hintStateWord } from '../src/vocabulary.js';
+import { hintStateWord, priceSourceWord } from '../src/vocabulary.js';
 import { seedFleet } from './support/fleet.js';
 import {
   controlsOutsideViewport,
@@ -300,6 +300,90 @@ describe.skipIf(skipReason !== '')(
       );
     });
 
+    it("sets the organization's price and a cluster's own, the page and GET /v1/pricing agreeing", async () => {
+      const operator = await openSession(browser);
+      try {
+        const { page } = operator;
+        await signIn(page, stack.url, tenant.operatorKey);
+        await nav(page, 'Prices').click();
+        await settled(page, 'Prices');
+        // The catalogue as the API answers it, Azure and on-prem at 0 and said so.
+        const before = (await api().get('/v1/pricing')).body as {
+          catalogue: { cloud: string; pricePerGb: number }[];
+        };
+        const catalogue = page.getByTestId('catalogue');
+        for (const entry of before.catalogue) {
+          await eventually(() => catalogue.locator(`tr[data-cloud="${entry.cloud}"]`).count()).toBe(1);
+        }
+        expect(before.catalogue.find((entry) => entry.cloud === 'azure')?.pricePerGb).toBe(0);
+        const zero = (await page.getByTestId('zero-catalogue').textContent()) ?? '';
+        for (const entry of before.catalogue.filter((free) => free.pricePerGb === 0))
+          expect(zero).toContain(entry.cloud);
+
+        // The organization's price: every cluster without its own price takes it.
+        await page.locator('input[name=organization-price]').fill('0.015');
+        await page.getByTestId('organization-price-form').getByRole('button', { name: 'Set' }).click();
+        await eventually(() => page.getByTestId('organization-price').textContent()).toContain('0.015');
+        const afterOrg = (await api().get('/v1/pricing')).body;
+        expect(afterOrg.organization.crossZonePricePerGb).toBe(0.015);
+        const azureRow = page.locator(`tr[data-cluster="${azure.id}"]`);
+        await eventually(() => azureRow.getAttribute('data-source')).toBe('organization-override');
+
+        // The cluster's own price wins over the organization's.
+        const row = page.locator(`tr[data-cluster="${cluster.id}"]`);
+        await row.locator(`input[name="cluster-price-${cluster.id}"]`).fill('0.02');
+        await row.getByRole('button', { name: 'Set' }).click();
+        await eventually(() => row.getAttribute('data-source')).toBe('cluster-override');
+        const priced = (await api().get('/v1/pricing')).body.clusters as {
+          id: string;
+          pricing: { pricePerGb: number; source: string; overridePerGb: number | null };
+        }[];
+        const own = priced.find((entry) => entry.id === cluster.id)!;
+        expect(own.pricing).toMatchObject({ pricePerGb: 0.02, source: 'cluster-override', overridePerGb: 0.02 });
+        for (const entry of priced) {
+          const shown = page.locator(`tr[data-cluster="${entry.id}"]`);
+          expect(await shown.getAttribute('data-source')).toBe(entry.pricing.source);
+          expect(await shown.getByTestId('cluster-price').textContent()).toContain(String(entry.pricing.pricePerGb));
+          expect(await shown.getByTestId('cluster-price-source').textContent()).toBe(
+            priceSourceWord(entry.pricing.source),
+          );
+        }
+        await page.screenshot({ path: join(SCREENSHOTS, 'prices.png'), fullPage: true });
+
+        // A viewer reads the same figures, with no form.
+        const viewer = await openSession(browser);
+        try {
+          await signIn(viewer.page, stack.url, tenant.readKey);
+          await viewer.page.goto(`${stack.url}/prices`);
+          await settled(viewer.page, 'Prices');
+          await eventually(() => viewer.page.getByTestId('organization-price').textContent()).toContain('0.015');
+          expect(await viewer.page.locator('main form').count()).toBe(0);
+          expect(await viewer.page.locator('main input').count()).toBe(0);
+          await viewer.page.getByText('Read only: an operator or admin sets prices.').waitFor();
+        } finally {
+          await viewer.context.close();
+        }
+
+        // Clearing asks first and names the consequence; then both go back.
+        await row.getByRole('button', { name: 'Clear' }).click();
+        const dialog = page.getByRole('dialog');
+        expect(await dialog.textContent()).toContain("figures go back to the organization's price");
+        await dialog.getByRole('button', { name: 'Clear price' }).click();
+        await eventually(() => row.getAttribute('data-source')).toBe('organization-override');
+        await page.getByTestId('organization-price-form').getByRole('button', { name: 'Clear' }).click();
+        const orgDialog = page.getByRole('dialog');
+        expect(await orgDialog.textContent()).toContain('Figures go back to the catalogue price');
+        await orgDialog.getByRole('button', { name: 'Clear price' }).click();
+        await eventually(() => azureRow.getAttribute('data-source')).not.toBe('organization-override');
+        const cleared = (await api().get('/v1/pricing')).body;
+        expect(cleared.organization.crossZonePricePerGb).toBeNull();
+        expect(cleared.clusters.find((entry: { id: string }) => entry.id === azure.id).pricing.pricePerGb).toBe(0);
+        expect(operator.errors).toEqual([]);
+      } finally {
+        await operator.context.close();
+      }
+    });
+
     it('names the run-rate and the history apart, and the refused state with one word', async () => {
       const { page } = session;
       await nav(page, 'Fleet').click();
@@ -345,6 +429,7 @@ describe.skipIf(skipReason !== '')(
         ['/savings', 'Savings'],
         ['/reports', 'Reports'],
         [`/traffic-sources?cluster=${cluster.id}`, 'Traffic sources'],
+        ['/prices', 'Prices'],
         ['/audit-log', 'Audit log'],
         ['/alerts', 'Alerts'],
         ['/admin', 'Admin'],
