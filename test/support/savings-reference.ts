@@ -1,7 +1,10 @@
 import {
+  AS_ROUTED_FRACTION_SQL,
+  AS_ROUTED_MISSED_FRACTION_SQL,
   EFFECTIVE_TRAFFIC_SQL,
+  FULLY_MEASURED_SQL,
   HOURS_PER_MONTH,
-  MISSED_FRACTION_SQL,
+  MEASURED_SHARE_SQL,
   OPPORTUNITY_SQL,
   type OpportunityRow,
   type ReadDb,
@@ -37,8 +40,10 @@ function perServiceSql(namespaceFilter: string): string {
              ${EFFECTIVE_TRAFFIC_SQL} AS gb,
              ${TRAFFIC_SOURCE_SQL} AS source,
              COALESCE(i.cross_zone_without_hints, 0) AS without_fraction,
-             COALESCE(i.cross_zone_with_hints, 0) AS with_fraction,
-             CASE WHEN ${OPPORTUNITY_SQL} THEN ${MISSED_FRACTION_SQL} END AS missed_fraction,
+             ${AS_ROUTED_FRACTION_SQL} AS with_fraction,
+             CASE WHEN ${OPPORTUNITY_SQL} THEN ${AS_ROUTED_MISSED_FRACTION_SQL} END AS missed_fraction,
+             ${FULLY_MEASURED_SQL} AS fully_measured,
+             (${MEASURED_SHARE_SQL}) IS NOT NULL AS measured_share,
              date_part('epoch', LEAST(COALESCE(i.valid_to, $5), $4) - GREATEST(i.valid_from, $3))
                / ${HOURS_PER_MONTH * 3600} AS months
         FROM service_intervals i
@@ -62,7 +67,9 @@ function perServiceSql(namespaceFilter: string): string {
              bool_or(source = 'default-per-endpoint') AS source_default,
              bool_or(missed_fraction IS NOT NULL) AS opportunity,
              COALESCE(bool_or(source = 'default-per-endpoint') FILTER (WHERE missed_fraction IS NOT NULL), false)
-               AS opportunity_estimated
+               AS opportunity_estimated,
+             bool_or(fully_measured) AS fully_measured,
+             bool_or(measured_share) AS measured_share
         FROM spans WHERE months > 0
        GROUP BY cluster_id, service_id
     ), weighted AS (
@@ -80,7 +87,13 @@ const SUMS = `
       COALESCE(sum(with_gb::numeric), 0)::float8 AS with_gb,
       COALESCE(sum(with_gb::numeric * price::numeric), 0)::float8 AS with_cost,
       COALESCE(sum(missed_gb::numeric), 0)::float8 AS missed_gb,
-      COALESCE(sum(missed_gb::numeric * price::numeric), 0)::float8 AS missed_cost`;
+      COALESCE(sum(missed_gb::numeric * price::numeric), 0)::float8 AS missed_cost,
+      COALESCE(sum(with_gb::numeric) FILTER (WHERE fully_measured), 0)::float8 AS measured_with_gb,
+      COALESCE(sum(with_gb::numeric * price::numeric) FILTER (WHERE fully_measured), 0)::float8 AS measured_with_cost,
+      COALESCE(sum(without_gb::numeric * price::numeric) FILTER (WHERE fully_measured), 0)::float8
+        AS measured_without_cost,
+      COALESCE(sum(missed_gb::numeric * price::numeric) FILTER (WHERE fully_measured), 0)::float8
+        AS measured_missed_cost`;
 
 const GROUP_COLUMNS: Record<SavingsGroupBy, string[]> = {
   cluster: ['cluster_id'],
@@ -105,7 +118,8 @@ export async function referenceSavingsWithOpportunities(
         FROM ranked WHERE is_total OR rank <= ${limit}
       UNION ALL
       SELECT 'opportunity', cluster_id, namespace, name, false, months, traffic_gb, NULL, NULL, NULL, NULL, NULL,
-             missed_gb, missed_cost, NULL, NULL, NULL, NULL, NULL, NULL, estimated, position
+             missed_gb, missed_cost, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+             estimated, position
         FROM opportunity_rows
     ) answer
      ORDER BY kind, is_total DESC, position`,
@@ -149,7 +163,9 @@ function groupedSql(columns: string[]): string {
              count(*) FILTER (WHERE source_measured)::int AS services_measured,
              count(*) FILTER (WHERE source_annotation)::int AS services_annotation,
              count(*) FILTER (WHERE source_default)::int AS services_default,
-             count(*) FILTER (WHERE opportunity)::int AS opportunities
+             count(*) FILTER (WHERE opportunity)::int AS opportunities,
+             count(*) FILTER (WHERE measured_share)::int AS services_measured_share,
+             count(*) FILTER (WHERE fully_measured)::int AS services_fully_measured
         FROM weighted
        GROUP BY GROUPING SETS ((${columns.join(', ')}), ())
     ), ranked AS (
@@ -168,7 +184,8 @@ function groupColumnsSql(columns: string[]): string {
     .replace('cluster_id', 'cluster_id::text');
   return `${keys}, is_total, months_total AS months, traffic_gb, measured_gb, without_gb, without_cost, with_gb,
            with_cost, missed_gb, missed_cost, services, services_api, services_measured, services_annotation,
-           services_default, opportunities`;
+           services_default, opportunities, measured_with_gb, measured_with_cost, measured_without_cost,
+           measured_missed_cost, services_measured_share, services_fully_measured`;
 }
 
 /** `opportunity_rows`: the ranked opportunities (at most `limit`), with their `position`. */
