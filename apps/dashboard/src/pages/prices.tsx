@@ -80,7 +80,7 @@ function Catalogue({ pricing }: { pricing: Pricing }) {
                 <td>{entry.basis}</td>
                 <td>
                   <a href={entry.url} target="_blank" rel="noreferrer">
-                    {entry.cloud} pricing page
+                    {new URL(entry.url).host}
                   </a>
                   <div className="muted small">“{entry.sourceSays}”</div>
                 </td>
