@@ -329,7 +329,7 @@ describe('tenancy isolation', () => {
       expect(answer.data, query).toBeNull();
     }
     const fleet = await graphql(
-      '{ fleet { clusters { id name } } savings { groups { clusterId } } fleetRecommendations { nodes { clusterId } } }',
+      '{ fleet { clusters { id name } } savings { groups { clusterId } } fleetRecommendations { nodes { clusterId } } pricing { clusters { id } } }',
     );
     expect(JSON.stringify(fleet.data)).not.toContain(aliceCluster.id);
     expect(JSON.stringify(fleet.data)).toContain(bobCluster.id);
