@@ -144,6 +144,21 @@ export class ReadModelCache implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
+  /**
+   * One cluster's answer for a route and its parameters: kept per organization, dropped when the
+   * cluster's data changes, for at most QUERY_CACHE_TTL_MS.
+   */
+  clusterAnswer(
+    route: string,
+    organizationId: string,
+    clusterId: string,
+    params: unknown,
+    compute: () => Promise<unknown>,
+  ): Promise<CachedAnswer> {
+    const key = `${route}:${organizationId}:${clusterId}:${JSON.stringify(params)}`;
+    return this.answer(key, [clusterTag(clusterId)], this.maxTtl(), compute);
+  }
+
   /** Drops what is cached about these clusters and organizations here, and tells the other API processes. */
   async changed(change: ReadModelChange): Promise<void> {
     this.invalidate(change);

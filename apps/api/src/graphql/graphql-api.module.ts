@@ -13,15 +13,11 @@ import { ApiKeyRateLimitGuard } from '../auth/rate-limit.guard.js';
 import type { ApiConfig } from '../config.js';
 import { graphQLExtensions, logInternalError, problemOf } from '../problem.js';
 import { AuthModule } from '../auth/auth.module.js';
-import { FleetModule } from '../fleet/fleet.module.js';
 import { ReadDbModule } from '../read-db.module.js';
-import { SavingsModule } from '../savings/savings.module.js';
-import { TrendsModule } from '../trends/trends.module.js';
 import { armorProtection, gatePlugin } from './graphql-limits.js';
 import { HeavyReadBudget } from '../heavy-reads/heavy-read-budget.js';
 import { HEAVY_READ_DB } from '../heavy-reads/heavy-read-db.provider.js';
-import { GraphQLLoaders } from './loaders.js';
-import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
+import { GraphQLLoaders } from '../graphql-context/loaders.js';
 
 /**
  * GraphQL at /graphql (code-first, Apollo). Every request gets its own DataLoaders, so batching never
@@ -33,9 +29,6 @@ import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
   imports: [
     AuthModule,
     ReadDbModule,
-    FleetModule,
-    SavingsModule,
-    TrendsModule,
     GraphQLModule.forRootAsync<ApolloDriverConfig>({
       driver: ApolloDriver,
       imports: [AuthModule, ReadDbModule],
@@ -81,9 +74,8 @@ import { ClusterResolver, RootResolver, ServiceResolver } from './resolvers.js';
       },
     }),
   ],
-  // Each feature module registers its own resolvers (recommendations, simulate, audit, reports); these
-  // are the root fields and the cluster and Service types' shared fields.
-  providers: [RootResolver, ClusterResolver, ServiceResolver],
+  // Each feature module registers its own resolvers (fleet, savings, trends, services, recommendations,
+  // simulate, audit, reports): this module holds the server, its limits and the per-request context.
 })
 export class GraphQLApiModule {}
 

@@ -1,10 +1,8 @@
 import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ReadDb, summaryDocuments } from '@zw/db';
 import { ApiKeyAuth } from '../auth/auth.decorators.js';
-import { type CachedAnswer, clusterTag, ReadModelCache } from '../cache/read-model-cache.js';
-import type { ApiConfig } from '../config.js';
+import { type CachedAnswer, ReadModelCache } from '../cache/read-model-cache.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiPathParams, ApiQueryFrom, ApiResponseFrom } from '../http/openapi.js';
 import { clusterIdOf, parseInput } from '../http/validation.js';
@@ -28,7 +26,6 @@ export class ClusterStateController {
     @Inject(ReadDb) private readonly db: ReadDb,
     @Inject(ServicesService) private readonly services: ServicesService,
     @Inject(ReadModelCache) private readonly cache: ReadModelCache,
-    @Inject(ConfigService) private readonly config: ConfigService<ApiConfig, true>,
   ) {}
 
   /** Cached per organization, cluster, route and instant; dropped when the cluster's data changes. */
@@ -41,12 +38,7 @@ export class ClusterStateController {
   ): Promise<CachedAnswer> {
     const clusterId = clusterIdOf(id);
     const { at } = parseInput(AtQuery, query, 'query');
-    return this.cache.answer(
-      `${route}:${caller.organizationId}:${clusterId}:${at ?? ''}`,
-      [clusterTag(clusterId)],
-      this.config.get('QUERY_CACHE_TTL_MS', { infer: true }),
-      () => compute(clusterId, at),
-    );
+    return this.cache.clusterAnswer(route, caller.organizationId, clusterId, { at }, () => compute(clusterId, at));
   }
 
   private async documents(caller: Caller, clusterId: string, at: string | undefined) {

@@ -1,12 +1,10 @@
 import { Body, Controller, Get, Inject, Param, Patch, Query, Req, Res } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@zw/db';
 import { CurrentActor } from '../audit/audit-actor.js';
 import { ApiKeyAuth, OperatorOnly } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
-import { clusterTag, ReadModelCache } from '../cache/read-model-cache.js';
-import type { ApiConfig } from '../config.js';
+import { ReadModelCache } from '../cache/read-model-cache.js';
 import { ApiBodyFrom, ApiPathParams, ApiQueryFrom, ApiResponseFrom } from '../http/openapi.js';
 import { clusterIdOf, parseInput } from '../http/validation.js';
 import {
@@ -31,7 +29,6 @@ export class ServicesController {
   constructor(
     @Inject(ServicesService) private readonly services: ServicesService,
     @Inject(ReadModelCache) private readonly cache: ReadModelCache,
-    @Inject(ConfigService) private readonly config: ConfigService<ApiConfig, true>,
   ) {}
 
   @Get()
@@ -50,11 +47,8 @@ export class ServicesController {
   ): Promise<void> {
     const clusterId = clusterIdOf(id);
     const parsed = parseInput(ListServicesQuery, query, 'query');
-    const answer = await this.cache.answer(
-      `services:${caller.organizationId}:${clusterId}:${JSON.stringify(parsed)}`,
-      [clusterTag(clusterId)],
-      this.config.get('QUERY_CACHE_TTL_MS', { infer: true }),
-      () => this.services.list(caller.organizationId, clusterId, parsed),
+    const answer = await this.cache.clusterAnswer('services', caller.organizationId, clusterId, parsed, () =>
+      this.services.list(caller.organizationId, clusterId, parsed),
     );
     await answer.send(request, response);
   }
@@ -75,11 +69,8 @@ export class ServicesController {
   ): Promise<void> {
     const clusterId = clusterIdOf(id);
     const parsed = parseInput(ServiceCountsQuery, query, 'query');
-    const answer = await this.cache.answer(
-      `service-counts:${caller.organizationId}:${clusterId}:${JSON.stringify(parsed)}`,
-      [clusterTag(clusterId)],
-      this.config.get('QUERY_CACHE_TTL_MS', { infer: true }),
-      () => this.services.counts(caller.organizationId, clusterId, parsed),
+    const answer = await this.cache.clusterAnswer('service-counts', caller.organizationId, clusterId, parsed, () =>
+      this.services.counts(caller.organizationId, clusterId, parsed),
     );
     await answer.send(request, response);
   }
