@@ -4,17 +4,9 @@ import { measuredComparisonFigures } from '@zw/db';
 import type { z } from 'zod';
 import type { ClusterPricing } from '../cluster-pricing.js';
 import { type GraphQLContext, timestampArg } from '../graphql-context/context.js';
-import {
-  Cluster,
-  ClusterMeasuredTraffic,
-  HintState,
-  RoutingMode,
-  SavingsFigures,
-  ServiceCidr,
-  ServiceConnection,
-  ServiceSort,
-  Zone,
-} from '../graphql-models/models.js';
+import { Cluster, HintState, RoutingMode } from '../graphql-models/models.js';
+import { SavingsFigures } from '../savings/savings.models.js';
+import { ClusterMeasuredTraffic, ServiceCidr, ServiceConnection, ServiceSort, Zone } from './cluster-fields.models.js';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { validationProblem } from '../problem.js';
 import type { ZoneStatsSchema } from '../services/cluster-state.schemas.js';

@@ -1,8 +1,10 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
 
 /**
- * The GraphQL read model (code-first): the same data as the REST API, shaped for the dashboard's fleet
- * page: fleet → clusters → services → timeline, zones, Service CIDRs, savings.
+ * The GraphQL read model's shared entities (code-first): the fleet, its clusters and their Services, and
+ * the figures they carry. Several features extend these types with fields of their own (recommendations,
+ * simulations, savings, timelines), so they live here; each feature keeps its own answer types beside
+ * its resolver (fleet/cluster-fields.models.ts, services/timeline.models.ts, savings/, trends/).
  */
 
 export enum RoutingMode {
@@ -17,14 +19,8 @@ export enum HintState {
   removed = 'removed',
   none = 'none',
 }
-export enum ServiceSort {
-  name = 'name',
-  cost = 'cost',
-  savings = 'savings',
-}
 registerEnumType(RoutingMode, { name: 'RoutingMode' });
 registerEnumType(HintState, { name: 'HintState', description: 'the `hints.state` of `zonewise analyze`' });
-registerEnumType(ServiceSort, { name: 'ServiceSort' });
 
 @ObjectType()
 export class CrossZoneCost {
@@ -36,6 +32,16 @@ export class CrossZoneCost {
 export class CrossZoneFractions {
   @Field(() => Float) withoutHints: number;
   @Field(() => Float) withHints: number;
+}
+
+/** A month's (or a range's) traffic, what crosses zones with and without hints, and what that saves. */
+@ObjectType({ isAbstract: true })
+export class CrossZoneCostFigures {
+  @Field(() => Float) trafficGb: number;
+  @Field(() => CrossZoneCost) withoutHints: CrossZoneCost;
+  @Field(() => CrossZoneCost) withHints: CrossZoneCost;
+  @Field(() => CrossZoneCost) realizedSavings: CrossZoneCost;
+  @Field(() => CrossZoneCost) missedSavings: CrossZoneCost;
 }
 
 @ObjectType({ description: "whether the hints change where requests go on the cluster's data path" })
@@ -85,28 +91,6 @@ export class ZoneAllocation {
   @Field(() => Float, { nullable: true }) desired: number | null;
   @Field(() => Int, { nullable: true }) allocated: number | null;
   @Field(() => Float) expectedOverload: number;
-}
-
-@ObjectType()
-export class TimelineEntry {
-  @Field() from: string;
-  @Field(() => String, { nullable: true }) to: string | null;
-  @Field(() => RoutingMode) routing: RoutingMode;
-  @Field(() => HintState) hintState: HintState;
-  @Field(() => String, { nullable: true }) hintReason: string | null;
-  @Field(() => CrossZoneFractions) crossZone: CrossZoneFractions;
-  @Field(() => Int) readyEndpoints: number;
-}
-
-@ObjectType()
-export class Timeline {
-  @Field() from: string;
-  @Field() to: string;
-  @Field(() => [TimelineEntry]) entries: TimelineEntry[];
-  @Field() truncated: boolean;
-  @Field(() => Int) changes: number;
-  @Field(() => Int, { description: 'the flapping count' }) hintStateChanges: number;
-  @Field() flapping: boolean;
 }
 
 @ObjectType()
@@ -175,94 +159,6 @@ export class Service {
 }
 
 @ObjectType()
-export class ServiceConnection {
-  @Field(() => String, { nullable: true }) asOf: string | null;
-  @Field(() => [Service]) nodes: Service[];
-  @Field(() => String, { nullable: true }) nextCursor: string | null;
-}
-
-@ObjectType()
-export class ExpectedOverload {
-  @Field(() => Float) max: number;
-  @Field(() => String, { nullable: true }) maxService: string | null;
-  @Field(() => Float, { nullable: true }) mean: number | null;
-  @Field(() => Int) servicesAboveThreshold: number;
-}
-
-@ObjectType()
-export class Zone {
-  @Field() name: string;
-  @Field(() => Float, { nullable: true }) cpuShare: number | null;
-  @Field(() => Float, { nullable: true }) allocatableCpuMillis: number | null;
-  @Field(() => Int, { nullable: true }) readyNodes: number | null;
-  @Field(() => Float, { nullable: true }) trafficShare: number | null;
-  @Field(() => Int) readyEndpoints: number;
-  @Field(() => Int) hintedEndpoints: number;
-  @Field(() => ExpectedOverload) expectedOverload: ExpectedOverload;
-}
-
-@ObjectType()
-export class AddressBand {
-  @Field() first: string;
-  @Field() last: string;
-}
-
-@ObjectType()
-export class BandCounts {
-  @Field(() => Float) static: number;
-  @Field(() => Float) dynamic: number;
-  @Field(() => Float) total: number;
-}
-
-@ObjectType()
-export class ClusterIpRisk {
-  @Field() kind: string;
-  @Field() ip: string;
-  @Field(() => String, { nullable: true }) service: string | null;
-  @Field() staticBecause: string;
-  @Field() message: string;
-}
-
-@ObjectType()
-export class WellKnownAddress {
-  @Field() ip: string;
-  @Field() purpose: string;
-  @Field(() => String, { nullable: true }) band: string | null;
-  @Field() free: boolean;
-  @Field(() => [String]) heldBy: string[];
-}
-
-@ObjectType()
-export class ServiceCidr {
-  @Field() cidr: string;
-  @Field() family: string;
-  @Field() source: string;
-  @Field() ready: boolean;
-  @Field({ description: 'usable addresses (a decimal string, as it may exceed 2^53)' }) size: string;
-  @Field(() => AddressBand, { nullable: true }) staticBand: AddressBand | null;
-  @Field(() => AddressBand, { nullable: true }) dynamicBand: AddressBand | null;
-  @Field(() => BandCounts) allocated: BandCounts;
-  @Field() freeStatic: string;
-  @Field() freeDynamic: string;
-  @Field(() => Float) utilization: number;
-  @Field(() => [ClusterIpRisk], { description: 'static ClusterIPs in the dynamic band' }) risks: ClusterIpRisk[];
-  @Field(() => [WellKnownAddress]) wellKnown: WellKnownAddress[];
-  @Field(() => Int) conflicts: number;
-}
-
-@ObjectType()
-export class SavingsFigures {
-  @Field(() => Float) trafficGb: number;
-  @Field(() => CrossZoneCost) withoutHints: CrossZoneCost;
-  @Field(() => CrossZoneCost) withHints: CrossZoneCost;
-  @Field(() => CrossZoneCost) realizedSavings: CrossZoneCost;
-  @Field(() => CrossZoneCost) missedSavings: CrossZoneCost;
-  @Field(() => Int) services: number;
-  @Field(() => Int) opportunities: number;
-  @Field() estimate: boolean;
-}
-
-@ObjectType()
 export class HintStateCounts {
   @Field(() => Int) populated: number;
   @Field(() => Int) removed: number;
@@ -300,12 +196,7 @@ export class AtStakeFigures {
 }
 
 @ObjectType()
-export class MonthlyFigures {
-  @Field(() => Float) trafficGb: number;
-  @Field(() => CrossZoneCost) withoutHints: CrossZoneCost;
-  @Field(() => CrossZoneCost) withHints: CrossZoneCost;
-  @Field(() => CrossZoneCost) realizedSavings: CrossZoneCost;
-  @Field(() => CrossZoneCost) missedSavings: CrossZoneCost;
+export class MonthlyFigures extends CrossZoneCostFigures {
   @Field(() => AtStakeFigures, { nullable: true, description: 'null while the newest summary predates it' })
   atStake: AtStakeFigures | null;
   @Field(() => Int) opportunities: number;
@@ -315,25 +206,6 @@ export class MonthlyFigures {
   @Field(() => Float, { nullable: true, description: 'measuredTrafficGb ÷ trafficGb' }) measuredShare: number | null;
   @Field(() => Pricing) pricing: Pricing;
   @Field() estimate: boolean;
-}
-
-@ObjectType({ description: 'one side of a cluster comparison: GB per month, fraction, cross-zone GB, USD per month' })
-export class ClusterTrafficFigures {
-  @Field(() => Float, { nullable: true }) trafficGb: number | null;
-  @Field(() => Float, { nullable: true }) crossZone: number | null;
-  @Field(() => Float, { nullable: true }) crossZoneGb: number | null;
-  @Field(() => Float, { nullable: true }) cost: number | null;
-}
-
-@ObjectType({ description: "a cluster's model against its measurement (REST: GET /v1/clusters/{id}/measured-traffic)" })
-export class ClusterMeasuredTraffic {
-  @Field(() => Int) servicesMeasured: number;
-  @Field(() => Int) servicesWithMeasuredZones: number;
-  @Field(() => Float, { nullable: true }) measuredShare: number | null;
-  @Field(() => String, { nullable: true }) oldestMeasurementAt: string | null;
-  @Field(() => ClusterTrafficFigures) estimated: ClusterTrafficFigures;
-  @Field(() => ClusterTrafficFigures) measured: ClusterTrafficFigures;
-  @Field(() => ClusterTrafficFigures, { description: 'estimated − measured' }) error: ClusterTrafficFigures;
 }
 
 @ObjectType({ description: "a cluster's Prometheus traffic source and how its last measurement went" })
@@ -394,69 +266,4 @@ export class Cluster {
 export class Fleet {
   @Field() generatedAt: string;
   @Field(() => [Cluster]) clusters: Cluster[];
-}
-
-@ObjectType()
-export class SavingsGroup extends SavingsFigures {
-  @Field(() => ID) clusterId: string;
-  @Field() clusterName: string;
-  @Field(() => String, { nullable: true }) namespace: string | null;
-  @Field(() => String, { nullable: true }) name: string | null;
-}
-
-@ObjectType()
-export class Opportunity {
-  @Field(() => ID) clusterId: string;
-  @Field() clusterName: string;
-  @Field() namespace: string;
-  @Field() name: string;
-  @Field(() => Float) trafficGb: number;
-  @Field(() => CrossZoneCost) missedSavings: CrossZoneCost;
-  @Field() estimate: boolean;
-}
-
-@ObjectType()
-export class SavingsReport {
-  @Field() from: string;
-  @Field() to: string;
-  @Field(() => SavingsFigures) totals: SavingsFigures;
-  @Field(() => [SavingsGroup]) groups: SavingsGroup[];
-  @Field(() => [Opportunity]) opportunities: Opportunity[];
-}
-
-@ObjectType({ description: 'one bucket of a trend: the stored summaries recorded in it' })
-export class TrendMonthly {
-  @Field(() => Float) trafficGb: number;
-  @Field(() => CrossZoneCost) withoutHints: CrossZoneCost;
-  @Field(() => CrossZoneCost) withHints: CrossZoneCost;
-  @Field(() => CrossZoneCost) ifEnabled: CrossZoneCost;
-  @Field(() => CrossZoneCost) realizedSavings: CrossZoneCost;
-  @Field(() => CrossZoneCost) missedSavings: CrossZoneCost;
-}
-
-@ObjectType()
-export class TrendServices {
-  @Field(() => Float) populated: number;
-  @Field(() => Float) removed: number;
-  @Field(() => Float) none: number;
-}
-
-@ObjectType()
-export class TrendPoint {
-  @Field() start: string;
-  @Field(() => Int) clusters: number;
-  @Field(() => Int) snapshots: number;
-  @Field(() => TrendServices) services: TrendServices;
-  @Field(() => Float) servicesWithDrift: number;
-  @Field(() => TrendMonthly) monthly: TrendMonthly;
-}
-
-@ObjectType({ description: 'figures over time, as GET /v1/fleet/trends and /v1/clusters/{id}/trends answer them' })
-export class Trends {
-  @Field({ description: "the range's start: the start of its first bucket (buckets are aligned to UTC)" })
-  from: string;
-  @Field() to: string;
-  @Field() bucket: string;
-  @Field({ description: 'whether the range was fitted to the data (no `from` asked for)' }) fitted: boolean;
-  @Field(() => [TrendPoint]) points: TrendPoint[];
 }

@@ -4,7 +4,7 @@ import { DAY_MS } from '@zw/core';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { timestampArg } from '../graphql-context/context.js';
-import { type SavingsFigures, SavingsReport } from '../graphql-models/models.js';
+import { type SavingsFigures, SavingsReport } from './savings.models.js';
 import { validationProblem } from '../problem.js';
 import { SavingsService } from './savings.service.js';
 

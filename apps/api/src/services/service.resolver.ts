@@ -3,7 +3,8 @@ import { DAY_MS } from '@zw/core';
 import type { ServiceStateRow } from '@zw/db';
 import type { ClusterPricing } from '../cluster-pricing.js';
 import { type GraphQLContext, timestampArg } from '../graphql-context/context.js';
-import { type HintState, type RoutingMode, Service, Timeline } from '../graphql-models/models.js';
+import { type HintState, type RoutingMode, Service } from '../graphql-models/models.js';
+import { Timeline } from './timeline.models.js';
 import { type MeasurementSource, serviceSummaryView, zoneAllocations } from './service-view.js';
 import { DEFAULT_TIMELINE_DAYS, TIMELINE_LIMIT, timelineOf } from './services.service.js';
 

@@ -2,7 +2,7 @@ import { Inject, UseGuards } from '@nestjs/common';
 import { Args, ID, Query, Resolver } from '@nestjs/graphql';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
-import { Trends } from '../graphql-models/models.js';
+import { Trends } from './trends.models.js';
 import { clusterIdOf, parseInput } from '../http/validation.js';
 import { TrendsQuery } from './trends.schemas.js';
 import { TrendsService } from './trends.service.js';
