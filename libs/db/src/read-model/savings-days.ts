@@ -80,6 +80,15 @@ const FLAGS = FLAG_COLUMNS.map((c) => `bool_or(${c}) AS ${c}`).join(', ');
 export const SUMMED_FIGURES_SQL = `${SUMMED.map((c) => `sum(${c}) AS ${c}`).join(', ')}, ${FLAGS}`;
 
 /**
+ * One Service's sums from its open interval's piece `o` and the sums `g` of its other pieces (either may
+ * be missing: a full join), so the open intervals, one per Service, need no grouping.
+ */
+export const OPEN_PLUS_SUMMED_SQL = [
+  ...SUMMED.map((c) => `COALESCE(o.${c}, 0) + COALESCE(g.${c}, 0) AS ${c}`),
+  ...FLAG_COLUMNS.map((c) => `COALESCE(o.${c}, false) OR COALESCE(g.${c}, false) AS ${c}`),
+].join(', ');
+
+/**
  * The same sums for one roll-up row. Decision: in numeric, so a row summed from scratch is the same bit for
  * bit whatever order its intervals are read in (the worker's rewrite of some days, the migration's backfill
  * of all); see {@link addClosedIntervalsToSavingsDays} for rows added to interval by interval.

@@ -3,6 +3,7 @@ import { FULLY_MEASURED_SQL, MEASURED_SHARE_SQL } from './rollup.js';
 import {
   FIGURE_COLUMNS,
   HEAD_AS_INTERVAL_SQL,
+  OPEN_PLUS_SUMMED_SQL,
   SECONDS_PER_MONTH,
   SUMMED_FIGURES_SQL,
   weightedIntervalsSql,
@@ -90,7 +91,9 @@ export interface OpportunityRow {
  * read there). The open intervals are a set of their own so that Postgres reads them with a plain index
  * scan, which marks the index entries of intervals closed since as dead; a bitmap scan for both sets
  * never does, and read every closed interval's old open version again until a vacuum came (3.5 ms
- * instead of 0.9 ms for 1,000 Services after a burst of writes).
+ * instead of 0.9 ms for 1,000 Services after a burst of writes). A Service has at most one open interval,
+ * so its piece is joined to the sums of the Service's other pieces instead of being grouped with them:
+ * grouping 200,000 open pieces (a hash aggregate spilling past `work_mem`) was a fifth of the statement.
  *
  * When the range runs up to now ($10: `to` ≥ `now`, with whole days), its right edge is today up to now,
  * and today's day row holds exactly the closed intervals' pieces in it, since none ends after now; so
@@ -131,6 +134,28 @@ export interface OpportunityRow {
 const OWN_TRAFFIC_SQL = `SELECT id, monthly_traffic_gb, measured_traffic_gb, measured_cross_zone FROM cluster_services
       WHERE cluster_id = ANY($1::uuid[]) AND (monthly_traffic_gb IS NOT NULL OR measured_traffic_gb IS NOT NULL)`;
 
+/**
+ * A Service's figures from its sums `w` and its row `s` (null when it has no traffic value of its own):
+ * an API or measured volume (`OWN_GB_SQL`) overrides the snapshots' for the whole range, gb × Σ months,
+ * else Σ months × traffic_gb; a measured share crossing zones replaces the model's withHints fraction.
+ *
+ * Decision: plain expressions over the row, not lateral subqueries (`OFFSET 0`) computing each once:
+ * their inputs are columns, so writing one in several places costs a multiplication, and a lateral
+ * subquery for each of 200,000 Services was a third of the statement (see bench/RESULTS.md, orgroll24).
+ */
+const OWN_GB_SQL = 'COALESCE(s.monthly_traffic_gb, s.measured_traffic_gb)';
+const SHARE_SQL = `(${MEASURED_SHARE_SQL})`;
+const byOwnGb = (months: string, traffic: string) => `COALESCE(${OWN_GB_SQL} * w.${months}, w.${traffic})`;
+const GB_M_SQL = byOwnGb('months', 'traffic_months');
+const WITHOUT_GB_SQL = byOwnGb('without_months', 'without_traffic');
+const MODEL_WITH_GB_SQL = byOwnGb('with_months', 'with_traffic');
+const MODEL_MISSED_GB_SQL = byOwnGb('missed_months', 'missed_traffic');
+const OPPORTUNITY_GB_M_SQL = byOwnGb('opportunity_months', 'opportunity_traffic');
+const WITH_GB_SQL = `CASE WHEN ${SHARE_SQL} IS NULL THEN ${MODEL_WITH_GB_SQL} ELSE ${GB_M_SQL} * ${SHARE_SQL} END`;
+const MISSED_GB_SQL = `CASE WHEN ${SHARE_SQL} IS NULL OR NOT w.opportunity THEN ${MODEL_MISSED_GB_SQL}
+  ELSE ${MODEL_MISSED_GB_SQL} + ${OPPORTUNITY_GB_M_SQL} * ${SHARE_SQL}
+       - ${MODEL_WITH_GB_SQL} * w.opportunity_months / w.months END`;
+
 const RIGHT_EDGE_FROM_ROLLUP = '(SELECT from_rollup FROM right_edge)::uuid[]';
 const RAW_RIGHT_EDGE = '(SELECT raw FROM right_edge)::uuid[]';
 
@@ -152,9 +177,10 @@ function perServiceSql(namespaceFilter: string, withNamespace: boolean): string 
        CROSS JOIN LATERAL (SELECT $10::boolean AND NOT EXISTS (
                SELECT 1 FROM service_intervals WHERE cluster_id = c AND valid_to > $5::timestamptz)) t(from_rollup)
     ),
-    pieces AS (
+    open_pieces AS (
       ${rawIntervals(`i.valid_from < LEAST($4::timestamptz, $5::timestamptz) AND i.valid_to IS NULL`)}
-      UNION ALL
+    ),
+    pieces AS (
       ${rawIntervals(`i.valid_from < LEAST($4::timestamptz, $5::timestamptz) AND i.valid_to > $7::timestamptz`, RAW_RIGHT_EDGE)}
       UNION ALL
       ${rawIntervals(`i.valid_to > $3::timestamptz AND i.valid_to <= $6::timestamptz`)}
@@ -178,43 +204,30 @@ function perServiceSql(namespaceFilter: string, withNamespace: boolean): string 
       UNION ALL
       ${rollupRows(`span_days = 7 AND day = $11::date`, RIGHT_EDGE_FROM_ROLLUP)}
     ), summed AS (
-      SELECT cluster_id, service_id, ${SUMMED_FIGURES_SQL}
-        FROM pieces WHERE months > 0
-       GROUP BY cluster_id, service_id
+      SELECT COALESCE(o.cluster_id, g.cluster_id) AS cluster_id, COALESCE(o.service_id, g.service_id) AS service_id,
+             ${OPEN_PLUS_SUMMED_SQL}
+        FROM (SELECT * FROM open_pieces WHERE months > 0) o
+        FULL JOIN (SELECT cluster_id, service_id, ${SUMMED_FIGURES_SQL} FROM pieces WHERE months > 0
+                    GROUP BY cluster_id, service_id) g ON g.service_id = o.service_id
     ), weighted AS (
-      SELECT w.cluster_id, w.service_id,${withNamespace ? ' s.namespace,' : ''} n.*,
-             n.without_gb * n.price AS without_cost, n.with_gb * n.price AS with_cost,
-             n.missed_gb * n.price AS missed_cost,
+      SELECT w.cluster_id, w.service_id,${withNamespace ? ' s.namespace,' : ''} p.price, w.months, ${GB_M_SQL} AS gb_m,
+             CASE WHEN s.monthly_traffic_gb IS NULL THEN COALESCE(s.measured_traffic_gb * w.months, 0) ELSE 0 END
+               AS measured_gb_m,
+             ${WITHOUT_GB_SQL} AS without_gb, ${WITH_GB_SQL} AS with_gb, ${MISSED_GB_SQL} AS missed_gb,
+             ${OPPORTUNITY_GB_M_SQL} AS opportunity_gb_m, w.opportunity_months,
+             ${FULLY_MEASURED_SQL} AS fully_measured, (${MEASURED_SHARE_SQL}) IS NOT NULL AS measured_share,
+             ${WITHOUT_GB_SQL} * p.price AS without_cost, ${WITH_GB_SQL} * p.price AS with_cost,
+             ${MISSED_GB_SQL} * p.price AS missed_cost,
              s.monthly_traffic_gb IS NOT NULL AS source_api,
              s.monthly_traffic_gb IS NULL AND s.measured_traffic_gb IS NOT NULL AS source_measured,
-             o.gb IS NULL AND w.annotation AS source_annotation,
-             o.gb IS NULL AND w.default_source AS source_default,
+             ${OWN_GB_SQL} IS NULL AND w.annotation AS source_annotation,
+             ${OWN_GB_SQL} IS NULL AND w.default_source AS source_default,
              w.opportunity,
-             o.gb IS NULL AND w.opportunity_default AS opportunity_estimated
+             ${OWN_GB_SQL} IS NULL AND w.opportunity_default AS opportunity_estimated
         FROM summed w
         ${withNamespace ? 'JOIN cluster_services s' : `LEFT JOIN (${OWN_TRAFFIC_SQL}) s`} ON s.id = w.service_id
         JOIN (SELECT * FROM unnest($1::uuid[], $2::float8[]) AS p(cluster_id, price) OFFSET 0) p
           ON p.cluster_id = w.cluster_id
-       CROSS JOIN LATERAL (SELECT COALESCE(s.monthly_traffic_gb, s.measured_traffic_gb) AS gb,
-                                  ${MEASURED_SHARE_SQL} AS share, ${FULLY_MEASURED_SQL} AS fully_measured) o
-       CROSS JOIN LATERAL (
-             SELECT COALESCE(o.gb * w.months, w.traffic_months) AS gb_m,
-                    COALESCE(o.gb * w.with_months, w.with_traffic) AS model_with_gb,
-                    COALESCE(o.gb * w.missed_months, w.missed_traffic) AS model_missed_gb,
-                    COALESCE(o.gb * w.opportunity_months, w.opportunity_traffic) AS opportunity_gb_m
-             OFFSET 0) m
-       CROSS JOIN LATERAL (
-             SELECT p.price, w.months,
-                    m.gb_m,
-                    CASE WHEN s.monthly_traffic_gb IS NULL THEN COALESCE(s.measured_traffic_gb * w.months, 0)
-                         ELSE 0 END AS measured_gb_m,
-                    COALESCE(o.gb * w.without_months, w.without_traffic) AS without_gb,
-                    CASE WHEN o.share IS NULL THEN m.model_with_gb ELSE m.gb_m * o.share END AS with_gb,
-                    CASE WHEN o.share IS NULL OR NOT w.opportunity THEN m.model_missed_gb
-                         ELSE m.model_missed_gb + m.opportunity_gb_m * o.share
-                              - m.model_with_gb * w.opportunity_months / w.months END AS missed_gb,
-                    m.opportunity_gb_m,
-                    w.opportunity_months, o.fully_measured, o.share IS NOT NULL AS measured_share) n
        WHERE true${namespaceFilter}
     )`;
 }
