@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { analyzeSnapshot, generateFleetSnapshot, type KubernetesList, parseSnapshot } from '@zw/core';
-import { createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
+import { createPrismaClient, type PrismaClient, registerCluster, tableBytes } from '@zw/db';
 import {
   SERVER_URL,
   REDIS_URL,
@@ -164,10 +164,7 @@ async function storedHistoryBytes(prisma: PrismaClient): Promise<number> {
     'service_fixes',
   ];
   await prisma.$executeRawUnsafe(`VACUUM ANALYZE`);
-  const [row] = await prisma.$queryRaw<{ bytes: bigint }[]>`
-    SELECT COALESCE(sum(pg_total_relation_size(to_regclass(t))), 0)::bigint AS bytes
-      FROM unnest(${tables}::text[]) AS t WHERE to_regclass(t) IS NOT NULL`;
-  return Number(row.bytes);
+  return [...(await tableBytes(prisma, tables)).values()].reduce((sum, bytes) => sum + bytes, 0);
 }
 
 async function largeSnapshot({ prisma, apiUrl, startWorker }: Context): Promise<string[]> {
@@ -218,14 +215,12 @@ async function warmUp(prisma: PrismaClient, apiUrl: string): Promise<void> {
 
 /** Bytes on disk (tables, TOAST and indexes) of everything history and bookkeeping keep per snapshot. */
 async function historyBytes(prisma: PrismaClient) {
-  const [row] = await prisma.$queryRaw<{ intervals: bigint; services: bigint; summaries: bigint; snapshots: bigint }[]>`
-    SELECT pg_total_relation_size('service_intervals') AS intervals, pg_total_relation_size('cluster_services') AS services,
-           pg_total_relation_size('snapshot_summaries') AS summaries, pg_total_relation_size('snapshots') AS snapshots`;
+  const bytes = await tableBytes(prisma, ['service_intervals', 'cluster_services', 'snapshot_summaries', 'snapshots']);
   const sizes = {
-    intervals: Number(row.intervals),
-    services: Number(row.services),
-    summaries: Number(row.summaries),
-    snapshots: Number(row.snapshots),
+    intervals: bytes.get('service_intervals')!,
+    services: bytes.get('cluster_services')!,
+    summaries: bytes.get('snapshot_summaries')!,
+    snapshots: bytes.get('snapshots')!,
   };
   return { ...sizes, total: sizes.intervals + sizes.services + sizes.summaries + sizes.snapshots };
 }

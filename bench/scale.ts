@@ -2,7 +2,14 @@ import type { ChildProcess } from 'node:child_process';
 import { Agent, get } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { generateFleetSnapshot, type KubernetesList } from '@zw/core';
-import { createApiKey, createOrganization, createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
+import {
+  createApiKey,
+  createOrganization,
+  createPrismaClient,
+  type PrismaClient,
+  registerCluster,
+  tableBytes,
+} from '@zw/db';
 import {
   SERVER_URL,
   REDIS_URL,
@@ -281,10 +288,7 @@ const HISTORY_TABLES = [
  */
 async function historyTableBytes(prisma: PrismaClient): Promise<Map<string, number>> {
   await prisma.$executeRawUnsafe('VACUUM ANALYZE');
-  const rows = await prisma.$queryRaw<{ name: string; bytes: bigint }[]>`
-    SELECT t AS name, pg_total_relation_size(to_regclass(t))::bigint AS bytes
-      FROM unnest(${HISTORY_TABLES}::text[]) AS t WHERE to_regclass(t) IS NOT NULL`;
-  return new Map(rows.map((row) => [row.name, Number(row.bytes)]));
+  return tableBytes(prisma, HISTORY_TABLES);
 }
 
 /** What history added since `empty` (the tables' size before the first push: their empty pages). */

@@ -99,16 +99,38 @@ export interface MigratedDatabase extends TestDatabase {
  * then applies the next migration to see that data carried over.
  */
 export async function createDatabaseAtMigration(tag: string, last: string): Promise<MigratedDatabase> {
-  const dir = join(ROOT, 'prisma', 'migrations');
-  const folders = readdirSync(dir)
+  const folders = migrationFolders();
+  return createDatabaseWith(tag, folders.slice(0, folders.findIndex((name) => name.endsWith(last)) + 1));
+}
+
+/**
+ * A fresh database with every migration but the one whose folder name ends with `skipped`: today's
+ * schema without that change, for a test that records history as the current code does and then applies
+ * it (`apply(skipped)`) to see that history read the same.
+ */
+export async function createDatabaseWithoutMigration(tag: string, skipped: string): Promise<MigratedDatabase> {
+  const folders = migrationFolders();
+  if (!folders.some((name) => name.endsWith(skipped))) throw new Error(`no migration ending with ${skipped}`);
+  return createDatabaseWith(
+    tag,
+    folders.filter((name) => !name.endsWith(skipped)),
+  );
+}
+
+function migrationFolders(): string[] {
+  return readdirSync(join(ROOT, 'prisma', 'migrations'))
     .filter((name) => !name.endsWith('.toml'))
     .sort();
+}
+
+async function createDatabaseWith(tag: string, upTo: string[]): Promise<MigratedDatabase> {
+  const dir = join(ROOT, 'prisma', 'migrations');
+  const folders = migrationFolders();
   const sqlOf = (suffix: string) => {
     const folder = folders.find((name) => name.endsWith(suffix));
     if (!folder) throw new Error(`no migration ending with ${suffix}`);
     return readFileSync(join(dir, folder, 'migration.sql'), 'utf8');
   };
-  const upTo = folders.slice(0, folders.findIndex((name) => name.endsWith(last)) + 1);
   const name = `zw_test_${tag}_${process.pid}`;
   await withAdmin(SERVER_URL, async (admin) => {
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

@@ -1,13 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
-  type Db,
+  type ClusterCutoff,
+  dropExpiredIntervalPartitions,
+  ensureIntervalPartitions,
+  historyCutoffs,
   PrismaService,
-  pruneAnalysisDocuments,
   pruneAuditLog,
-  pruneServiceFixContents,
+  pruneClusterHistory,
   pruneSessions,
   pruneSignInAttempts,
-  refreshSavingsDays,
+  pruneSnapshotPayloads,
+  pruneSnapshots,
 } from '@zw/db';
 import type { WorkerConfig } from './config.js';
 import { lockCluster } from './history/cluster-lock.js';
@@ -18,6 +21,10 @@ export interface RetentionResult {
   payloadsDeleted: number;
   snapshotsDeleted: number;
   intervalsDeleted: number;
+  /** Weekly partitions of service_intervals dropped whole (their intervals are counted in intervalsDeleted). */
+  partitionsDropped: number;
+  /** Weekly partitions of service_intervals created ahead. */
+  partitionsCreated: number;
   servicesDeleted: number;
   auditEntriesDeleted: number;
   /** Dashboard sessions ended more than a day ago, and sign-ins never finished. */
@@ -25,14 +32,16 @@ export interface RetentionResult {
 }
 
 const BATCH = 1000;
+/** Weeks of service_intervals partitions kept created ahead of the current one. */
+const WEEKS_AHEAD = 2;
 
 /**
- * Keeps storage bounded: raw payloads past their retention (counted from the snapshot's captured-at time,
- * as history is: a snapshot pushed late, or re-driven, keeps its payload for as long as one pushed on time
- * and never outlives the days it describes), then per-snapshot rows (snapshot and its
- * aggregates) and closed history intervals past the history retention, and audit entries past
- * AUDIT_LOG_RETENTION_DAYS, dashboard sessions a day after they ended and unfinished sign-ins. Organizations may override the payload and history periods. Snapshots still
- * waiting are never touched.
+ * Keeps storage bounded: raw payloads past their retention, per-snapshot rows (snapshot and its
+ * aggregates) and closed history intervals past the history retention (whole weekly partitions of
+ * intervals are dropped once every organization's retention has passed them, the intervals still held
+ * moved out first; the rest are deleted row by row), audit entries past AUDIT_LOG_RETENTION_DAYS,
+ * dashboard sessions a day after they ended and unfinished sign-ins. It also creates the coming weeks'
+ * partitions. Organizations may override the payload and history periods (libs/db retention.ts).
  */
 @Injectable()
 export class RetentionService {
@@ -45,30 +54,17 @@ export class RetentionService {
   ) {}
 
   async prune(now = new Date()): Promise<RetentionResult> {
-    const payloadDays = this.config.PAYLOAD_RETENTION_DAYS;
-    const historyDays = this.config.HISTORY_RETENTION_DAYS;
-    const payloadsDeleted = await this.inBatches(
-      () => this.prisma.$executeRaw`
-        DELETE FROM snapshot_payloads WHERE snapshot_id IN (
-          SELECT s.id FROM snapshots s
-            JOIN snapshot_payloads p ON p.snapshot_id = s.id
-            JOIN clusters c ON c.id = s.cluster_id JOIN organizations o ON o.id = c.organization_id
-           WHERE s.status IN ('processed', 'failed')
-             AND s.captured_at < ${now}::timestamptz
-                 - COALESCE(o.payload_retention_days, ${payloadDays}::float8) * interval '1 day'
-           LIMIT ${BATCH})`,
+    const partitionsCreated = (await ensureIntervalPartitions(this.prisma, now, WEEKS_AHEAD)).length;
+    const payloadsDeleted = await pruneSnapshotPayloads(this.prisma, {
+      now,
+      defaultDays: this.config.PAYLOAD_RETENTION_DAYS,
+      batch: BATCH,
+    });
+    const history = { now, defaultDays: this.config.HISTORY_RETENTION_DAYS, batch: BATCH };
+    const snapshotsDeleted = await pruneSnapshots(this.prisma, history);
+    const { intervalsDeleted, servicesDeleted, partitionsDropped } = await this.pruneIntervals(
+      await historyCutoffs(this.prisma, history),
     );
-    const snapshotsDeleted = await this.inBatches(
-      () => this.prisma.$executeRaw`
-        DELETE FROM snapshots WHERE id IN (
-          SELECT s.id FROM snapshots s
-            JOIN clusters c ON c.id = s.cluster_id JOIN organizations o ON o.id = c.organization_id
-           WHERE s.status IN ('processed', 'failed')
-             AND s.captured_at < ${now}::timestamptz
-                 - COALESCE(o.history_retention_days, ${historyDays}::float8) * interval '1 day'
-           LIMIT ${BATCH})`,
-    );
-    const { intervalsDeleted, servicesDeleted } = await this.pruneIntervals(now, historyDays);
     const auditEntriesDeleted = await pruneAuditLog(
       this.prisma,
       new Date(now.getTime() - this.config.AUDIT_LOG_RETENTION_DAYS * 24 * 3600_000),
@@ -81,63 +77,35 @@ export class RetentionService {
       payloadsDeleted,
       snapshotsDeleted,
       intervalsDeleted,
+      partitionsDropped,
+      partitionsCreated,
       servicesDeleted,
       auditEntriesDeleted,
       sessionsDeleted,
     };
-    if (payloadsDeleted || snapshotsDeleted || intervalsDeleted || auditEntriesDeleted || sessionsDeleted)
-      this.logger.log(`pruned ${JSON.stringify(result)}`);
+    if (Object.values(result).some((count) => count > 0)) this.logger.log(`pruned ${JSON.stringify(result)}`);
     return result;
   }
 
-  /** Per cluster, under its lock: a snapshot being recorded meanwhile must not see half-pruned history. */
-  private async pruneIntervals(now: Date, historyDays: number) {
-    const clusters = await this.prisma.$queryRaw<{ id: string; cutoff: Date }[]>`
-      SELECT c.id::text, ${now}::timestamptz
-             - COALESCE(o.history_retention_days, ${historyDays}::float8) * interval '1 day' AS cutoff
-        FROM clusters c JOIN organizations o ON o.id = c.organization_id`;
+  /**
+   * Whole partitions first, then per cluster, under its lock: a snapshot being recorded meanwhile must
+   * not see half-pruned history (the roll-up's days before the cutoff are summed again there).
+   */
+  private async pruneIntervals(clusters: ClusterCutoff[]) {
+    const dropped = await dropExpiredIntervalPartitions(this.prisma, clusters);
+    const droppedOf = (clusterId: string) =>
+      dropped.reduce((sum, partition) => sum + (partition.removedByCluster.get(clusterId) ?? 0), 0);
     let intervalsDeleted = 0;
     let servicesDeleted = 0;
     for (const cluster of clusters) {
       const pruned = await this.prisma.$transaction(async (tx) => {
         await lockCluster(tx, cluster.id, this.config.WORKER_LOCK_WAIT_MS);
-        const intervals = await tx.$executeRaw`
-          DELETE FROM service_intervals WHERE cluster_id = ${cluster.id}::uuid AND valid_to < ${cluster.cutoff}`;
-        if (intervals > 0) await refreshSavingsDays(tx, cluster.id, await savingsDaysBefore(tx, cluster));
-        const services = await tx.$executeRaw`
-          DELETE FROM cluster_services s WHERE s.cluster_id = ${cluster.id}::uuid
-             AND NOT EXISTS (SELECT 1 FROM service_intervals i WHERE i.service_id = s.id)`;
-        // Zone statistics, Service CIDR analyses and blocking nodes no remaining snapshot summary refers
-        // to, and fixes no remaining interval names.
-        await pruneAnalysisDocuments(tx, cluster.id);
-        if (intervals > 0) await pruneServiceFixContents(tx, cluster.id);
-        return { intervals, services };
+        return pruneClusterHistory(tx, cluster, droppedOf(cluster.id));
       });
       intervalsDeleted += pruned.intervals;
       servicesDeleted += pruned.services;
       if (pruned.intervals > 0) this.readModel.clusterChanged(cluster.id);
     }
-    return { intervalsDeleted, servicesDeleted };
+    return { intervalsDeleted, servicesDeleted, partitionsDropped: dropped.length };
   }
-
-  private async inBatches(deleteBatch: () => Promise<number>): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const deleted = await deleteBatch();
-      total += deleted;
-      if (deleted < BATCH) return total;
-    }
-  }
-}
-
-/**
- * The savings roll-up's days up to the cutoff, per Service: the pruned intervals' pieces must leave it,
- * those of intervals still held (ending after the cutoff) stay, so these days are summed again.
- */
-async function savingsDaysBefore(db: Db, cluster: { id: string; cutoff: Date }) {
-  const rows = await db.$queryRaw<{ service_id: bigint; first_day: Date }[]>`
-    SELECT service_id, min(day)::timestamp AT TIME ZONE 'UTC' AS first_day FROM service_savings_days
-     WHERE cluster_id = ${cluster.id}::uuid AND day <= (${cluster.cutoff}::timestamptz AT TIME ZONE 'UTC')::date
-     GROUP BY service_id`;
-  return rows.map((row) => ({ serviceId: row.service_id, from: row.first_day, to: cluster.cutoff }));
 }

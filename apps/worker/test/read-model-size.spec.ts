@@ -1,5 +1,5 @@
 import { generateFleetSnapshot, MONTHLY_TRAFFIC_ANNOTATION } from '@zw/core';
-import { createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
+import { createPrismaClient, type PrismaClient, registerCluster, tableBytes } from '@zw/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
 import { withServiceAnnotations } from '../../../test/support/query-snapshots.js';
@@ -49,23 +49,22 @@ describe('read model size', () => {
     await prisma.$executeRawUnsafe('VACUUM ANALYZE');
 
     const sizes = async () => {
-      const [row] = await prisma.$queryRaw<
-        {
-          intervals: bigint;
-          services: bigint;
-          documents: bigint;
-          fixes: bigint;
-          summaries: bigint;
-          snapshots: bigint;
-        }[]
-      >`
-        SELECT pg_total_relation_size('service_intervals') AS intervals,
-               pg_total_relation_size('service_fix_contents') AS fixes,
-               pg_total_relation_size('cluster_services') AS services,
-               pg_total_relation_size('analysis_documents') AS documents,
-               pg_total_relation_size('snapshot_summaries') AS summaries,
-               pg_total_relation_size('snapshots') AS snapshots`;
-      return row;
+      const bytes = await tableBytes(prisma, [
+        'service_intervals',
+        'service_fix_contents',
+        'cluster_services',
+        'analysis_documents',
+        'snapshot_summaries',
+        'snapshots',
+      ]);
+      return {
+        intervals: bytes.get('service_intervals')!,
+        fixes: bytes.get('service_fix_contents')!,
+        services: bytes.get('cluster_services')!,
+        documents: bytes.get('analysis_documents')!,
+        summaries: bytes.get('snapshot_summaries')!,
+        snapshots: bytes.get('snapshots')!,
+      };
     };
     const before = await sizes();
     const count = 100;

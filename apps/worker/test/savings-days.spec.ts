@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
 import { TEST_REDIS_URL, uniquePrefix } from '../../../test/support/redis.js';
 import { referenceSavingsWithOpportunities } from '../../../test/support/savings-reference.js';
+import { expectSameAnswer } from '../../../test/support/same-answer.js';
 import { loadWorkerConfig } from '../src/config.js';
 import type { SnapshotAggregates } from '../src/history/history-writer.js';
 import { type ServiceState, withStateHash } from '../src/history/service-state.js';
@@ -149,32 +150,6 @@ async function expectRollupRebuiltFromScratch(clusterIds: string[]): Promise<unk
   expect(written.length).toBe(rebuilt.length);
   expectSameAnswer(written, rebuilt, 'roll-up');
   return written;
-}
-
-/**
- * Both answers, field by field: keys, counts, flags, `truncated` (one row past the limit) and order
- * exactly; money, GB and months to 1e-9 of their size (far below a cent: the roll-up sums the same
- * figures in another order, so the last bits of a float may differ).
- */
-function expectSameAnswer(actual: unknown, expected: unknown, where: string): void {
-  if (typeof expected === 'number' && typeof actual === 'number') {
-    expect(Math.abs(actual - expected), `${where}: ${actual} vs ${expected}`).toBeLessThanOrEqual(
-      1e-9 * Math.max(1, Math.abs(expected)),
-    );
-  } else if (expected !== null && typeof expected === 'object') {
-    expect(actual !== null && typeof actual === 'object', where).toBe(true);
-    const keys = Object.keys(expected);
-    expect(Object.keys(actual as object), where).toEqual(keys);
-    for (const key of keys) {
-      expectSameAnswer(
-        (actual as Record<string, unknown>)[key],
-        (expected as Record<string, unknown>)[key],
-        `${where}.${key}`,
-      );
-    }
-  } else {
-    expect(actual, where).toEqual(expected);
-  }
 }
 
 let clusters: { id: string; pricePerGb: number }[];

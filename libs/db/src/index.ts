@@ -55,6 +55,23 @@ export {
 } from './analysis-documents.js';
 export { pruneServiceFixContents } from './service-fixes.js';
 export {
+  dropExpiredIntervalPartitions,
+  ensureIntervalPartitions,
+  intervalPartitions,
+  tableBytes,
+  weekOf,
+  type ClusterCutoff,
+  type DroppedPartition,
+  type IntervalPartition,
+} from './history-partitions.js';
+export {
+  historyCutoffs,
+  pruneClusterHistory,
+  pruneSnapshotPayloads,
+  pruneSnapshots,
+  type RetentionPeriod,
+} from './retention.js';
+export {
   EFFECTIVE_TRAFFIC_SQL,
   ESTIMATED_TRAFFIC_SQL,
   TRAFFIC_SOURCE_SQL,
