@@ -203,3 +203,27 @@ export {
   type OpenedChannel,
   type RuleRow,
 } from './alerts.js';
+export {
+  claimDelivery,
+  createReportDeliveries,
+  detachChannel,
+  deliveryToSend,
+  finishAttempt,
+  organizationChannelIds,
+  organizationNames,
+  pendingResolve,
+  skipDelivery,
+  type DeliveryStatus,
+  type DeliveryToSend,
+} from './alert-deliveries.js';
+export {
+  countReportAttempt,
+  markReportFailed,
+  recordWebhookAttempt,
+  reportToMake,
+  storeMadeReport,
+  webhookDeliveryToSend,
+  type MadeReport,
+  type StoredReport,
+  type WebhookAttempt,
+} from './report-making.js';

@@ -5,6 +5,7 @@
  * senders are in channel-senders.ts.
  */
 import { escapeHtml } from '@zw/reports';
+import type { ChannelMessage, EmailContent } from './channel-message.js';
 
 export const ALERT_KINDS = ['hints-lost', 'drift', 'savings-missed', 'agent-stale', 'traffic-source-failing'] as const;
 export type AlertRuleKind = (typeof ALERT_KINDS)[number];
@@ -145,12 +146,6 @@ export function teamsMessage(event: AlertEvent): Record<string, unknown> {
   };
 }
 
-export interface EmailContent {
-  subject: string;
-  text: string;
-  html: string;
-}
-
 export function emailMessage(event: AlertEvent): EmailContent {
   const lines = [
     alertTitle(event),
@@ -190,4 +185,14 @@ export function webhookAlertBody(event: AlertEvent): string {
       link: event.link,
     },
   });
+}
+
+export function alertMessage(event: AlertEvent): ChannelMessage {
+  return {
+    deliveryId: event.deliveryId,
+    slack: slackMessage(event),
+    teams: teamsMessage(event),
+    email: emailMessage(event),
+    webhook: { type: webhookEventType(event), body: webhookAlertBody(event) },
+  };
 }

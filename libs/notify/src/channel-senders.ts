@@ -13,15 +13,8 @@ import {
   WEBHOOK_TIMESTAMP_HEADER,
 } from '@zw/reports';
 import { Webhook } from 'standardwebhooks';
-import {
-  type AlertEvent,
-  type ChannelKind,
-  emailMessage,
-  slackMessage,
-  teamsMessage,
-  webhookAlertBody,
-  webhookEventType,
-} from './alert-messages.js';
+import { type AlertEvent, alertMessage, type ChannelKind } from './alert-messages.js';
+import type { ChannelMessage } from './channel-message.js';
 import { postWebhook, type WebhookPostResult } from './outbound-http.js';
 
 export const SIGNATURE_SCHEMES = ['standard', 'zonewise', 'both'] as const;
@@ -85,34 +78,43 @@ export function signedWebhookHeaders(
   return headers;
 }
 
-/** Sends; never throws (the result says what happened). */
-export async function sendAlertEvent(
+/** Sends an alert event; never throws (the result says what happened). */
+export function sendAlertEvent(
   channel: ChannelTarget,
   event: AlertEvent,
+  options: SendOptions,
+  now = new Date(),
+): Promise<WebhookPostResult> {
+  return sendChannelMessage(channel, alertMessage(event), options, now);
+}
+
+/** Sends a message (an alert's, a report's) in the channel's format; never throws. */
+export async function sendChannelMessage(
+  channel: ChannelTarget,
+  message: ChannelMessage,
   options: SendOptions,
   now = new Date(),
 ): Promise<WebhookPostResult> {
   const post = { timeoutMs: options.timeoutMs, allowPrivate: options.allowPrivate };
   switch (channel.kind) {
     case 'slack':
-      return postWebhook(channel.target, JSON.stringify(slackMessage(event)), json, post);
+      return postWebhook(channel.target, JSON.stringify(message.slack), json, post);
     case 'teams':
-      return postWebhook(channel.target, JSON.stringify(teamsMessage(event)), json, post);
+      return postWebhook(channel.target, JSON.stringify(message.teams), json, post);
     case 'webhook': {
       if (!channel.secret) return failed('the webhook channel has no signing secret');
-      const body = webhookAlertBody(event);
       const headers = signedWebhookHeaders(
         channel.signature ?? 'standard',
         channel.secret,
-        event.deliveryId,
-        webhookEventType(event),
-        body,
+        message.deliveryId,
+        message.webhook.type,
+        message.webhook.body,
         now,
       );
-      return postWebhook(channel.target, body, headers, post);
+      return postWebhook(channel.target, message.webhook.body, headers, post);
     }
     case 'email':
-      return sendEmail(channel.target, event, options);
+      return sendEmail(channel.target, message, options);
   }
 }
 
@@ -122,7 +124,7 @@ function failed(error: string): WebhookPostResult {
   return { ok: false, statusCode: null, error, durationMs: 0 };
 }
 
-async function sendEmail(to: string, event: AlertEvent, options: SendOptions): Promise<WebhookPostResult> {
+async function sendEmail(to: string, message: ChannelMessage, options: SendOptions): Promise<WebhookPostResult> {
   if (!options.smtp) return failed('this deployment sends no email: its operator must set SMTP_URL');
   const started = performance.now();
   const smtpUrl = new URL(options.smtp.url);
@@ -139,7 +141,7 @@ async function sendEmail(to: string, event: AlertEvent, options: SendOptions): P
     greetingTimeout: options.timeoutMs,
     socketTimeout: options.timeoutMs,
   });
-  const content = emailMessage(event);
+  const content = message.email;
   try {
     const info = await transport.sendMail({
       from: options.smtp.from,
@@ -147,9 +149,10 @@ async function sendEmail(to: string, event: AlertEvent, options: SendOptions): P
       subject: content.subject,
       text: content.text,
       html: content.html,
+      attachments: content.attachments,
       // The delivery id: a retry after an uncertain send carries the same Message-ID (mail clients show one).
-      messageId: `<${event.deliveryId}@zonewise>`,
-      headers: { 'X-Zonewise-Delivery': event.deliveryId },
+      messageId: `<${message.deliveryId}@zonewise>`,
+      headers: { 'X-Zonewise-Delivery': message.deliveryId },
     });
     const rejected = (info.rejected as unknown[]).length;
     return {

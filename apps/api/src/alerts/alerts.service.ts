@@ -1,6 +1,6 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
-import { type AuditActor, PrismaService, recordAudit, sealChannelSecrets } from '@zw/db';
+import { type AuditActor, detachChannel, PrismaService, recordAudit, sealChannelSecrets } from '@zw/db';
 import { emailTargetProblem, newWebhookSecret } from '@zw/notify';
 import { ALERTS_QUEUE, type AlertsConfig, enqueueAlertDelivery } from '@zw/queue';
 import { type SecretKeyring, webhookUrlProblem } from '@zw/reports';
@@ -186,9 +186,7 @@ export class AlertsService {
     await this.prisma.$transaction(async (tx) => {
       const { count } = await tx.alertChannel.deleteMany({ where: { id, organizationId } });
       if (count === 0) throw notFound(`no alert channel ${id} in this organization`);
-      await tx.$executeRaw`
-        UPDATE alert_rules SET channel_ids = array_remove(channel_ids, ${id}::uuid), updated_at = now()
-         WHERE organization_id = ${organizationId}::uuid AND ${id}::uuid = ANY(channel_ids)`;
+      await detachChannel(tx, organizationId, id);
       await recordAudit(tx, actor, {
         organizationId,
         action: 'alert_channel.delete',
@@ -422,6 +420,7 @@ function deliveryView(row: {
   channelId: string;
   channel: { name: string };
   alertId: string | null;
+  reportId: string | null;
   event: string;
   status: string;
   attempts: number;
@@ -437,6 +436,7 @@ function deliveryView(row: {
     channelId: row.channelId,
     channelName: row.channel.name,
     alertId: row.alertId,
+    reportId: row.reportId,
     event: row.event as 'opened',
     status: row.status as 'pending',
     attempts: row.attempts,

@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   type AuditActor,
   NO_WEBHOOK_SECRET,
+  organizationChannelIds,
   type Prisma,
   PrismaService,
   recordAudit,
@@ -53,6 +54,7 @@ const SCHEDULE_SELECT = {
   formats: true,
   webhookUrl: true,
   webhookSecretPrefix: true,
+  channelIds: true,
   enabled: true,
   anchorAt: true,
   createdAt: true,
@@ -86,6 +88,7 @@ export function scheduleView(row: ScheduleRow, now: Date): ScheduleView {
     scope: { kind: row.clusterIds.length === 0 ? 'fleet' : 'clusters', clusterIds: row.clusterIds },
     formats: row.formats,
     webhook: row.webhookUrl ? { url: row.webhookUrl, secretPrefix: row.webhookSecretPrefix ?? '' } : null,
+    channelIds: row.channelIds,
     enabled: row.enabled,
     nextRunAt: row.enabled
       ? (nextOccurrence({ cron: row.cronExpression, timeZone: row.timeZone }, now)?.toISOString() ?? null)
@@ -123,6 +126,7 @@ export class ReportSchedulesService {
   async create(organizationId: string, body: z.output<typeof CreateScheduleBody>, actor: AuditActor, now = new Date()) {
     const cron = this.checkTiming(body.cadence, body.cron, body.timeZone, now);
     const clusterIds = await this.checkScope(organizationId, body.scope);
+    const channelIds = await this.checkChannels(organizationId, body.channelIds);
     const webhookUrl = body.webhook ? this.checkWebhook(body.webhook.url) : null;
     const secret = webhookUrl ? newWebhookSecret() : null;
     const sealed = secret ? sealedWebhookSecretColumns(this.keyring('webhook'), secret.secret) : NO_WEBHOOK_SECRET;
@@ -139,6 +143,7 @@ export class ReportSchedulesService {
           webhookUrl,
           ...sealed,
           webhookSecretPrefix: secret?.prefix ?? null,
+          channelIds,
           enabled: body.enabled,
           anchorAt: now,
         },
@@ -149,7 +154,7 @@ export class ReportSchedulesService {
         action: 'report_schedule.create',
         targetType: 'report_schedule',
         targetId: created.id,
-        details: { name: body.name, cadence: body.cadence, webhook: webhookUrl !== null },
+        details: { name: body.name, cadence: body.cadence, webhook: webhookUrl !== null, channels: channelIds.length },
       });
       return created;
     });
@@ -215,6 +220,9 @@ export class ReportSchedulesService {
       ...(retimed || (body.enabled === true && !current.enabled) ? { anchorAt: now } : {}),
       ...(body.scope !== undefined ? { clusterIds: await this.checkScope(organizationId, body.scope) } : {}),
       ...(body.formats !== undefined ? { formats: body.formats } : {}),
+      ...(body.channelIds !== undefined
+        ? { channelIds: await this.checkChannels(organizationId, body.channelIds) }
+        : {}),
       ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
     };
     let secret: { secret: string; prefix: string } | null = null;
@@ -356,6 +364,18 @@ export class ReportSchedulesService {
     );
     if (errors.length > 0) throw new ProblemException(404, errors[0].message, { errors });
     return ids;
+  }
+
+  /** The channels, each one checked to be the caller's (any other id answers 404, whoever owns it). */
+  private async checkChannels(organizationId: string, channelIds: string[]): Promise<string[]> {
+    const ids = [...new Set(channelIds)];
+    const known = new Set(await organizationChannelIds(this.prisma, organizationId, ids));
+    const index = channelIds.findIndex((id) => !known.has(id));
+    if (index === -1) return ids;
+    const message = `no alert channel ${channelIds[index]} in your organization`;
+    throw new ProblemException(404, message, {
+      errors: [{ location: 'body', field: `channelIds.${index}`, message }],
+    });
   }
 
   private checkWebhook(url: string): string {

@@ -44,6 +44,11 @@ const webhook = z
   .nullable()
   .describe('where each report is POSTed, signed with the schedule’s webhook secret; null for none');
 
+const channelIds = z
+  .array(z.uuid({ message: 'must be a UUID' }))
+  .max(20)
+  .describe('alert channels (Slack, Teams, email, signed webhook) each report is also sent to');
+
 export const CreateScheduleBody = z
   .object({
     name: scheduleName,
@@ -53,6 +58,7 @@ export const CreateScheduleBody = z
     scope: ScopeSchema.default({ kind: 'fleet' }),
     formats: formats.default(['json', 'csv', 'html']),
     webhook: webhook.optional(),
+    channelIds: channelIds.default([]),
     enabled: z.boolean().default(true),
   })
   .strict();
@@ -67,6 +73,7 @@ export const UpdateScheduleBody = z
     formats: formats.optional(),
     webhook: webhook.optional(),
     rotateWebhookSecret: z.boolean().optional().describe('issue a new webhook secret (shown once in this answer)'),
+    channelIds: channelIds.optional(),
     enabled: z.boolean().optional(),
   })
   .strict()
@@ -112,6 +119,7 @@ export const ScheduleSchema = z.object({
       secretPrefix: z.string().describe("the secret's first characters (the secret is shown only when issued)"),
     })
     .nullable(),
+  channelIds: z.array(z.uuid()).describe('alert channels each report is sent to (see GET /v1/alert-deliveries)'),
   enabled: z.boolean(),
   nextRunAt: isoDate.nullable().describe('when the schedule fires next (null when disabled)'),
   lastReport: z

@@ -1537,7 +1537,7 @@ export interface operations {
                         channelName: string;
                         createdAt: string;
                         /** @enum {string} */
-                        event: "opened" | "resolved" | "test";
+                        event: "opened" | "resolved" | "test" | "report";
                         /** @description the idempotency key: webhook-id of a webhook, the Message-ID of an email */
                         id: string;
                         lastAttemptAt: string | null;
@@ -1545,6 +1545,8 @@ export interface operations {
                         lastStatusCode: number | null;
                         /** @description held until then (quiet hours) */
                         notBefore: string | null;
+                        /** @description the scheduled report this delivery sends (event `report`) */
+                        reportId: string | null;
                         sentAt: string | null;
                         /** @enum {string} */
                         status: "pending" | "sending" | "succeeded" | "failed" | "skipped";
@@ -1626,7 +1628,7 @@ export interface operations {
                             channelName: string;
                             createdAt: string;
                             /** @enum {string} */
-                            event: "opened" | "resolved" | "test";
+                            event: "opened" | "resolved" | "test" | "report";
                             /** @description the idempotency key: webhook-id of a webhook, the Message-ID of an email */
                             id: string;
                             lastAttemptAt: string | null;
@@ -1634,6 +1636,8 @@ export interface operations {
                             lastStatusCode: number | null;
                             /** @description held until then (quiet hours) */
                             notBefore: string | null;
+                            /** @description the scheduled report this delivery sends (event `report`) */
+                            reportId: string | null;
                             sentAt: string | null;
                             /** @enum {string} */
                             status: "pending" | "sending" | "succeeded" | "failed" | "skipped";
@@ -1704,7 +1708,7 @@ export interface operations {
                         channelName: string;
                         createdAt: string;
                         /** @enum {string} */
-                        event: "opened" | "resolved" | "test";
+                        event: "opened" | "resolved" | "test" | "report";
                         /** @description the idempotency key: webhook-id of a webhook, the Message-ID of an email */
                         id: string;
                         lastAttemptAt: string | null;
@@ -1712,6 +1716,8 @@ export interface operations {
                         lastStatusCode: number | null;
                         /** @description held until then (quiet hours) */
                         notBefore: string | null;
+                        /** @description the scheduled report this delivery sends (event `report`) */
+                        reportId: string | null;
                         sentAt: string | null;
                         /** @enum {string} */
                         status: "pending" | "sending" | "succeeded" | "failed" | "skipped";
@@ -7365,6 +7371,8 @@ export interface operations {
                              * @enum {string}
                              */
                             cadence: "daily" | "weekly" | "monthly" | "cron";
+                            /** @description alert channels each report is sent to (see GET /v1/alert-deliveries) */
+                            channelIds: string[];
                             /** @description RFC 3339 timestamp */
                             createdAt: string;
                             /** @description the cron expression the schedule fires on (derived for daily, weekly and monthly) */
@@ -7456,6 +7464,11 @@ export interface operations {
                      * @enum {string}
                      */
                     cadence: "daily" | "weekly" | "monthly" | "cron";
+                    /**
+                     * @description alert channels (Slack, Teams, email, signed webhook) each report is also sent to
+                     * @default []
+                     */
+                    channelIds?: string[];
                     /** @description 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first, read in `timeZone` */
                     cron?: string;
                     /** @default true */
@@ -7511,6 +7524,8 @@ export interface operations {
                              * @enum {string}
                              */
                             cadence: "daily" | "weekly" | "monthly" | "cron";
+                            /** @description alert channels each report is sent to (see GET /v1/alert-deliveries) */
+                            channelIds: string[];
                             /** @description RFC 3339 timestamp */
                             createdAt: string;
                             /** @description the cron expression the schedule fires on (derived for daily, weekly and monthly) */
@@ -7631,6 +7646,8 @@ export interface operations {
                          * @enum {string}
                          */
                         cadence: "daily" | "weekly" | "monthly" | "cron";
+                        /** @description alert channels each report is sent to (see GET /v1/alert-deliveries) */
+                        channelIds: string[];
                         /** @description RFC 3339 timestamp */
                         createdAt: string;
                         /** @description the cron expression the schedule fires on (derived for daily, weekly and monthly) */
@@ -7798,6 +7815,8 @@ export interface operations {
                      * @enum {string}
                      */
                     cadence?: "daily" | "weekly" | "monthly" | "cron";
+                    /** @description alert channels (Slack, Teams, email, signed webhook) each report is also sent to */
+                    channelIds?: string[];
                     /** @description 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first, read in `timeZone` */
                     cron?: string | null;
                     enabled?: boolean;
@@ -7839,6 +7858,8 @@ export interface operations {
                              * @enum {string}
                              */
                             cadence: "daily" | "weekly" | "monthly" | "cron";
+                            /** @description alert channels each report is sent to (see GET /v1/alert-deliveries) */
+                            channelIds: string[];
                             /** @description RFC 3339 timestamp */
                             createdAt: string;
                             /** @description the cron expression the schedule fires on (derived for daily, weekly and monthly) */

@@ -1,10 +1,25 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { clearChannelFailing, openChannelSecrets, PrismaService, raiseChannelFailing } from '@zw/db';
 import {
-  type AlertEvent,
+  claimDelivery,
+  clearChannelFailing,
+  deliveryToSend,
+  type DeliveryToSend,
+  finishAttempt,
+  openChannelSecrets,
+  organizationNames,
+  pendingResolve,
+  PrismaService,
+  raiseChannelFailing,
+  skipDelivery,
+} from '@zw/db';
+import {
   type AlertKind,
+  alertMessage,
   type ChannelKind,
-  sendAlertEvent,
+  type ChannelMessage,
+  reportMessage,
+  type ReportEvent,
+  sendChannelMessage,
   type SignatureScheme,
   type WebhookPostResult,
 } from '@zw/notify';
@@ -12,6 +27,8 @@ import type { AlertsConfig } from '@zw/queue';
 import { WebhookSecretKeys } from '../reports/webhook-secret-sealer.service.js';
 import { ALERTS_CONFIG } from './alerts-config.token.js';
 import { AlertEvaluator } from './alert-evaluator.service.js';
+
+type Organization = { slug: string; name: string };
 
 export type AlertDeliveryOutcome =
   | { sent: true; statusCode: number | null; resent: boolean }
@@ -48,96 +65,45 @@ export class AlertDeliverer {
     attempts: number,
     now = new Date(),
   ): Promise<AlertDeliveryOutcome> {
-    const delivery = await this.prisma.alertDelivery.findUnique({
-      where: { id: deliveryId },
-      include: { channel: true, alert: { include: { rule: { select: { name: true } } } } },
-    });
-    if (!delivery) return { sent: false, skipped: 'deleted (with its channel or alert)' };
+    const delivery = await deliveryToSend(this.prisma, deliveryId);
+    if (!delivery) return { sent: false, skipped: 'deleted (with its channel, alert or report)' };
     if (!['pending', 'sending'].includes(delivery.status)) return { sent: false, skipped: delivery.status };
     const { channel, alert } = delivery;
-    if (!channel.enabled) return this.finish(deliveryId, 'skipped', null, 'the channel is disabled');
+    if (!channel.enabled) return this.finish(deliveryId, 'the channel is disabled');
     // An alert that opened and cleared within the quiet hours: neither message is worth sending.
     if (delivery.event === 'opened' && alert?.resolvedAt && delivery.notBefore) {
-      const resolve = await this.prisma.alertDelivery.findUnique({
-        where: { alertId_channelId_event: { alertId: alert.id, channelId: channel.id, event: 'resolved' } },
-        select: { id: true, status: true },
-      });
-      if (resolve?.status === 'pending') {
-        await this.finish(resolve.id, 'skipped', null, 'opened and cleared during quiet hours');
-        return this.finish(deliveryId, 'skipped', null, 'opened and cleared during quiet hours');
+      const resolve = await pendingResolve(this.prisma, alert.id, channel.id);
+      if (resolve) {
+        await this.finish(resolve.id, 'opened and cleared during quiet hours');
+        return this.finish(deliveryId, 'opened and cleared during quiet hours');
       }
     }
     const opened = openChannelSecrets(this.secrets.keyring, channel);
-    const organization = await this.prisma.organization.findUniqueOrThrow({
-      where: { id: delivery.organizationId },
-      select: { slug: true, name: true },
-    });
-    const claimed = await this.prisma.alertDelivery.updateMany({
-      where: { id: deliveryId, status: { in: ['pending', 'sending'] } },
-      data: { status: 'sending', attempts: { increment: 1 }, lastAttemptAt: now },
-    });
-    if (claimed.count === 0) return { sent: false, skipped: 'finished meanwhile' };
+    const organization = await organizationNames(this.prisma, delivery.organizationId);
+    if (!(await claimDelivery(this.prisma, deliveryId, now))) return { sent: false, skipped: 'finished meanwhile' };
     const resent = delivery.status === 'sending';
     if (resent)
       this.logger.warn(`delivery ${deliveryId}: an earlier attempt was interrupted; sending again under the same id`);
-    let result: WebhookPostResult;
-    if ('problem' in opened) {
-      result = { ok: false, statusCode: null, error: opened.problem, durationMs: 0 };
-    } else {
-      const event: AlertEvent = {
-        deliveryId,
-        type: delivery.event as AlertEvent['type'],
-        alert: alert
-          ? {
-              id: alert.id,
-              kind: alert.kind as AlertKind,
-              subject: alert.subject,
-              summary: alert.summary,
-              ruleName: alert.rule?.name ?? null,
-              openedAt: alert.openedAt.toISOString(),
-              resolvedAt: alert.resolvedAt?.toISOString() ?? null,
-              details: alert.details as Record<string, unknown>,
-            }
-          : {
-              id: null,
-              kind: 'test',
-              subject: `channel:${channel.id}`,
-              summary: `A test message from zonewise: alerts of ${organization.name} reach the channel "${channel.name}".`,
-              ruleName: null,
-              openedAt: delivery.createdAt.toISOString(),
-              resolvedAt: null,
-              details: {},
+    const result: WebhookPostResult =
+      'problem' in opened
+        ? { ok: false, statusCode: null, error: opened.problem, durationMs: 0 }
+        : await sendChannelMessage(
+            {
+              kind: channel.kind as ChannelKind,
+              target: opened.target,
+              secret: opened.secret,
+              signature: channel.signature as SignatureScheme | null,
             },
-        organization,
-        link: `${this.config.PUBLIC_URL}${alert?.path ?? '/alerts'}`,
-        at: now.toISOString(),
-      };
-      result = await sendAlertEvent(
-        {
-          kind: channel.kind as ChannelKind,
-          target: opened.target,
-          secret: opened.secret,
-          signature: channel.signature as SignatureScheme | null,
-        },
-        event,
-        {
-          timeoutMs: this.config.ALERT_DELIVERY_TIMEOUT_MS,
-          allowPrivate: this.config.ALERT_ALLOW_PRIVATE,
-          smtp: this.config.SMTP_URL ? { url: this.config.SMTP_URL, from: this.config.SMTP_FROM } : null,
-        },
-        now,
-      );
-    }
+            this.message(delivery, organization, now),
+            {
+              timeoutMs: this.config.ALERT_DELIVERY_TIMEOUT_MS,
+              allowPrivate: this.config.ALERT_ALLOW_PRIVATE,
+              smtp: this.config.SMTP_URL ? { url: this.config.SMTP_URL, from: this.config.SMTP_FROM } : null,
+            },
+            now,
+          );
     const final = attempt >= attempts;
-    await this.prisma.alertDelivery.updateMany({
-      where: { id: deliveryId, status: 'sending' },
-      data: {
-        status: result.ok ? 'succeeded' : final ? 'failed' : 'pending',
-        lastStatusCode: result.statusCode,
-        lastError: result.error,
-        sentAt: result.ok ? new Date() : null,
-      },
-    });
+    await finishAttempt(this.prisma, deliveryId, { ...result, final, at: new Date() });
     const owner = { id: channel.id, organizationId: channel.organizationId, name: channel.name };
     if (result.ok) {
       await this.evaluator.enqueue(await clearChannelFailing(this.prisma, owner, new Date()));
@@ -150,11 +116,71 @@ export class AlertDeliverer {
     return { sent: false, error: result.error ?? 'failed', final };
   }
 
-  private async finish(id: string, status: 'skipped', code: number | null, why: string): Promise<AlertDeliveryOutcome> {
-    await this.prisma.alertDelivery.updateMany({
-      where: { id, status: { in: ['pending', 'sending'] } },
-      data: { status, lastStatusCode: code, lastError: why },
+  /** What the delivery says: its report, its alert opening or resolving, or a test. */
+  private message(delivery: DeliveryToSend, organization: Organization, now: Date): ChannelMessage {
+    const { channel, alert, report } = delivery;
+    if (report) return reportMessage(reportEvent(delivery.id, report, organization, this.config.PUBLIC_URL, now));
+    return alertMessage({
+      deliveryId: delivery.id,
+      type: delivery.event as 'opened' | 'resolved' | 'test',
+      alert: alert
+        ? {
+            id: alert.id,
+            kind: alert.kind as AlertKind,
+            subject: alert.subject,
+            summary: alert.summary,
+            ruleName: alert.rule?.name ?? null,
+            openedAt: alert.openedAt.toISOString(),
+            resolvedAt: alert.resolvedAt?.toISOString() ?? null,
+            details: alert.details as Record<string, unknown>,
+          }
+        : {
+            id: null,
+            kind: 'test',
+            subject: `channel:${channel.id}`,
+            summary: `A test message from zonewise: alerts of ${organization.name} reach the channel "${channel.name}".`,
+            ruleName: null,
+            openedAt: delivery.createdAt.toISOString(),
+            resolvedAt: null,
+            details: {},
+          },
+      organization,
+      link: `${this.config.PUBLIC_URL}${alert?.path ?? '/alerts'}`,
+      at: now.toISOString(),
     });
+  }
+
+  private async finish(id: string, why: string): Promise<AlertDeliveryOutcome> {
+    await skipDelivery(this.prisma, id, why);
     return { sent: false, skipped: why };
   }
+}
+
+/** The report's summary (the document's label and totals, stored when it was made) as a channel event. */
+function reportEvent(
+  deliveryId: string,
+  report: NonNullable<DeliveryToSend['report']>,
+  organization: Organization,
+  publicUrl: string,
+  now: Date,
+): ReportEvent {
+  const summary = report.summary as unknown as { label: string; totals: ReportEvent['totals'] };
+  return {
+    deliveryId,
+    report: {
+      id: report.id,
+      scheduleName: report.schedule.name,
+      periodLabel: summary.label,
+      periodStart: report.periodStart.toISOString(),
+      periodEnd: report.periodEnd.toISOString(),
+      partial: report.partial,
+      generatedAt: (report.generatedAt ?? now).toISOString(),
+    },
+    totals: summary.totals,
+    organization,
+    link: `${publicUrl}/reports?scheduleId=${report.schedule.id}`,
+    html: report.html,
+    csv: report.csv,
+    at: now.toISOString(),
+  };
 }

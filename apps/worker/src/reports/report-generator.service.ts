@@ -1,12 +1,28 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type Prisma, PrismaService, type ReadDb } from '@zw/db';
-import { enqueueWebhookDelivery, REPORT_DELIVERIES_QUEUE, type ReportsConfig } from '@zw/queue';
+import {
+  countReportAttempt,
+  markReportFailed,
+  PrismaService,
+  type ReadDb,
+  reportToMake,
+  storeMadeReport,
+  type StoredReport,
+} from '@zw/db';
+import {
+  ALERTS_QUEUE,
+  type AlertsConfig,
+  enqueueAlertDelivery,
+  enqueueWebhookDelivery,
+  REPORT_DELIVERIES_QUEUE,
+  type ReportsConfig,
+} from '@zw/queue';
 import { buildReportDocument, renderCsv, renderHtml } from '@zw/reports';
 import type { Queue } from 'bullmq';
 import { readReportInput } from './report-content.js';
 import { REPORTS_CONFIG, REPORTS_READ_DB } from './reports-worker.config.js';
 import { ReadModelPublisher } from '../read-model-events.js';
+import { ALERTS_CONFIG } from '../alerts/alerts-config.token.js';
 
 export type GenerateOutcome =
   { made: true; reportId: string; deliveryId: string | null } | { made: false; reportId: string; reason: string };
@@ -14,8 +30,9 @@ export type GenerateOutcome =
 /**
  * Makes one claimed report. The history is read and rendered outside any transaction; then one short
  * transaction locks the report's row, and only if it is still not ready stores the document, the
- * rendered formats and (when the schedule has a webhook) its delivery. A retry, or a second worker that
- * raced this one, finds it ready and stops: the report and its delivery exist once.
+ * rendered formats and its deliveries (the schedule's signed webhook, one per alert channel it names). A
+ * retry, or a second worker that raced this one, finds it ready and stops: the report and each delivery
+ * exist once.
  */
 @Injectable()
 export class ReportGenerator {
@@ -25,15 +42,17 @@ export class ReportGenerator {
     @Inject(PrismaService) private readonly prisma: PrismaService,
     @Inject(REPORTS_READ_DB) private readonly db: ReadDb,
     @InjectQueue(REPORT_DELIVERIES_QUEUE) private readonly deliveries: Queue,
+    @InjectQueue(ALERTS_QUEUE) private readonly alerts: Queue,
     @Inject(REPORTS_CONFIG) private readonly config: ReportsConfig,
+    @Inject(ALERTS_CONFIG) private readonly alertsConfig: AlertsConfig,
     @Inject(ReadModelPublisher) private readonly events: ReadModelPublisher,
   ) {}
 
   async generate(reportId: string, now = new Date()): Promise<GenerateOutcome> {
-    const report = await this.prisma.report.findUnique({ where: { id: reportId }, include: { schedule: true } });
+    const report = await reportToMake(this.prisma, reportId);
     if (!report) return { made: false, reportId, reason: 'deleted (with its schedule)' };
     if (report.status === 'ready') return { made: false, reportId, reason: 'already made' };
-    await this.prisma.report.update({ where: { id: reportId }, data: { attempts: { increment: 1 } } });
+    await countReportAttempt(this.prisma, reportId);
     const { schedule } = report;
     const input = await readReportInput(
       this.db,
@@ -62,48 +81,44 @@ export class ReportGenerator {
       totals: document.totals,
       missedByReason: document.missedSavings.byReason,
     };
-    const deliveryId = await this.prisma.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<{ status: string }[]>`
-        SELECT status::text FROM reports WHERE id = ${reportId}::uuid FOR UPDATE`;
-      if (!row || row.status === 'ready') return undefined;
-      await tx.report.update({
-        where: { id: reportId },
-        data: {
-          status: 'ready',
-          error: null,
-          document: document as unknown as Prisma.InputJsonValue,
-          summary: summary as unknown as Prisma.InputJsonValue,
-          csv,
-          html,
-          generatedAt: now,
-        },
-      });
-      if (!schedule.webhookUrl) return null;
-      const delivery = await tx.webhookDelivery.create({ data: { reportId, url: schedule.webhookUrl } });
-      return delivery.id;
+    const stored = await storeMadeReport(this.prisma, {
+      reportId,
+      organizationId: schedule.organizationId,
+      document,
+      summary,
+      csv,
+      html,
+      generatedAt: now,
+      webhookUrl: schedule.webhookUrl,
+      channelIds: schedule.channelIds,
     });
-    if (deliveryId === undefined) return { made: false, reportId, reason: 'made meanwhile by another run' };
+    if (stored === null) return { made: false, reportId, reason: 'made meanwhile by another run' };
     this.events.liveEvent('report.ready', {
       organizationId: schedule.organizationId,
       reportId,
       scheduleId: schedule.id,
     });
-    if (deliveryId !== null) {
-      try {
-        await enqueueWebhookDelivery(this.deliveries, deliveryId, this.config);
-      } catch (error) {
-        this.logger.warn(`could not enqueue delivery ${deliveryId} (the sweep will): ${String(error)}`);
-      }
-    }
+    await this.enqueueDeliveries(stored);
     this.logger.log(`made report ${reportId} (${document.period.label}) of schedule ${schedule.id}`);
-    return { made: true, reportId, deliveryId };
+    return { made: true, reportId, deliveryId: stored.webhookDeliveryId };
+  }
+
+  /** Enqueued after the commit; a delivery whose enqueue fails is re-enqueued by its queue's sweep. */
+  private async enqueueDeliveries(stored: StoredReport): Promise<void> {
+    try {
+      if (stored.webhookDeliveryId !== null) {
+        await enqueueWebhookDelivery(this.deliveries, stored.webhookDeliveryId, this.config);
+      }
+      for (const delivery of stored.channelDeliveries) {
+        await enqueueAlertDelivery(this.alerts, delivery, this.alertsConfig);
+      }
+    } catch (error) {
+      this.logger.warn(`could not enqueue a report delivery (the sweep will): ${String(error)}`);
+    }
   }
 
   /** After the last attempt: the report says it failed, and why. */
   async markFailed(reportId: string, reason: string): Promise<void> {
-    await this.prisma.report.updateMany({
-      where: { id: reportId, status: 'pending' },
-      data: { status: 'failed', error: reason.slice(0, 2000) },
-    });
+    await markReportFailed(this.prisma, reportId, reason);
   }
 }

@@ -1,6 +1,6 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { PrismaService, readWebhookSecret } from '@zw/db';
+import { PrismaService, readWebhookSecret, recordWebhookAttempt, webhookDeliveryToSend } from '@zw/db';
 import { type DeliverWebhookJobData, REPORT_DELIVERIES_QUEUE, type ReportsConfig } from '@zw/queue';
 import {
   type ReportDocument,
@@ -54,10 +54,7 @@ export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicatio
 
   async process(job: Job<DeliverWebhookJobData>): Promise<DeliveryOutcome> {
     const { deliveryId } = job.data;
-    const delivery = await this.prisma.webhookDelivery.findUnique({
-      where: { id: deliveryId },
-      include: { report: { include: { schedule: true } } },
-    });
+    const delivery = await webhookDeliveryToSend(this.prisma, deliveryId);
     if (!delivery) return { delivered: false, skipped: 'deleted (with its report)' };
     if (delivery.status !== 'pending') return { delivered: delivery.status === 'succeeded', skipped: delivery.status };
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
@@ -116,21 +113,13 @@ export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicatio
     attempt = 1,
   ): Promise<void> {
     const retryInMs = this.config.REPORT_WEBHOOK_BACKOFF_MS * 2 ** (attempt - 1);
-    const status = result.ok ? 'succeeded' : final ? 'failed' : 'pending';
-    const entry = {
+    await recordWebhookAttempt(this.prisma, deliveryId, {
+      ...result,
       attempt,
-      at: at.toISOString(),
-      statusCode: result.statusCode,
-      error: result.error,
-      durationMs: result.durationMs,
-    };
-    await this.prisma.$executeRaw`
-      UPDATE webhook_deliveries
-         SET attempts = attempts + 1, url = ${url}, status = ${status}::webhook_delivery_status,
-             last_attempt_at = ${at}, last_status_code = ${result.statusCode}, last_error = ${result.error},
-             next_attempt_at = ${status === 'pending' ? new Date(at.getTime() + result.durationMs + retryInMs) : null}::timestamptz,
-             delivered_at = ${result.ok ? new Date() : null}::timestamptz,
-             log = log || ${JSON.stringify([entry])}::jsonb
-       WHERE id = ${deliveryId}::uuid AND status = 'pending'`;
+      url,
+      at,
+      final,
+      nextAttemptAt: new Date(at.getTime() + result.durationMs + retryInMs),
+    });
   }
 }

@@ -1,0 +1,124 @@
+/**
+ * A claimed report's way to `ready`, and its deliveries: the schedule's generic signed webhook
+ * (webhook_deliveries, `Zonewise-Signature`) and its alert channels (alert_deliveries, event `report`).
+ */
+import { createReportDeliveries } from './alert-deliveries.js';
+import type { CreatedDelivery } from './alerts.js';
+import type { Db } from './db-client.js';
+import type { Prisma, PrismaClient } from './generated/prisma/client.js';
+
+/** The report with its schedule, or null when it was deleted (with its schedule). */
+export function reportToMake(db: Db, reportId: string) {
+  return db.report.findUnique({ where: { id: reportId }, include: { schedule: true } });
+}
+
+/** One more generation attempt started. */
+export async function countReportAttempt(db: Db, reportId: string): Promise<void> {
+  await db.report.update({ where: { id: reportId }, data: { attempts: { increment: 1 } } });
+}
+
+export interface MadeReport {
+  reportId: string;
+  organizationId: string;
+  document: unknown;
+  /** The headline figures kept for listings and channel messages. */
+  summary: unknown;
+  csv: string | null;
+  html: string | null;
+  generatedAt: Date;
+  /** The schedule's signed webhook, if it has one. */
+  webhookUrl: string | null;
+  /** The alert channels the schedule sends its reports to. */
+  channelIds: readonly string[];
+}
+
+export interface StoredReport {
+  webhookDeliveryId: string | null;
+  channelDeliveries: CreatedDelivery[];
+}
+
+/**
+ * Stores a made report and creates its deliveries in one short transaction that locks the report's row:
+ * only the first caller finds it not ready yet (a retry, or a second worker that raced, gets null), so
+ * the report and each of its deliveries exist once.
+ */
+export function storeMadeReport(db: PrismaClient, made: MadeReport): Promise<StoredReport | null> {
+  return db.$transaction(async (tx) => {
+    const [row] = await tx.$queryRaw<{ status: string }[]>`
+      SELECT status::text FROM reports WHERE id = ${made.reportId}::uuid FOR UPDATE`;
+    if (!row || row.status === 'ready') return null;
+    await tx.report.update({
+      where: { id: made.reportId },
+      data: {
+        status: 'ready',
+        error: null,
+        document: made.document as Prisma.InputJsonValue,
+        summary: made.summary as Prisma.InputJsonValue,
+        csv: made.csv,
+        html: made.html,
+        generatedAt: made.generatedAt,
+      },
+    });
+    const webhook = made.webhookUrl
+      ? await tx.webhookDelivery.create({
+          data: { reportId: made.reportId, url: made.webhookUrl },
+          select: { id: true },
+        })
+      : null;
+    const channelDeliveries = await createReportDeliveries(tx, {
+      organizationId: made.organizationId,
+      reportId: made.reportId,
+      channelIds: made.channelIds,
+    });
+    return { webhookDeliveryId: webhook?.id ?? null, channelDeliveries };
+  });
+}
+
+/** After the last attempt: the report says it failed, and why. */
+export async function markReportFailed(db: Db, reportId: string, reason: string): Promise<void> {
+  await db.report.updateMany({
+    where: { id: reportId, status: 'pending' },
+    data: { status: 'failed', error: reason.slice(0, 2000) },
+  });
+}
+
+/** A signed-webhook delivery with its report and schedule, or null when it was deleted. */
+export function webhookDeliveryToSend(db: Db, deliveryId: string) {
+  return db.webhookDelivery.findUnique({
+    where: { id: deliveryId },
+    include: { report: { include: { schedule: true } } },
+  });
+}
+
+export interface WebhookAttempt {
+  attempt: number;
+  url: string;
+  at: Date;
+  ok: boolean;
+  final: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  /** When the next attempt is due, if there is one. */
+  nextAttemptAt: Date | null;
+}
+
+/** Appends the attempt to the delivery's log and sets its status; a delivery no longer pending is left alone. */
+export async function recordWebhookAttempt(db: Db, deliveryId: string, attempt: WebhookAttempt): Promise<void> {
+  const status = attempt.ok ? 'succeeded' : attempt.final ? 'failed' : 'pending';
+  const entry = {
+    attempt: attempt.attempt,
+    at: attempt.at.toISOString(),
+    statusCode: attempt.statusCode,
+    error: attempt.error,
+    durationMs: attempt.durationMs,
+  };
+  await db.$executeRaw`
+    UPDATE webhook_deliveries
+       SET attempts = attempts + 1, url = ${attempt.url}, status = ${status}::webhook_delivery_status,
+           last_attempt_at = ${attempt.at}, last_status_code = ${attempt.statusCode}, last_error = ${attempt.error},
+           next_attempt_at = ${status === 'pending' ? attempt.nextAttemptAt : null}::timestamptz,
+           delivered_at = ${attempt.ok ? new Date() : null}::timestamptz,
+           log = log || ${JSON.stringify([entry])}::jsonb
+     WHERE id = ${deliveryId}::uuid AND status = 'pending'`;
+}

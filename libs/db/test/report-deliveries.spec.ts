@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
+import {
+  claimDelivery,
+  createOrganization,
+  createPrismaClient,
+  createReportDeliveries,
+  detachChannel,
+  finishAttempt,
+  type PrismaClient,
+  recordWebhookAttempt,
+  skipDelivery,
+  storeMadeReport,
+} from '../src/index.js';
+
+/**
+ * The repositories of a report's deliveries and of the alert deliveries' life, on real Postgres: a made
+ * report is stored once with one delivery per enabled channel of its organization, a delivery is claimed
+ * before it is sent and finished once, and a deleted channel leaves the rules and schedules naming it.
+ */
+let db: TestDatabase;
+let prisma: PrismaClient;
+let organizationId: string;
+let otherOrganizationId: string;
+let scheduleId: string;
+let channels: { enabled: string; disabled: string; foreign: string };
+
+async function channel(organization: string, name: string, enabled = true): Promise<string> {
+  const row = await prisma.alertChannel.create({
+    data: {
+      organizationId: organization,
+      name,
+      kind: 'slack',
+      targetSealed: Buffer.from('sealed'),
+      targetHint: 'hooks.slack.com',
+      enabled,
+    },
+  });
+  return row.id;
+}
+
+let day = 0;
+
+async function claimedReport(): Promise<string> {
+  const start = new Date(Date.UTC(2026, 0, 1 + day++));
+  const report = await prisma.report.create({
+    data: {
+      organizationId,
+      scheduleId,
+      periodStart: start,
+      periodEnd: new Date(start.getTime() + 86_400_000),
+      trigger: 'manual',
+      formats: ['json'],
+    },
+  });
+  return report.id;
+}
+
+function made(reportId: string, channelIds: string[], webhookUrl: string | null = null) {
+  return {
+    reportId,
+    organizationId,
+    document: { schema: 'zonewise.report/v1' },
+    summary: { label: 'a day' },
+    csv: null,
+    html: null,
+    generatedAt: new Date(),
+    webhookUrl,
+    channelIds,
+  };
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase('db_report_deliveries');
+  prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 4 });
+  organizationId = (await createOrganization(prisma, { slug: 'acme' })).id;
+  otherOrganizationId = (await createOrganization(prisma, { slug: 'other' })).id;
+  channels = {
+    enabled: await channel(organizationId, 'on'),
+    disabled: await channel(organizationId, 'off', false),
+    foreign: await channel(otherOrganizationId, 'theirs'),
+  };
+  const schedule = await prisma.reportSchedule.create({
+    data: {
+      organizationId,
+      name: 'daily',
+      cadence: 'daily',
+      cronExpression: '0 0 * * *',
+      timeZone: 'UTC',
+      formats: ['json'],
+      channelIds: Object.values(channels),
+      anchorAt: new Date(),
+    },
+  });
+  scheduleId = schedule.id;
+}, 120_000);
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await db?.drop();
+});
+
+describe('storeMadeReport', () => {
+  it('stores the report once, with its webhook delivery and one delivery per enabled channel of its organization', async () => {
+    const reportId = await claimedReport();
+    const channelIds = Object.values(channels);
+    const [first, second] = await Promise.all([
+      storeMadeReport(prisma, made(reportId, channelIds, 'https://receiver.example/hook')),
+      storeMadeReport(prisma, made(reportId, channelIds, 'https://receiver.example/hook')),
+    ]);
+    const stored = [first, second].filter((outcome) => outcome !== null);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.webhookDeliveryId).not.toBeNull();
+    expect(stored[0]!.channelDeliveries).toHaveLength(1);
+    const rows = await prisma.alertDelivery.findMany({ where: { reportId } });
+    expect(rows).toEqual([
+      expect.objectContaining({ channelId: channels.enabled, event: 'report', status: 'pending', organizationId }),
+    ]);
+    expect(await prisma.webhookDelivery.count({ where: { reportId } })).toBe(1);
+    expect(await prisma.report.findUniqueOrThrow({ where: { id: reportId } })).toMatchObject({ status: 'ready' });
+  });
+
+  it('never makes a second delivery of one report to one channel', async () => {
+    const reportId = await claimedReport();
+    const input = { organizationId, reportId, channelIds: [channels.enabled] };
+    expect(await createReportDeliveries(prisma, input)).toHaveLength(1);
+    expect(await createReportDeliveries(prisma, input)).toEqual([]);
+  });
+});
+
+describe('a delivery attempt', () => {
+  let deliveryId: string;
+
+  beforeEach(async () => {
+    const reportId = await claimedReport();
+    [{ id: deliveryId }] = await createReportDeliveries(prisma, {
+      organizationId,
+      reportId,
+      channelIds: [channels.enabled],
+    });
+  });
+
+  it('is claimed before sending, retried as pending, and finished once', async () => {
+    expect(await claimDelivery(prisma, deliveryId, new Date())).toBe(true);
+    await finishAttempt(prisma, deliveryId, { ok: false, final: false, statusCode: 503, error: 'no', at: new Date() });
+    expect(await prisma.alertDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastStatusCode: 503,
+    });
+    expect(await claimDelivery(prisma, deliveryId, new Date())).toBe(true);
+    await finishAttempt(prisma, deliveryId, { ok: true, final: false, statusCode: 200, error: null, at: new Date() });
+    expect(await claimDelivery(prisma, deliveryId, new Date())).toBe(false);
+    const done = await prisma.alertDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
+    expect(done).toMatchObject({ status: 'succeeded', attempts: 2, lastStatusCode: 200 });
+    expect(done.sentAt).not.toBeNull();
+  });
+
+  it('interrupted while sending is claimed again; a skipped one is not', async () => {
+    expect(await claimDelivery(prisma, deliveryId, new Date())).toBe(true);
+    expect(await claimDelivery(prisma, deliveryId, new Date())).toBe(true);
+    await skipDelivery(prisma, deliveryId, 'the channel is disabled');
+    expect(await claimDelivery(prisma, deliveryId, new Date())).toBe(false);
+    expect(await prisma.alertDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({
+      status: 'skipped',
+      attempts: 2,
+      lastError: 'the channel is disabled',
+    });
+  });
+});
+
+describe('recordWebhookAttempt', () => {
+  it("appends each attempt to the schedule webhook's log and stops once it is no longer pending", async () => {
+    const reportId = await claimedReport();
+    const stored = await storeMadeReport(prisma, made(reportId, [], 'https://receiver.example/hook'));
+    const id = stored!.webhookDeliveryId!;
+    const attempt = (n: number, ok: boolean, final = false) => ({
+      attempt: n,
+      url: 'https://receiver.example/hook',
+      at: new Date(),
+      ok,
+      final,
+      statusCode: ok ? 204 : 500,
+      error: ok ? null : 'receiver answered 500',
+      durationMs: 5,
+      nextAttemptAt: new Date(Date.now() + 1000),
+    });
+    await recordWebhookAttempt(prisma, id, attempt(1, false));
+    expect(await prisma.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastStatusCode: 500,
+    });
+    await recordWebhookAttempt(prisma, id, attempt(2, true));
+    await recordWebhookAttempt(prisma, id, attempt(3, false, true));
+    const row = await prisma.webhookDelivery.findUniqueOrThrow({ where: { id } });
+    expect(row).toMatchObject({ status: 'succeeded', attempts: 2, nextAttemptAt: null });
+    expect((row.log as { statusCode: number }[]).map((entry) => entry.statusCode)).toEqual([500, 204]);
+  });
+});
+
+describe('detachChannel', () => {
+  it('removes the channel from the rules and report schedules of its organization only', async () => {
+    const rule = await prisma.alertRule.create({
+      data: { organizationId, name: 'lost', kind: 'hints-lost', channelIds: [channels.enabled, channels.disabled] },
+    });
+    await detachChannel(prisma, organizationId, channels.disabled);
+    expect((await prisma.alertRule.findUniqueOrThrow({ where: { id: rule.id } })).channelIds).toEqual([
+      channels.enabled,
+    ]);
+    expect((await prisma.reportSchedule.findUniqueOrThrow({ where: { id: scheduleId } })).channelIds).toEqual([
+      channels.enabled,
+      channels.foreign,
+    ]);
+    await detachChannel(prisma, otherOrganizationId, channels.enabled);
+    expect((await prisma.alertRule.findUniqueOrThrow({ where: { id: rule.id } })).channelIds).toEqual([
+      channels.enabled,
+    ]);
+  });
+});
