@@ -4,6 +4,7 @@ import {
   dropExpiredIntervalPartitions,
   ensureIntervalPartitions,
   historyCutoffs,
+  lockCluster,
   PrismaService,
   pruneAuditLog,
   pruneClusterHistory,
@@ -13,7 +14,6 @@ import {
   pruneSnapshots,
 } from '@zw/db';
 import type { WorkerConfig } from './config.js';
-import { lockCluster } from './history/cluster-lock.js';
 import { ReadModelPublisher } from './read-model-events.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
 

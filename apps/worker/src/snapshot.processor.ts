@@ -1,12 +1,11 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type Type } from '@nestjs/common';
 import { capturedAtRetentionProblem } from '@zw/core';
-import { type Prisma, PrismaService } from '@zw/db';
+import { ClusterBusyError, lockCluster, type Prisma, PrismaService } from '@zw/db';
 import { ALERTS_QUEUE, type AnalyzeSnapshotJobData, enqueueAlertEvaluation, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { DelayedError, type Job, type Queue, UnrecoverableError } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkerConfig } from './config.js';
-import { ClusterBusyError, lockCluster } from './history/cluster-lock.js';
 import { recordRepeat, recordSnapshot, type RecordOutcome } from './history/history-writer.js';
 import { AnalysisPool } from './analysis-pool.js';
 import { analyzerId } from './analyzer.js';

@@ -16,6 +16,7 @@ export {
 } from './agent-tokens.js';
 export { findCluster, registerCluster, type RegisterClusterInput, type RegisteredCluster } from './clusters.js';
 export { clusterStateAt, serviceStateAt, serviceTimeline, type ServiceRef } from './history.js';
+export { ClusterBusyError, lockCluster } from './cluster-lock.js';
 export { dbEnvSchema, historyRetentionSetting, readReplicaSettings, replicaOf } from './environment.js';
 export {
   API_KEY_PREFIX,

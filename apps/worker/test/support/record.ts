@@ -1,6 +1,5 @@
-import type { PrismaClient } from '@zw/db';
+import { lockCluster, type PrismaClient } from '@zw/db';
 import { createHash } from 'node:crypto';
-import { lockCluster } from '../../src/history/cluster-lock.js';
 import { recordSnapshot, type SnapshotRecord } from '../../src/history/history-writer.js';
 
 /**

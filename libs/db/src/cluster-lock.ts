@@ -1,4 +1,4 @@
-import type { Prisma } from '@zw/db';
+import type { Prisma } from './generated/prisma/client.js';
 
 /**
  * Serializes every history write of one cluster (worker transactions, retention) until the transaction

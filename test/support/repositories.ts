@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import {
+  createPrismaClient,
+  type PrismaClient,
+  ReadDb,
+  registerCluster,
+  type RegisterClusterInput,
+  type SnapshotStatus,
+} from '../../libs/db/src/index.js';
+import { createTestDatabase } from './databases.js';
+
+/** A migrated database with both clients a repository may take: Prisma (writes) and the read pool. */
+export interface RepositoryDatabase {
+  prisma: PrismaClient;
+  readDb: ReadDb;
+  drop(): Promise<void>;
+}
+
+export async function repositoryDatabase(tag: string): Promise<RepositoryDatabase> {
+  const database = await createTestDatabase(tag);
+  const prisma = createPrismaClient({ databaseUrl: database.url, poolMax: 4 });
+  const readDb = new ReadDb({ databaseUrl: database.url, poolMax: 2 });
+  return {
+    prisma,
+    readDb,
+    drop: async () => {
+      await Promise.all([prisma.$disconnect(), readDb.end()]);
+      await database.drop();
+    },
+  };
+}
+
+/** A cluster (and its organization when new); its id and its organization's. */
+export async function addCluster(
+  prisma: PrismaClient,
+  input: Partial<RegisterClusterInput> & { name: string },
+): Promise<{ clusterId: string; organizationId: string }> {
+  const { cluster } = await registerCluster(prisma, { organizationSlug: 'acme', ...input });
+  return { clusterId: cluster.id, organizationId: cluster.organizationId };
+}
+
+export interface StoredSnapshotInput {
+  capturedAt: Date;
+  status?: SnapshotStatus;
+  /** The pushed document; its payload row is left out when null. */
+  document?: object | null;
+  /** What the analysis reads; snapshots with the same input repeat each other. */
+  input?: string;
+}
+
+/** A snapshot row as ingest stores it, with its gzip payload unless `document` is null; its id. */
+export async function addSnapshot(
+  prisma: PrismaClient,
+  clusterId: string,
+  input: StoredSnapshotInput,
+): Promise<string> {
+  const json = JSON.stringify(input.document === undefined ? { capturedAt: input.capturedAt } : input.document);
+  const sha = (text: string) => createHash('sha256').update(text).digest();
+  const { id } = await prisma.snapshot.create({
+    data: {
+      clusterId,
+      capturedAt: input.capturedAt,
+      contentHash: sha(`${json}${input.capturedAt.toISOString()}`),
+      inputHash: input.input === undefined ? null : sha(input.input),
+      sizeBytes: Buffer.byteLength(json),
+      status: input.status ?? 'queued',
+      ...(input.document === null ? {} : { payload: { create: { gzip: gzipSync(json) } } }),
+    },
+    select: { id: true },
+  });
+  return id;
+}
+
+/** The summary row of a processed snapshot, with the analysis settings it names (the rest zero). */
+export async function addSummary(
+  prisma: PrismaClient,
+  snapshot: { id: string; clusterId: string; capturedAt: Date },
+  settings: {
+    kubernetesVersion?: string;
+    kubernetesVersionSource?: string;
+    dataPlane?: string;
+    dataPlaneSource?: string;
+  },
+): Promise<void> {
+  await prisma.snapshotSummary.create({
+    data: {
+      snapshotId: snapshot.id,
+      clusterId: snapshot.clusterId,
+      capturedAt: snapshot.capturedAt,
+      services: 0,
+      servicesPopulated: 0,
+      servicesRemoved: 0,
+      servicesNone: 0,
+      nodeInfoSufficient: true,
+      zones: [],
+      servicesWithDrift: 0,
+      crossZoneWithoutHints: 0,
+      crossZoneWithHints: 0,
+      ...settings,
+    },
+  });
+}
