@@ -1,17 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { isAgentStale, PrismaService } from '@zw/db';
+import { isAgentStale, type NewestCapture, newestCaptures, PrismaService } from '@zw/db';
 import type { WorkerConfig } from './config.js';
 import { type LIVE_EVENT_GUARDS, ReadModelPublisher } from './read-model-events.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
 
 /** The guard hash (`<QUEUE_PREFIX>:{events}:zw-stale-clusters`): one field per cluster announced stale. */
 const STALE_GUARD: (typeof LIVE_EVENT_GUARDS)[number] = 'zw-stale-clusters';
-
-interface NewestSnapshot {
-  cluster_id: string;
-  organization_id: string;
-  captured_at: Date;
-}
 
 export interface StalenessResult {
   wentStale: number;
@@ -39,14 +33,14 @@ export class AgentStalenessService {
   async announce(now = new Date()): Promise<StalenessResult> {
     const result: StalenessResult = { wentStale: 0, cameBack: 0 };
     try {
-      const clusters = await this.newestSnapshots();
+      const clusters = await newestCaptures(this.prisma);
       const announced = new Set(await this.events.transitionFields(STALE_GUARD));
       for (const cluster of clusters) {
-        const stale = isAgentStale(cluster.captured_at, now, this.config.STALE_AFTER_SECONDS);
-        if (stale === announced.has(cluster.cluster_id)) continue;
+        const stale = isAgentStale(cluster.capturedAt, now, this.config.STALE_AFTER_SECONDS);
+        if (stale === announced.has(cluster.clusterId)) continue;
         if (await this.announceOne(cluster, stale)) result[stale ? 'wentStale' : 'cameBack']++;
       }
-      const present = new Set(clusters.map((cluster) => cluster.cluster_id));
+      const present = new Set(clusters.map((cluster) => cluster.clusterId));
       await this.events.forgetTransitions(
         STALE_GUARD,
         [...announced].filter((id) => !present.has(id)),
@@ -57,27 +51,18 @@ export class AgentStalenessService {
     return result;
   }
 
-  private announceOne(cluster: NewestSnapshot, stale: boolean): Promise<boolean> {
+  private announceOne(cluster: NewestCapture, stale: boolean): Promise<boolean> {
     return this.events.liveEventOnTransition(
       STALE_GUARD,
-      cluster.cluster_id,
+      cluster.clusterId,
       stale,
       stale ? 'cluster.stale' : 'cluster.fresh',
       {
-        clusterId: cluster.cluster_id,
-        organizationId: cluster.organization_id,
-        lastSnapshotCapturedAt: cluster.captured_at.toISOString(),
+        clusterId: cluster.clusterId,
+        organizationId: cluster.organizationId,
+        lastSnapshotCapturedAt: cluster.capturedAt.toISOString(),
         staleAfterSeconds: this.config.STALE_AFTER_SECONDS,
       },
     );
-  }
-
-  /** Every cluster with a snapshot, and its newest capture: one index probe per cluster. */
-  private newestSnapshots(): Promise<NewestSnapshot[]> {
-    return this.prisma.$queryRaw<NewestSnapshot[]>`
-      SELECT c.id::text AS cluster_id, c.organization_id::text AS organization_id, ls.captured_at
-        FROM clusters c
-        JOIN LATERAL (SELECT s.captured_at FROM snapshots s
-                       WHERE s.cluster_id = c.id ORDER BY s.captured_at DESC LIMIT 1) ls ON true`;
   }
 }

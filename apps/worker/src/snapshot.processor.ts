@@ -1,7 +1,16 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type Type } from '@nestjs/common';
 import { capturedAtRetentionProblem } from '@zw/core';
-import { ClusterBusyError, lockCluster, type Prisma, PrismaService } from '@zw/db';
+import {
+  claimSnapshot,
+  ClusterBusyError,
+  isBeingRecorded,
+  lockCluster,
+  markSnapshotFailed,
+  type Prisma,
+  PrismaService,
+  readSnapshotPayload,
+} from '@zw/db';
 import { ALERTS_QUEUE, type AnalyzeSnapshotJobData, enqueueAlertEvaluation, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { DelayedError, type Job, type Queue, UnrecoverableError } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,7 +20,6 @@ import { AnalysisPool } from './analysis-pool.js';
 import { analyzerId } from './analyzer.js';
 import { DependencyOutages, OutageWaitInterrupted } from './dependency-outages.js';
 import { UnprocessableSnapshotError } from './snapshot-analysis.js';
-import { claimSnapshot, isBeingRecorded, markSnapshotFailed, readSnapshotPayload } from './snapshot-status.js';
 import { JobMetricsRecorder } from './job-metrics.js';
 import { ReadModelPublisher } from './read-model-events.js';
 import { WORKER_CONFIG } from './worker-config.token.js';

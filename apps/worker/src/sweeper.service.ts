@@ -1,10 +1,9 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { PrismaService } from '@zw/db';
+import { markSnapshotFailed, PrismaService } from '@zw/db';
 import { enqueueSnapshot, SNAPSHOTS_QUEUE } from '@zw/queue';
 import type { Queue } from 'bullmq';
 import type { WorkerConfig } from './config.js';
-import { markSnapshotFailed } from './snapshot-status.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
 
 export interface SweepResult {

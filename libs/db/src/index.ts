@@ -16,6 +16,18 @@ export {
 } from './agent-tokens.js';
 export { findCluster, registerCluster, type RegisterClusterInput, type RegisteredCluster } from './clusters.js';
 export { clusterStateAt, serviceStateAt, serviceTimeline, type ServiceRef } from './history.js';
+export {
+  claimSnapshot,
+  type ClaimedSnapshot,
+  isBeingRecorded,
+  markSnapshotFailed,
+  type NewestCapture,
+  newestCaptures,
+  newestProcessedPayload,
+  readSnapshotPayload,
+  storedSnapshotPayload,
+  type StoredSnapshotPayload,
+} from './snapshots.js';
 export { ClusterBusyError, lockCluster } from './cluster-lock.js';
 export { dbEnvSchema, historyRetentionSetting, readReplicaSettings, replicaOf } from './environment.js';
 export {

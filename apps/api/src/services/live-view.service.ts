@@ -26,7 +26,7 @@ import {
   type Snapshot,
   snapshotClusterModel,
 } from '@zw/core';
-import { type ClusterHeadRow, ReadDb } from '@zw/db';
+import { type ClusterHeadRow, ReadDb, storedSnapshotPayload } from '@zw/db';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { ApiConfig } from '../config.js';
@@ -199,12 +199,8 @@ export class LiveViewService {
       this.cache.set(key, cached);
       return cached;
     }
-    const [row] = await this.db.query<{ size_bytes: number; gzip: Buffer | null }>(
-      `SELECT s.size_bytes, p.gzip FROM snapshots s LEFT JOIN snapshot_payloads p ON p.snapshot_id = s.id
-        WHERE s.id = $1`,
-      [snapshotId],
-    );
-    if (!row?.gzip) return null;
+    const row = await storedSnapshotPayload(this.db, snapshotId);
+    if (!row) return null;
     const document: unknown = JSON.parse(
       (await gunzipAsync(row.gzip, { chunkSize: GUNZIP_CHUNK_BYTES })).toString('utf8'),
     );
@@ -217,7 +213,7 @@ export class LiveViewService {
       nodeInfo: computeNodeInfo(snapshot.nodes),
       cluster: snapshotClusterModel(snapshot),
     };
-    if (row.size_bytes <= this.maxCachedBytes) {
+    if (row.sizeBytes <= this.maxCachedBytes) {
       this.cache.set(key, indexed);
       if (this.cache.size > CACHED_SNAPSHOTS) this.cache.delete(this.cache.keys().next().value!);
     }

@@ -18,7 +18,14 @@ import {
   withRefinedCoverage,
   wrongLabelsDetail,
 } from '@zw/core';
-import { type ClusterTrafficSource, openSecret, PrismaService, recordTrafficFailure, storeMeasurements } from '@zw/db';
+import {
+  type ClusterTrafficSource,
+  newestProcessedPayload,
+  openSecret,
+  PrismaService,
+  recordTrafficFailure,
+  storeMeasurements,
+} from '@zw/db';
 import type { TrafficConfig } from '@zw/queue';
 import { ReadModelPublisher } from '../read-model-events.js';
 import { readPayload } from '../snapshot-analysis.js';
@@ -179,12 +186,9 @@ export class TrafficMeasurer {
 
   /** Services by Pod and owner, from the newest processed snapshot whose payload is still stored; null if none. */
   private async serviceMap(clusterId: string): Promise<ServiceMap | null> {
-    const [row] = await this.prisma.$queryRaw<{ gzip: Uint8Array }[]>`
-      SELECT p.gzip FROM snapshots s JOIN snapshot_payloads p ON p.snapshot_id = s.id
-       WHERE s.cluster_id = ${clusterId}::uuid AND s.status = 'processed'
-       ORDER BY s.captured_at DESC LIMIT 1`;
-    if (!row) return null;
-    return serviceMapOf(parseSnapshot(await readPayload(row.gzip)));
+    const gzip = await newestProcessedPayload(this.prisma, clusterId);
+    if (!gzip) return null;
+    return serviceMapOf(parseSnapshot(await readPayload(gzip)));
   }
 }
 

@@ -1,5 +1,6 @@
-import type { Db } from '@zw/db';
 import type { ClusterOverrides } from '@zw/core';
+import type { Db } from './db-client.js';
+import type { ReadDb } from './read-db.js';
 
 export interface ClaimedSnapshot {
   clusterId: string;
@@ -90,4 +91,44 @@ export async function markSnapshotFailed(db: Db, snapshotId: string, reason: str
     UPDATE snapshots SET status = 'failed', error = ${reason.slice(0, 4000)}, status_changed_at = now()
      WHERE id = ${snapshotId}::uuid AND status IN ('queued', 'processing')`;
   return changed > 0;
+}
+
+/** The raw payload of a cluster's newest processed snapshot whose payload is still stored; null if none. */
+export async function newestProcessedPayload(db: Db, clusterId: string): Promise<Uint8Array | null> {
+  const rows = await db.$queryRaw<{ gzip: Uint8Array }[]>`
+    SELECT p.gzip FROM snapshots s JOIN snapshot_payloads p ON p.snapshot_id = s.id
+     WHERE s.cluster_id = ${clusterId}::uuid AND s.status = 'processed'
+     ORDER BY s.captured_at DESC LIMIT 1`;
+  return rows[0]?.gzip ?? null;
+}
+
+export interface NewestCapture {
+  clusterId: string;
+  organizationId: string;
+  capturedAt: Date;
+}
+
+/** Every cluster with a snapshot, and its newest capture (whatever its status): one index probe per cluster. */
+export async function newestCaptures(db: Db): Promise<NewestCapture[]> {
+  return db.$queryRaw<NewestCapture[]>`
+    SELECT c.id::text AS "clusterId", c.organization_id::text AS "organizationId", ls.captured_at AS "capturedAt"
+      FROM clusters c
+      JOIN LATERAL (SELECT s.captured_at FROM snapshots s
+                     WHERE s.cluster_id = c.id ORDER BY s.captured_at DESC LIMIT 1) ls ON true`;
+}
+
+export interface StoredSnapshotPayload {
+  /** The payload's size as the agent sent it (uncompressed JSON bytes). */
+  sizeBytes: number;
+  gzip: Buffer;
+}
+
+/** A snapshot's raw payload and size, read on the read pool; null if the snapshot or its payload is gone. */
+export async function storedSnapshotPayload(db: ReadDb, snapshotId: string): Promise<StoredSnapshotPayload | null> {
+  const [row] = await db.query<{ size_bytes: number; gzip: Buffer | null }>(
+    `SELECT s.size_bytes, p.gzip FROM snapshots s LEFT JOIN snapshot_payloads p ON p.snapshot_id = s.id
+      WHERE s.id = $1`,
+    [snapshotId],
+  );
+  return row?.gzip ? { sizeBytes: row.size_bytes, gzip: row.gzip } : null;
 }
