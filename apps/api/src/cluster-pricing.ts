@@ -1,5 +1,5 @@
 import { type CrossZonePrice, crossZonePrice } from '@zw/core';
-import type { Cloud } from '@zw/db';
+import { type Cloud, clusterPriceRows, type ReadDb } from '@zw/db';
 
 export interface ClusterPricingInput {
   cloud: Cloud;
@@ -29,4 +29,25 @@ export function clusterPricing(cluster: ClusterPricingInput): ClusterPricing {
     }),
     overridePerGb: cluster.crossZonePricePerGb,
   };
+}
+
+export interface PricedCluster {
+  id: string;
+  name: string;
+  pricing: ClusterPricing;
+}
+
+/** An organization's clusters (or the one named, when it is the organization's) by name, each priced. */
+export async function pricedClusters(db: ReadDb, organizationId: string, clusterId?: string): Promise<PricedCluster[]> {
+  const rows = await clusterPriceRows(db, organizationId, clusterId);
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    pricing: clusterPricing({
+      cloud: row.cloud,
+      region: row.region,
+      crossZonePricePerGb: row.price_override,
+      organizationPricePerGb: row.org_price_override,
+    }),
+  }));
 }

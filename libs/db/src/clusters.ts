@@ -2,6 +2,7 @@ import { issueAgentToken } from './agent-tokens.js';
 import { type AuditActor, recordAudit } from './audit-log.js';
 import type { Db } from './db-client.js';
 import type { Cloud, Cluster, PrismaClient } from './generated/prisma/client.js';
+import type { ReadDb } from './read-db.js';
 
 export interface RegisterClusterInput {
   organizationSlug: string;
@@ -67,4 +68,59 @@ export async function registerCluster(
 
 export async function findCluster(db: Db, organizationSlug: string, name: string): Promise<Cluster | null> {
   return db.cluster.findFirst({ where: { name, organization: { slug: organizationSlug } } });
+}
+
+/** The settings a cluster's newest recorded analysis used (its snapshot summary's columns). */
+export interface AnalysisSettingsRow {
+  capturedAt: Date | null;
+  kubernetesVersion: string | null;
+  kubernetesVersionSource: string | null;
+  dataPlane: string | null;
+  dataPlaneSource: string | null;
+}
+
+/** The settings of each cluster's newest recorded analysis: one index probe per cluster, one statement. */
+export async function newestAnalysisSettings(db: Db, clusterIds: string[]): Promise<Map<string, AnalysisSettingsRow>> {
+  if (clusterIds.length === 0) return new Map();
+  const rows = await db.$queryRaw<(AnalysisSettingsRow & { clusterId: string })[]>`
+    SELECT c.id::text AS "clusterId", m.captured_at AS "capturedAt", m.kubernetes_version AS "kubernetesVersion",
+           m.kubernetes_version_source AS "kubernetesVersionSource", m.data_plane AS "dataPlane",
+           m.data_plane_source AS "dataPlaneSource"
+      FROM unnest(${clusterIds}::uuid[]) AS c(id)
+      JOIN LATERAL (SELECT * FROM snapshot_summaries s WHERE s.cluster_id = c.id
+                     ORDER BY s.captured_at DESC LIMIT 1) m ON true`;
+  return new Map(rows.map(({ clusterId, ...settings }) => [clusterId, settings]));
+}
+
+/** What a cluster's price per cross-zone GB is made of: its cloud and region, its and its organization's price. */
+export interface ClusterPriceRow {
+  id: string;
+  name: string;
+  cloud: Cloud;
+  region: string | null;
+  price_override: number | null;
+  org_price_override: number | null;
+}
+
+/** An organization's clusters (or the one named, when it is the organization's) by name, with their prices. */
+export async function clusterPriceRows(
+  db: ReadDb,
+  organizationId: string,
+  clusterId?: string,
+): Promise<ClusterPriceRow[]> {
+  return db.query<ClusterPriceRow>(
+    `SELECT id::text, name, cloud::text, region, cross_zone_price_per_gb::float8 AS price_override,
+            (SELECT o.cross_zone_price_per_gb FROM organizations o WHERE o.id = clusters.organization_id)::float8 AS org_price_override
+       FROM clusters WHERE organization_id = $1 AND ($2::uuid IS NULL OR id = $2) ORDER BY name`,
+    [organizationId, clusterId ?? null],
+  );
+}
+
+/** The organization a cluster belongs to; null when there is no such cluster. */
+export async function organizationOfCluster(db: ReadDb, clusterId: string): Promise<string | null> {
+  const [row] = await db.query<{ organization_id: string }>(
+    'SELECT organization_id::text FROM clusters WHERE id = $1::uuid',
+    [clusterId],
+  );
+  return row?.organization_id ?? null;
 }

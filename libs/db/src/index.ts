@@ -14,7 +14,17 @@ export {
   type AgentIdentity,
   type NewAgentToken,
 } from './agent-tokens.js';
-export { findCluster, registerCluster, type RegisterClusterInput, type RegisteredCluster } from './clusters.js';
+export {
+  type AnalysisSettingsRow,
+  clusterPriceRows,
+  type ClusterPriceRow,
+  findCluster,
+  newestAnalysisSettings,
+  organizationOfCluster,
+  registerCluster,
+  type RegisterClusterInput,
+  type RegisteredCluster,
+} from './clusters.js';
 export { clusterStateAt, serviceStateAt, serviceTimeline, type ServiceRef } from './history.js';
 export {
   claimSnapshot,

@@ -1,16 +1,8 @@
+import type { AnalysisSettingsRow } from '@zw/db';
 import type { z } from 'zod';
 import type { AnalysisSettingsSchema } from './clusters.schemas.js';
 
 export type AnalysisSettingsView = z.output<typeof AnalysisSettingsSchema>;
-
-/** The settings columns of a snapshot summary, as read (null before any snapshot was recorded). */
-export interface AnalysisSettingsRow {
-  capturedAt: Date | null;
-  kubernetesVersion: string | null;
-  kubernetesVersionSource: string | null;
-  dataPlane: string | null;
-  dataPlaneSource: string | null;
-}
 
 type Source = 'override' | 'snapshot' | 'default';
 

@@ -1,11 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type AuditActor, type Cloud, issueAgentToken, Prisma, PrismaService, recordAudit } from '@zw/db';
+import {
+  type AnalysisSettingsRow,
+  type AuditActor,
+  type Cloud,
+  issueAgentToken,
+  newestAnalysisSettings,
+  Prisma,
+  PrismaService,
+  recordAudit,
+} from '@zw/db';
 import type { z } from 'zod';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { ReadModelCache } from '../cache/read-model-cache.js';
 import { clusterNotFound, ProblemException } from '../problem.js';
 import { clusterPricing } from '../cluster-pricing.js';
-import { type AnalysisSettingsRow, analysisSettingsView } from './analysis-settings.js';
+import { analysisSettingsView } from './analysis-settings.js';
 import type { ClusterSchema, CreateClusterBody, ListClustersQuery, UpdateClusterBody } from './clusters.schemas.js';
 
 type ClusterView = z.output<typeof ClusterSchema>;
@@ -145,7 +154,10 @@ export class ClustersService {
     });
     const page = rows.slice(0, query.limit);
     const more = rows.length > query.limit;
-    const analyses = await this.newestAnalysisSettings(page.map((row) => row.id));
+    const analyses = await newestAnalysisSettings(
+      this.prisma,
+      page.map((row) => row.id),
+    );
     return {
       clusters: page.map((row) => clusterView(row, analyses.get(row.id))),
       nextCursor: more ? encodeCursor({ f: print, k: [page[page.length - 1].name] }) : null,
@@ -155,20 +167,7 @@ export class ClustersService {
   async get(organizationId: string, id: string) {
     const row = await this.prisma.cluster.findFirst({ where: { id, organizationId }, select: CLUSTER_SELECT });
     if (!row) throw clusterNotFound(id);
-    return clusterView(row, (await this.newestAnalysisSettings([id])).get(id));
-  }
-
-  /** The settings of each cluster's newest recorded analysis: one index probe per cluster, one statement. */
-  private async newestAnalysisSettings(clusterIds: string[]): Promise<Map<string, AnalysisSettingsRow>> {
-    if (clusterIds.length === 0) return new Map();
-    const rows = await this.prisma.$queryRaw<(AnalysisSettingsRow & { clusterId: string })[]>`
-      SELECT c.id::text AS "clusterId", m.captured_at AS "capturedAt", m.kubernetes_version AS "kubernetesVersion",
-             m.kubernetes_version_source AS "kubernetesVersionSource", m.data_plane AS "dataPlane",
-             m.data_plane_source AS "dataPlaneSource"
-        FROM unnest(${clusterIds}::uuid[]) AS c(id)
-        JOIN LATERAL (SELECT * FROM snapshot_summaries s WHERE s.cluster_id = c.id
-                       ORDER BY s.captured_at DESC LIMIT 1) m ON true`;
-    return new Map(rows.map(({ clusterId, ...settings }) => [clusterId, settings]));
+    return clusterView(row, (await newestAnalysisSettings(this.prisma, [id])).get(id));
   }
 
   /**

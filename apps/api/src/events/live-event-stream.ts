@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ReadDb } from '@zw/db';
+import { organizationOfCluster, ReadDb } from '@zw/db';
 import { createRedisClient, liveEventsStreamKey, type LiveEventSubject, type RedisClient } from '@zw/queue';
 import type { ApiConfig } from '../config.js';
 import { API_REDIS } from '../redis.provider.js';
@@ -178,13 +178,10 @@ export class LiveEventStream implements OnModuleInit, OnApplicationShutdown {
   private async organizationOf(clusterId: string): Promise<string | null> {
     if (!this.organizations.has(clusterId)) {
       try {
-        const [row] = await this.db.query<{ organization_id: string }>(
-          'SELECT organization_id::text FROM clusters WHERE id = $1::uuid',
-          [clusterId],
-        );
+        const organizationId = await organizationOfCluster(this.db, clusterId);
         // A cluster belongs to one organization for its life: remembered (a deleted one is never asked again).
         if (this.organizations.size > 100_000) this.organizations.clear();
-        this.organizations.set(clusterId, row?.organization_id ?? null);
+        this.organizations.set(clusterId, organizationId);
       } catch {
         return null; // the database is away: the event reaches no client, but the cache still hears of it
       }

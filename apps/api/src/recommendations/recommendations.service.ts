@@ -3,14 +3,8 @@ import { clusterFixesHead, type FixRankingRow, fixRankingRows, ReadDb } from '@z
 import type { z } from 'zod';
 import { clusterNotFound } from '../problem.js';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
-import { clusterPricing, type ClusterPricing } from '../cluster-pricing.js';
+import { type ClusterPricing, type PricedCluster, pricedClusters } from '../cluster-pricing.js';
 import type { ListRecommendationsQuery } from './recommendations.schemas.js';
-
-interface PricedCluster {
-  id: string;
-  name: string;
-  pricing: ClusterPricing;
-}
 
 type Query = z.output<typeof ListRecommendationsQuery>;
 
@@ -27,7 +21,7 @@ export class RecommendationsService {
     // The newest snapshot's head is read beside the cluster (one round trip less); it is only used once
     // the cluster is known to be the organization's.
     const [[cluster], head] = await Promise.all([
-      this.pricedClusters(organizationId, clusterId),
+      pricedClusters(this.db, organizationId, clusterId),
       clusterFixesHead(this.db, clusterId),
     ]);
     if (!cluster) throw clusterNotFound(clusterId);
@@ -42,7 +36,7 @@ export class RecommendationsService {
   }
 
   async fleet(organizationId: string, query: Query) {
-    const clusters = await this.pricedClusters(organizationId);
+    const clusters = await pricedClusters(this.db, organizationId);
     const byId = new Map(clusters.map((cluster) => [cluster.id, cluster]));
     const page = await this.page(clusters, query, ['fleet-recommendations', organizationId]);
     return {
@@ -83,32 +77,6 @@ export class RecommendationsService {
           ? encodeCursor({ f: print, k: [last.saved_cost, last.saved_gb, last.cluster_id, last.namespace, last.name] })
           : null,
     };
-  }
-
-  private async pricedClusters(organizationId: string, clusterId?: string): Promise<PricedCluster[]> {
-    const rows = await this.db.query<{
-      id: string;
-      name: string;
-      cloud: 'aws' | 'gcp' | 'azure' | 'other';
-      region: string | null;
-      price_override: number | null;
-      org_price_override: number | null;
-    }>(
-      `SELECT id::text, name, cloud::text, region, cross_zone_price_per_gb::float8 AS price_override,
-              (SELECT o.cross_zone_price_per_gb FROM organizations o WHERE o.id = clusters.organization_id)::float8 AS org_price_override
-         FROM clusters WHERE organization_id = $1 AND ($2::uuid IS NULL OR id = $2) ORDER BY name`,
-      [organizationId, clusterId ?? null],
-    );
-    return rows.map((row) => ({
-      id: row.id,
-      name: row.name,
-      pricing: clusterPricing({
-        cloud: row.cloud,
-        region: row.region,
-        crossZonePricePerGb: row.price_override,
-        organizationPricePerGb: row.org_price_override,
-      }),
-    }));
   }
 }
 

@@ -6,16 +6,10 @@ import { clusterNotFound } from '../problem.js';
 import { HeavyReadBudget } from '../heavy-reads/heavy-read-budget.js';
 import { HEAVY_READ_DB } from '../heavy-reads/heavy-read-db.provider.js';
 import { validationProblem } from '../problem.js';
-import { clusterPricing, type ClusterPricing } from '../cluster-pricing.js';
+import { type PricedCluster, pricedClusters } from '../cluster-pricing.js';
 import type { SavingsQuerySchema } from './savings.schemas.js';
 
 const DEFAULT_RANGE_DAYS = 30;
-
-interface PricedCluster {
-  id: string;
-  name: string;
-  pricing: ClusterPricing;
-}
 
 /** Savings over a time range, by cluster, namespace or Service, with the ranked opportunities. */
 @Injectable()
@@ -90,30 +84,9 @@ export class SavingsService {
   }
 
   private async pricedClusters(organizationId: string, clusterId: string | undefined): Promise<PricedCluster[]> {
-    const rows = await this.db.query<{
-      id: string;
-      name: string;
-      cloud: 'aws' | 'gcp' | 'azure' | 'other';
-      region: string | null;
-      price_override: number | null;
-      org_price_override: number | null;
-    }>(
-      `SELECT id::text, name, cloud::text, region, cross_zone_price_per_gb::float8 AS price_override,
-              (SELECT o.cross_zone_price_per_gb FROM organizations o WHERE o.id = clusters.organization_id)::float8 AS org_price_override
-         FROM clusters WHERE organization_id = $1 AND ($2::uuid IS NULL OR id = $2) ORDER BY name`,
-      [organizationId, clusterId ?? null],
-    );
-    if (clusterId && rows.length === 0) throw clusterNotFound(clusterId);
-    return rows.map((row) => ({
-      id: row.id,
-      name: row.name,
-      pricing: clusterPricing({
-        cloud: row.cloud,
-        region: row.region,
-        crossZonePricePerGb: row.price_override,
-        organizationPricePerGb: row.org_price_override,
-      }),
-    }));
+    const clusters = await pricedClusters(this.db, organizationId, clusterId);
+    if (clusterId && clusters.length === 0) throw clusterNotFound(clusterId);
+    return clusters;
   }
 }
 

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addCluster,
+  addSnapshot,
+  addSummary,
+  repositoryDatabase,
+  type RepositoryDatabase,
+} from '../../../test/support/repositories.js';
+import { clusterPriceRows, newestAnalysisSettings, organizationOfCluster } from '../src/index.js';
+
+const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 10, minute));
+
+let db: RepositoryDatabase;
+
+beforeAll(async () => {
+  db = await repositoryDatabase('repo_clusters');
+});
+
+afterAll(async () => {
+  await db?.drop();
+});
+
+async function recorded(clusterId: string, minute: number, settings: Parameters<typeof addSummary>[2]) {
+  const id = await addSnapshot(db.prisma, clusterId, { capturedAt: at(minute), status: 'processed' });
+  await addSummary(db.prisma, { id, clusterId, capturedAt: at(minute) }, settings);
+}
+
+describe('newestAnalysisSettings', () => {
+  it("reads each cluster's newest recorded analysis settings, and nothing for a cluster without one", async () => {
+    const { clusterId: a } = await addCluster(db.prisma, { organizationSlug: 'settings', name: 'a' });
+    const { clusterId: b } = await addCluster(db.prisma, { organizationSlug: 'settings', name: 'b' });
+    const { clusterId: none } = await addCluster(db.prisma, { organizationSlug: 'settings', name: 'none' });
+    await recorded(a, 0, { kubernetesVersion: '1.30', kubernetesVersionSource: 'snapshot' });
+    await recorded(a, 5, {
+      kubernetesVersion: '1.31',
+      kubernetesVersionSource: 'override',
+      dataPlane: 'cilium',
+      dataPlaneSource: 'snapshot',
+    });
+    await recorded(b, 0, {});
+
+    const settings = await newestAnalysisSettings(db.prisma, [a, b, none]);
+
+    expect(Object.fromEntries(settings)).toEqual({
+      [a]: {
+        capturedAt: at(5),
+        kubernetesVersion: '1.31',
+        kubernetesVersionSource: 'override',
+        dataPlane: 'cilium',
+        dataPlaneSource: 'snapshot',
+      },
+      [b]: {
+        capturedAt: at(0),
+        kubernetesVersion: null,
+        kubernetesVersionSource: null,
+        dataPlane: null,
+        dataPlaneSource: null,
+      },
+    });
+    expect((await newestAnalysisSettings(db.prisma, [])).size).toBe(0);
+  });
+});
+
+describe('clusterPriceRows', () => {
+  it("lists an organization's clusters by name with their own and their organization's price", async () => {
+    const { organizationId } = await addCluster(db.prisma, {
+      organizationSlug: 'prices',
+      name: 'zeta',
+      cloud: 'gcp',
+      region: 'europe-west1',
+    });
+    const { clusterId: alpha } = await addCluster(db.prisma, {
+      organizationSlug: 'prices',
+      name: 'alpha',
+      cloud: 'aws',
+      crossZonePricePerGb: '0.015',
+    });
+    await addCluster(db.prisma, { organizationSlug: 'others', name: 'aaa' });
+    await db.prisma.organization.update({ where: { id: organizationId }, data: { crossZonePricePerGb: 0.02 } });
+
+    const rows = await clusterPriceRows(db.readDb, organizationId);
+
+    expect(rows.map(({ id: _id, ...row }) => row)).toEqual([
+      { name: 'alpha', cloud: 'aws', region: null, price_override: 0.015, org_price_override: 0.02 },
+      { name: 'zeta', cloud: 'gcp', region: 'europe-west1', price_override: null, org_price_override: 0.02 },
+    ]);
+    expect((await clusterPriceRows(db.readDb, organizationId, alpha)).map((row) => row.name)).toEqual(['alpha']);
+  });
+
+  it("gives nothing for another organization's cluster", async () => {
+    const { organizationId } = await addCluster(db.prisma, { organizationSlug: 'mine', name: 'a' });
+    const { clusterId: theirs } = await addCluster(db.prisma, { organizationSlug: 'theirs', name: 'b' });
+
+    expect(await clusterPriceRows(db.readDb, organizationId, theirs)).toEqual([]);
+  });
+});
+
+describe('organizationOfCluster', () => {
+  it("names a cluster's organization, and null for a cluster that is not there", async () => {
+    const { clusterId, organizationId } = await addCluster(db.prisma, { organizationSlug: 'owner', name: 'a' });
+
+    expect(await organizationOfCluster(db.readDb, clusterId)).toBe(organizationId);
+    expect(await organizationOfCluster(db.readDb, '00000000-0000-7000-8000-000000000000')).toBeNull();
+  });
+});
