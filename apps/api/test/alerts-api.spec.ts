@@ -178,4 +178,103 @@ describe('GraphQL', () => {
     expect(sent.body.errors).toBeUndefined();
     expect((sent.body.data as { sendAlertChannelTest: { event: string } }).sendAlertChannelTest.event).toBe('test');
   });
+
+  it('creates, changes and deletes channels and rules for an operator, audited, in its organization only', async () => {
+    const gql = async (key: string, query: string, variables: Record<string, unknown> = {}) =>
+      (await postGraphQL(stack.url, key, { query, variables })).body;
+    const createChannel = `mutation($input: AlertChannelInput!) {
+      createAlertChannel(input: $input) { id name kind targetHint signature secret } }`;
+    const webhook = { name: 'gql hook', kind: 'webhook', target: 'https://hooks.example.com/gql', signature: 'both' };
+    const refused = await gql(tenant.readKey, createChannel, { input: webhook });
+    expect(refused.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
+    const bad = await gql(tenant.operatorKey, createChannel, { input: { ...webhook, kind: 'pager' } });
+    expect(bad.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      errors: [expect.objectContaining({ field: 'kind' })],
+    });
+    const created = await gql(tenant.operatorKey, createChannel, { input: webhook });
+    expect(created.errors).toBeUndefined();
+    const channel = (created.data as { createAlertChannel: { id: string; secret: string; targetHint: string } })
+      .createAlertChannel;
+    expect(channel).toMatchObject({ kind: 'webhook', signature: 'both', targetHint: 'hooks.example.com' });
+    expect(channel.secret).toMatch(/^whsec_/);
+
+    const updateChannel = `mutation($id: ID!, $changes: AlertChannelChanges!) {
+      updateAlertChannel(id: $id, changes: $changes) { id name enabled } }`;
+    const renamed = await gql(tenant.operatorKey, updateChannel, {
+      id: channel.id,
+      changes: { name: 'gql hook renamed', enabled: false },
+    });
+    expect(renamed.data).toEqual({ updateAlertChannel: { id: channel.id, name: 'gql hook renamed', enabled: false } });
+
+    const createRule = `mutation($input: AlertRuleInput!) {
+      createAlertRule(input: $input) { id name kind threshold channelIds quietHours { start end timeZone } } }`;
+    const missingThreshold = await gql(tenant.operatorKey, createRule, {
+      input: { name: 'gql savings', kind: 'savings-missed', channelIds: [channel.id] },
+    });
+    expect(missingThreshold.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      errors: [expect.objectContaining({ field: 'threshold' })],
+    });
+    const rule = await gql(tenant.operatorKey, createRule, {
+      input: {
+        name: 'gql savings',
+        kind: 'savings-missed',
+        threshold: 250,
+        channelIds: [channel.id],
+        quietHours: { start: '22:00', end: '07:00', timeZone: 'Europe/Berlin' },
+      },
+    });
+    expect(rule.errors).toBeUndefined();
+    const ruleId = (rule.data as { createAlertRule: { id: string } }).createAlertRule.id;
+    expect(rule.data).toMatchObject({
+      createAlertRule: { threshold: 250, quietHours: { start: '22:00', end: '07:00', timeZone: 'Europe/Berlin' } },
+    });
+    const updateRule = `mutation($id: ID!, $changes: AlertRuleChanges!) {
+      updateAlertRule(id: $id, changes: $changes) { threshold quietHours { start } } }`;
+    const changed = await gql(tenant.operatorKey, updateRule, {
+      id: ruleId,
+      changes: { threshold: 500, quietHours: null },
+    });
+    expect(changed.data).toEqual({ updateAlertRule: { threshold: 500, quietHours: null } });
+
+    // Another organization's operator: every write on these ids is NOT_FOUND, and nothing changes.
+    for (const [query, variables] of [
+      [updateChannel, { id: channel.id, changes: { name: 'stolen' } }],
+      ['mutation($id: ID!) { deleteAlertChannel(id: $id) }', { id: channel.id }],
+      [updateRule, { id: ruleId, changes: { threshold: 1 } }],
+      ['mutation($id: ID!) { deleteAlertRule(id: $id) }', { id: ruleId }],
+    ] as const) {
+      expect((await gql(other.operatorKey, query, variables)).errors?.[0]?.extensions.code).toBe('NOT_FOUND');
+    }
+    const foreignRule = await gql(other.operatorKey, createRule, {
+      input: { name: 'borrowed', kind: 'hints-lost', channelIds: [channel.id] },
+    });
+    expect(foreignRule.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
+    expect(await stack.prisma.alertChannel.findUniqueOrThrow({ where: { id: channel.id } })).toMatchObject({
+      name: 'gql hook renamed',
+    });
+
+    expect(
+      (await gql(tenant.operatorKey, 'mutation($id: ID!) { deleteAlertRule(id: $id) }', { id: ruleId })).data,
+    ).toEqual({ deleteAlertRule: true });
+    expect(
+      (await gql(tenant.operatorKey, 'mutation($id: ID!) { deleteAlertChannel(id: $id) }', { id: channel.id })).data,
+    ).toEqual({ deleteAlertChannel: true });
+    const audit = await stack.prisma.auditLogEntry.findMany({
+      where: { targetId: { in: [channel.id, ruleId] } },
+      orderBy: [{ at: 'asc' }, { id: 'asc' }],
+    });
+    expect(audit.map((entry) => entry.action)).toEqual([
+      'alert_channel.create',
+      'alert_channel.update',
+      'alert_rule.create',
+      'alert_rule.update',
+      'alert_rule.delete',
+      'alert_channel.delete',
+    ]);
+    expect(audit.every((entry) => entry.actorType === 'api_key' && entry.actorName === 'operator')).toBe(true);
+    expect(audit.every((entry) => entry.organizationId === tenant.organizationId)).toBe(true);
+    expect(JSON.stringify(audit)).not.toContain('hooks.example.com/gql');
+  });
 });

@@ -5,7 +5,21 @@ import { CurrentActor } from '../audit/audit-actor.js';
 import { ApiKeyGuard, RequireRole } from '../auth/api-key.guard.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { parseInput } from '../http/validation.js';
-import { AlertsQuery, DeliveriesQuery } from './alerts.schemas.js';
+import {
+  AlertChannelChanges,
+  AlertChannelInput,
+  AlertRuleChanges,
+  AlertRuleInput,
+  given,
+} from './alerts.graphql-inputs.js';
+import {
+  AlertsQuery,
+  CreateChannelBody,
+  CreateRuleBody,
+  DeliveriesQuery,
+  UpdateChannelBody,
+  UpdateRuleBody,
+} from './alerts.schemas.js';
 import { AlertsService } from './alerts.service.js';
 import { z } from 'zod';
 
@@ -20,6 +34,15 @@ export class AlertChannelModel {
   @Field() enabled: boolean;
   @Field() createdAt: string;
   @Field() updatedAt: string;
+}
+
+@ObjectType('CreatedAlertChannel')
+export class CreatedAlertChannelModel extends AlertChannelModel {
+  @Field(() => String, {
+    nullable: true,
+    description: 'webhook only: the signing secret (whsec_…), shown this once',
+  })
+  secret: string | null;
 }
 
 @ObjectType('AlertQuietHours')
@@ -61,6 +84,7 @@ export class AlertDeliveryModel {
   @Field(() => ID) channelId: string;
   @Field() channelName: string;
   @Field(() => ID, { nullable: true }) alertId: string | null;
+  @Field(() => ID, { nullable: true, description: 'the scheduled report sent (event report)' }) reportId: string | null;
   @Field() event: string;
   @Field() status: string;
   @Field(() => Int) attempts: number;
@@ -71,6 +95,7 @@ export class AlertDeliveryModel {
 }
 
 const idArg = z.object({ id: z.uuid({ message: 'must be a UUID' }) });
+const idOf = (id: string) => parseInput(idArg, { id }, 'path').id;
 
 @Resolver()
 @UseGuards(ApiKeyGuard)
@@ -118,6 +143,82 @@ export class AlertsResolver {
     @CurrentActor() actor: AuditActor,
     @Args('id', { type: () => ID }) id: string,
   ): Promise<AlertDeliveryModel> {
-    return this.service.sendTest(caller.organizationId, parseInput(idArg, { id }, 'path').id, actor);
+    return this.service.sendTest(caller.organizationId, idOf(id), actor);
   }
+
+  @Mutation(() => CreatedAlertChannelModel, {
+    description: 'add a channel (operator); a webhook answer carries its secret, once',
+  })
+  @RequireRole('operator')
+  createAlertChannel(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Args('input', { type: () => AlertChannelInput }) input: AlertChannelInput,
+  ): Promise<CreatedAlertChannelModel> {
+    const body = parseInput(CreateChannelBody, given(input), 'body');
+    return this.service.createChannel(caller.organizationId, body, actor);
+  }
+
+  @Mutation(() => AlertChannelModel, { description: 'change a channel (operator)' })
+  @RequireRole('operator')
+  updateAlertChannel(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Args('id', { type: () => ID }) id: string,
+    @Args('changes', { type: () => AlertChannelChanges }) changes: AlertChannelChanges,
+  ): Promise<AlertChannelModel> {
+    const body = parseInput(UpdateChannelBody, given(changes), 'body');
+    return this.service.updateChannel(caller.organizationId, idOf(id), body, actor);
+  }
+
+  @Mutation(() => Boolean, { description: 'remove a channel (operator); rules and schedules stop naming it' })
+  @RequireRole('operator')
+  async deleteAlertChannel(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Args('id', { type: () => ID }) id: string,
+  ): Promise<boolean> {
+    await this.service.deleteChannel(caller.organizationId, idOf(id), actor);
+    return true;
+  }
+
+  @Mutation(() => AlertRuleModel, { description: 'add a rule (operator)' })
+  @RequireRole('operator')
+  createAlertRule(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Args('input', { type: () => AlertRuleInput }) input: AlertRuleInput,
+  ): Promise<AlertRuleModel> {
+    const body = parseInput(CreateRuleBody, given({ ...input, quietHours: quietHours(input.quietHours) }), 'body');
+    return this.service.createRule(caller.organizationId, body, actor);
+  }
+
+  @Mutation(() => AlertRuleModel, { description: 'change a rule (operator); quietHours: null removes them' })
+  @RequireRole('operator')
+  updateAlertRule(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Args('id', { type: () => ID }) id: string,
+    @Args('changes', { type: () => AlertRuleChanges }) changes: AlertRuleChanges,
+  ): Promise<AlertRuleModel> {
+    const fields = given({ ...changes, quietHours: quietHours(changes.quietHours) }, ['threshold', 'quietHours']);
+    return this.service.updateRule(caller.organizationId, idOf(id), parseInput(UpdateRuleBody, fields, 'body'), actor);
+  }
+
+  @Mutation(() => Boolean, { description: 'remove a rule with its alerts (operator)' })
+  @RequireRole('operator')
+  async deleteAlertRule(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Args('id', { type: () => ID }) id: string,
+  ): Promise<boolean> {
+    await this.service.deleteRule(caller.organizationId, idOf(id), actor);
+    return true;
+  }
+}
+
+/** The input's quiet hours as the REST body has them (a time zone left out is UTC). */
+function quietHours(input: { start: string; end: string; timeZone?: string | null } | null | undefined) {
+  if (!input) return input;
+  return given(input);
 }

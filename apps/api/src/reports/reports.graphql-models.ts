@@ -65,6 +65,7 @@ export class ReportScheduleModel {
   @Field(() => ReportScopeModel) scope: ReportScopeModel;
   @Field(() => [ReportFormatEnum]) formats: ReportFormatEnum[];
   @Field(() => ReportScheduleWebhookModel, { nullable: true }) webhook: ReportScheduleWebhookModel | null;
+  @Field(() => [ID], { description: 'alert channels each report is also sent to' }) channelIds: string[];
   @Field() enabled: boolean;
   @Field(() => String, { nullable: true }) nextRunAt: string | null;
   @Field(() => ReportRefModel, { nullable: true }) lastReport: ReportRefModel | null;
@@ -194,6 +195,8 @@ export class ReportScheduleInput {
   @Field(() => [ReportFormatEnum], { nullable: true, description: 'default: all three' }) formats?:
     ReportFormatEnum[] | null;
   @Field(() => ReportWebhookInput, { nullable: true }) webhook?: ReportWebhookInput | null;
+  @Field(() => [ID], { nullable: true, description: 'alert channels each report is also sent to' })
+  channelIds?: string[] | null;
   @Field(() => Boolean, { nullable: true }) enabled?: boolean | null;
 }
 
@@ -208,5 +211,7 @@ export class ReportScheduleChanges {
   @Field(() => ReportWebhookInput, { nullable: true, description: 'null removes the webhook' })
   webhook?: ReportWebhookInput | null;
   @Field(() => Boolean, { nullable: true }) rotateWebhookSecret?: boolean | null;
+  @Field(() => [ID], { nullable: true, description: 'alert channels each report is also sent to' })
+  channelIds?: string[] | null;
   @Field(() => Boolean, { nullable: true }) enabled?: boolean | null;
 }
