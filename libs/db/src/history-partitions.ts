@@ -141,11 +141,14 @@ async function inPartitionTransaction<T>(
 
 /**
  * Bytes on disk (table, TOAST, indexes) of each named table, a partitioned one's summed over its
- * partitions (its own size is none), by name; tables that do not exist are left out.
+ * partitions (its own size is none; pg_partition_tree lists nothing for a plain table), by name; tables
+ * that do not exist are left out.
  */
 export async function tableBytes(db: PrismaClient | Prisma.TransactionClient, tables: readonly string[]) {
   const rows = await db.$queryRaw<{ name: string; bytes: bigint }[]>`
-    SELECT t AS name, (SELECT sum(pg_total_relation_size(p.relid)) FROM pg_partition_tree(to_regclass(t)) p)::bigint AS bytes
+    SELECT t AS name,
+           COALESCE((SELECT sum(pg_total_relation_size(p.relid)) FROM pg_partition_tree(to_regclass(t)) p),
+                    pg_total_relation_size(to_regclass(t)))::bigint AS bytes
       FROM unnest(${tables}::text[]) AS t WHERE to_regclass(t) IS NOT NULL`;
   return new Map(rows.map((row) => [row.name, Number(row.bytes)]));
 }

@@ -9,6 +9,7 @@ import {
   type PrismaClient,
   pruneClusterHistory,
   registerCluster,
+  tableBytes,
   weekOf,
 } from '../src/index.js';
 
@@ -189,5 +190,17 @@ describe('interval partitions', () => {
     const pruned = await prisma.$transaction((tx) => pruneClusterHistory(tx, short, 0));
     expect(pruned).toEqual({ intervals: 1, services: 1 });
     expect(await prisma.serviceInterval.count({ where: { clusterId: longId } })).toBe(1);
+  });
+
+  it('sizes a partitioned table over its partitions and a plain one as itself', async () => {
+    const bytes = await tableBytes(prisma, ['service_intervals', 'cluster_services', 'no_such_table']);
+    expect([...bytes.keys()]).toEqual(['service_intervals', 'cluster_services']);
+    const [row] = await prisma.$queryRaw<{ intervals: bigint; services: bigint }[]>`
+      SELECT (SELECT sum(pg_total_relation_size(inhrelid)) FROM pg_inherits
+               WHERE inhparent = 'service_intervals'::regclass)::bigint AS intervals,
+             pg_total_relation_size('cluster_services') AS services`;
+    expect(bytes.get('service_intervals')).toBe(Number(row.intervals));
+    expect(bytes.get('cluster_services')).toBe(Number(row.services));
+    expect(Number(row.services)).toBeGreaterThan(0);
   });
 });
