@@ -4,28 +4,13 @@ import {
   clusterHead,
   createApiKey,
   createOrganization,
-  createPrismaClient,
   fleetRows,
   listServiceStates,
   type PrismaClient,
   ReadDb,
   registerCluster,
 } from '@zw/db';
-import {
-  SERVER_URL,
-  REDIS_URL,
-  withCapturedAt,
-  inParallel,
-  waitUntil,
-  startApp,
-  stop,
-  migrate,
-  dropDatabase,
-  deleteKeys,
-  reachable,
-  freePort,
-  waitForPort,
-} from './local-stack.js';
+import { inParallel, waitUntil, withBenchStack, withCapturedAt } from './local-stack.js';
 import { dashboardPageLines } from './dashboard.js';
 
 /**
@@ -57,108 +42,86 @@ interface Latency {
 }
 
 export async function runApiBench(options: { pagesOnly?: boolean } = {}): Promise<string[]> {
-  if (!(await reachable(SERVER_URL)) || !(await reachable(REDIS_URL))) {
-    return [`api: skipped: PostgreSQL (${SERVER_URL}) or Redis (${REDIS_URL}) not reachable`];
-  }
-  const database = `zw_benchapi_${process.pid}`;
-  const databaseUrl = `${SERVER_URL}/${database}`;
-  const prefix = `zwbenchapi-${process.pid}`;
-  migrate(databaseUrl);
-  const prisma = createPrismaClient({ databaseUrl, poolMax: 4 });
-  const port = await freePort();
-  const env = {
-    DATABASE_URL: databaseUrl,
-    REDIS_URL,
-    QUEUE_PREFIX: prefix,
-    NO_COLOR: '1',
-    READ_POOL_MAX: String(READ_POOL_MAX),
-    // The bench measures latency, not the rate limiter: one key sends every request.
-    RATE_LIMIT_REQUESTS: '100000000',
-    INGEST_RATE_LIMIT_REQUESTS: '100000000',
-    INGEST_RATE_LIMIT_BURST: '100000000',
-  };
-  const api = startApp('api', { ...env, PORT: String(port), HOST: '127.0.0.1' });
-  // The same API without its read-model cache, to show what every request would cost without it.
-  const uncachedPort = await freePort();
-  const uncached = startApp('api', { ...env, PORT: String(uncachedPort), HOST: '127.0.0.1', QUERY_CACHE_TTL_MS: '0' });
-  const worker = startApp('worker', { ...env, WORKER_CONCURRENCY: '4' });
-  const db = new ReadDb({ databaseUrl, poolMax: READ_POOL_MAX });
-  try {
-    await waitForPort(port);
-    await waitForPort(uncachedPort);
-    const uncachedUrl = `http://127.0.0.1:${uncachedPort}`;
-    const apiUrl = `http://127.0.0.1:${port}`;
-    const started = performance.now();
-    const large = await largeCluster(prisma, apiUrl);
-    const fleet = await fleetOf(prisma, apiUrl, FLEET_CLUSTERS);
-    await waitUntil(async () => (await pending(prisma)) === 0, 600_000, 200);
-    const setupSeconds = (performance.now() - started) / 1000;
-    await prisma.$executeRawUnsafe('ANALYZE');
-
-    const servicesPath = `/v1/clusters/${large.clusterId}/services`;
-    const head = await clusterHead(db, large.organizationId, large.clusterId);
-    const servicesSql = async () => {
-      const cluster = await clusterHead(db, large.organizationId, large.clusterId);
-      await listServiceStates(db, {
-        clusterId: large.clusterId,
-        at: cluster!.latest_captured_at!,
-        filters: {},
-        sort: 'name',
-        descending: false,
-        after: null,
-        limit: 51,
-      });
+  return withBenchStack('api', {}, async ({ databaseUrl, prisma, startApi, startWorker }) => {
+    const env = {
+      READ_POOL_MAX: String(READ_POOL_MAX),
+      // The bench measures latency, not the rate limiter: one key sends every request.
+      RATE_LIMIT_REQUESTS: '100000000',
+      INGEST_RATE_LIMIT_REQUESTS: '100000000',
+      INGEST_RATE_LIMIT_BURST: '100000000',
     };
-    const fleetSql = () => fleetRows(db, fleet.organizationId);
-    const lines = [
-      `api: data recorded through ingest and the worker in ${setupSeconds.toFixed(0)} s: one cluster of ${LARGE.services} Services (${head ? 'as of its newest snapshot' : 'no snapshot!'}), one organization of ${FLEET_CLUSTERS} clusters`,
-    ];
-    // The browser timings first (after the 50-client floods below the database is still catching up),
-    // printed at once: a flood answered 503 on a loaded machine would otherwise take them with it.
-    const dashboardLines = await dashboardPageLines({
-      apiUrl: uncachedUrl,
-      fleet: { apiKey: fleet.apiKey, clusters: FLEET_CLUSTERS },
-      large: { apiKey: large.apiKey, clusterId: large.clusterId, services: LARGE.services },
-    });
-    dashboardLines.forEach((line) => console.log(line));
-    // BENCH_ONLY=dashboard: the page timings are all that was asked for.
-    if (options.pagesOnly) return lines;
-    lines.push(
-      ...(await measure(
-        `Services list (first page of 50, by name) of a ${LARGE.services}-Service cluster`,
-        servicesPath,
-        { cached: apiUrl, uncached: uncachedUrl },
-        large.apiKey,
-        servicesSql,
-      )),
-    );
-    lines.push(
-      ...(await measure(
-        `fleet summary of ${FLEET_CLUSTERS} clusters`,
-        '/v1/fleet',
-        { cached: apiUrl, uncached: uncachedUrl },
-        fleet.apiKey,
-        fleetSql,
-      )),
-    );
-    lines.push(await recommendationsRatio(uncachedUrl, large, servicesPath));
-    // As a traffic source leaves it: every Service's traffic measured, each re-priced when ranked.
-    await prisma.$executeRawUnsafe(
-      `UPDATE cluster_services SET measured_traffic_gb = 1 + (id % 97), measured_at = now() WHERE cluster_id = $1::uuid`,
-      large.clusterId,
-    );
-    await prisma.$executeRawUnsafe('VACUUM ANALYZE cluster_services');
-    lines.push(await recommendationsRatio(uncachedUrl, large, servicesPath, 'every Service’s traffic measured'));
-    return lines;
-  } finally {
-    await stop(worker);
-    await stop(api);
-    await stop(uncached);
-    await db.end();
-    await prisma.$disconnect();
-    await dropDatabase(database);
-    await deleteKeys(prefix);
-  }
+    const apiUrl = await startApi(env);
+    // The same API without its read-model cache, to show what every request would cost without it.
+    const uncachedUrl = await startApi({ ...env, QUERY_CACHE_TTL_MS: '0' });
+    startWorker({ ...env, WORKER_CONCURRENCY: '4' });
+    const db = new ReadDb({ databaseUrl, poolMax: READ_POOL_MAX });
+    try {
+      const started = performance.now();
+      const large = await largeCluster(prisma, apiUrl);
+      const fleet = await fleetOf(prisma, apiUrl, FLEET_CLUSTERS);
+      await waitUntil(async () => (await pending(prisma)) === 0, 600_000, 200);
+      const setupSeconds = (performance.now() - started) / 1000;
+      await prisma.$executeRawUnsafe('ANALYZE');
+
+      const servicesPath = `/v1/clusters/${large.clusterId}/services`;
+      const head = await clusterHead(db, large.organizationId, large.clusterId);
+      const servicesSql = async () => {
+        const cluster = await clusterHead(db, large.organizationId, large.clusterId);
+        await listServiceStates(db, {
+          clusterId: large.clusterId,
+          at: cluster!.latest_captured_at!,
+          filters: {},
+          sort: 'name',
+          descending: false,
+          after: null,
+          limit: 51,
+        });
+      };
+      const fleetSql = () => fleetRows(db, fleet.organizationId);
+      const lines = [
+        `api: data recorded through ingest and the worker in ${setupSeconds.toFixed(0)} s: one cluster of ${LARGE.services} Services (${head ? 'as of its newest snapshot' : 'no snapshot!'}), one organization of ${FLEET_CLUSTERS} clusters`,
+      ];
+      // The browser timings first (after the 50-client floods below the database is still catching up),
+      // printed at once: a flood answered 503 on a loaded machine would otherwise take them with it.
+      const dashboardLines = await dashboardPageLines({
+        apiUrl: uncachedUrl,
+        fleet: { apiKey: fleet.apiKey, clusters: FLEET_CLUSTERS },
+        large: { apiKey: large.apiKey, clusterId: large.clusterId, services: LARGE.services },
+      });
+      dashboardLines.forEach((line) => console.log(line));
+      // BENCH_ONLY=dashboard: the page timings are all that was asked for.
+      if (options.pagesOnly) return lines;
+      lines.push(
+        ...(await measure(
+          `Services list (first page of 50, by name) of a ${LARGE.services}-Service cluster`,
+          servicesPath,
+          { cached: apiUrl, uncached: uncachedUrl },
+          large.apiKey,
+          servicesSql,
+        )),
+      );
+      lines.push(
+        ...(await measure(
+          `fleet summary of ${FLEET_CLUSTERS} clusters`,
+          '/v1/fleet',
+          { cached: apiUrl, uncached: uncachedUrl },
+          fleet.apiKey,
+          fleetSql,
+        )),
+      );
+      lines.push(await recommendationsRatio(uncachedUrl, large, servicesPath));
+      // As a traffic source leaves it: every Service's traffic measured, each re-priced when ranked.
+      await prisma.$executeRawUnsafe(
+        `UPDATE cluster_services SET measured_traffic_gb = 1 + (id % 97), measured_at = now() WHERE cluster_id = $1::uuid`,
+        large.clusterId,
+      );
+      await prisma.$executeRawUnsafe('VACUUM ANALYZE cluster_services');
+      lines.push(await recommendationsRatio(uncachedUrl, large, servicesPath, 'every Service’s traffic measured'));
+      return lines;
+    } finally {
+      await db.end();
+    }
+  });
 }
 
 async function measure(

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { CAPTURED_AT_ANNOTATION, type KubernetesList } from '@zw/core';
+import { createPrismaClient, type PrismaClient } from '@zw/db';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 
@@ -105,4 +106,64 @@ export async function freePort(): Promise<number> {
 
 export async function waitForPort(port: number): Promise<void> {
   await waitUntil(() => reachable(`http://127.0.0.1:${port}`), 30_000, 100);
+}
+
+/** One bench's private stack: its own database (migrated), queue prefix, and the apps it started. */
+export interface BenchStack {
+  databaseUrl: string;
+  prisma: PrismaClient;
+  /** What every app of this stack is started with: its database, Redis and queue prefix. */
+  env: Record<string, string>;
+  prefix: string;
+  /** Starts an API on a free port and waits until it listens; answers its base URL. */
+  startApi(env?: Record<string, string>): Promise<string>;
+  startWorker(env?: Record<string, string>): ChildProcess;
+}
+
+/**
+ * Runs `run` on a stack of its own named `name`, then stops every app it started (workers first, so no
+ * job is left half-done against a vanishing API), drops the database and deletes the queue's keys —
+ * whether `run` succeeded or not. Answers a "skipped" line when PostgreSQL or Redis is not reachable.
+ */
+export async function withBenchStack(
+  name: string,
+  options: { poolMax?: number },
+  run: (stack: BenchStack) => Promise<string[]>,
+): Promise<string[]> {
+  if (!(await reachable(SERVER_URL)) || !(await reachable(REDIS_URL))) {
+    return [`${name}: skipped: PostgreSQL (${SERVER_URL}) or Redis (${REDIS_URL}) not reachable`];
+  }
+  const database = `zw_bench${name}_${process.pid}`;
+  const databaseUrl = `${SERVER_URL}/${database}`;
+  const prefix = `zwbench${name}-${process.pid}`;
+  migrate(databaseUrl);
+  const prisma = createPrismaClient({ databaseUrl, poolMax: options.poolMax ?? 4 });
+  const env = { DATABASE_URL: databaseUrl, REDIS_URL, QUEUE_PREFIX: prefix, NO_COLOR: '1' };
+  const apis: ChildProcess[] = [];
+  const workers: ChildProcess[] = [];
+  const stack: BenchStack = {
+    databaseUrl,
+    prisma,
+    env,
+    prefix,
+    async startApi(extra = {}) {
+      const port = await freePort();
+      apis.push(startApp('api', { ...env, ...extra, PORT: String(port), HOST: '127.0.0.1' }));
+      await waitForPort(port);
+      return `http://127.0.0.1:${port}`;
+    },
+    startWorker(extra = {}) {
+      const worker = startApp('worker', { ...env, ...extra });
+      workers.push(worker);
+      return worker;
+    },
+  };
+  try {
+    return await run(stack);
+  } finally {
+    for (const child of [...workers, ...apis]) await stop(child);
+    await prisma.$disconnect();
+    await dropDatabase(database);
+    await deleteKeys(prefix);
+  }
 }

@@ -1,22 +1,8 @@
 import { DAY_MS, generateFleetSnapshot } from '@zw/core';
-import { createApiKey, createOrganization, createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
+import { createApiKey, createOrganization, type PrismaClient, registerCluster } from '@zw/db';
 import { pending, push } from './api.js';
 import { Client, HEAVY, startLoadThread } from './savings-load.js';
-import {
-  deleteKeys,
-  dropDatabase,
-  freePort,
-  inParallel,
-  migrate,
-  reachable,
-  REDIS_URL,
-  SERVER_URL,
-  startApp,
-  stop,
-  waitForPort,
-  waitUntil,
-  withCapturedAt,
-} from './local-stack.js';
+import { inParallel, waitUntil, withBenchStack, withCapturedAt } from './local-stack.js';
 
 /**
  * Savings beside the other reads, and one organization unable to slow another's, measured with the real
@@ -43,28 +29,9 @@ const SAVINGS_TARGET = 5;
 const ISOLATION_TARGET = 3;
 
 export async function runSavingsBench(): Promise<string[]> {
-  if (!(await reachable(SERVER_URL)) || !(await reachable(REDIS_URL))) {
-    return [`savings: skipped: PostgreSQL (${SERVER_URL}) or Redis (${REDIS_URL}) not reachable`];
-  }
-  const database = `zw_benchsavings_${process.pid}`;
-  const databaseUrl = `${SERVER_URL}/${database}`;
-  const prefix = `zwbenchsavings-${process.pid}`;
-  migrate(databaseUrl);
-  const prisma = createPrismaClient({ databaseUrl, poolMax: 4 });
-  const port = await freePort();
-  const env = {
-    DATABASE_URL: databaseUrl,
-    REDIS_URL,
-    QUEUE_PREFIX: prefix,
-    NO_COLOR: '1',
-    RATE_LIMIT_REQUESTS: '100000000',
-    QUERY_CACHE_TTL_MS: '0',
-  };
-  const api = startApp('api', { ...env, PORT: String(port), HOST: '127.0.0.1' });
-  const worker = startApp('worker', { ...env, WORKER_CONCURRENCY: '2' });
-  try {
-    await waitForPort(port);
-    const apiUrl = `http://127.0.0.1:${port}`;
+  return withBenchStack('savings', {}, async ({ prisma, startApi, startWorker }) => {
+    const apiUrl = await startApi({ RATE_LIMIT_REQUESTS: '100000000', QUERY_CACHE_TTL_MS: '0' });
+    startWorker({ WORKER_CONCURRENCY: '2' });
     const started = performance.now();
     const heavy = await tenant(prisma, 'bench-heavy', HEAVY, DAYS, apiUrl);
     const calm = await tenant(prisma, 'bench-calm', CALM, 1, apiUrl);
@@ -129,13 +96,7 @@ export async function runSavingsBench(): Promise<string[]> {
       `savings: isolation: Services list median ${calmServices.toFixed(1)} ms alone, ${loaded.services.toFixed(1)} ms under load: ${servicesRatio.toFixed(2)}x (target <= ${ISOLATION_TARGET}x): ${verdict(servicesRatio, ISOLATION_TARGET)}`,
       `savings: isolation: zones median ${calmZones.toFixed(1)} ms alone, ${loaded.zones.toFixed(1)} ms under load: ${zonesRatio.toFixed(2)}x (target <= ${ISOLATION_TARGET}x): ${verdict(zonesRatio, ISOLATION_TARGET)}`,
     ];
-  } finally {
-    await stop(worker);
-    await stop(api);
-    await prisma.$disconnect();
-    await dropDatabase(database);
-    await deleteKeys(prefix);
-  }
+  });
 }
 
 interface BenchTenant {

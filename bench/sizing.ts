@@ -1,23 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { generateFleetSnapshot, type KubernetesList } from '@zw/core';
-import { createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
+import { type PrismaClient, registerCluster } from '@zw/db';
 import { Redis } from 'ioredis';
-import {
-  deleteKeys,
-  dropDatabase,
-  freePort,
-  inParallel,
-  migrate,
-  reachable,
-  REDIS_URL,
-  SERVER_URL,
-  startApp,
-  stop,
-  waitForPort,
-  waitUntil,
-  withCapturedAt,
-} from './local-stack.js';
+import { inParallel, REDIS_URL, stop, waitUntil, withBenchStack, withCapturedAt } from './local-stack.js';
 
 /**
  * What one cluster costs in storage, for the deployment guide's sizing table (docs/deployment.md): a day
@@ -44,86 +29,64 @@ interface TableSizes {
 }
 
 export async function runSizingBench(): Promise<string[]> {
-  if (!(await reachable(SERVER_URL)) || !(await reachable(REDIS_URL))) {
-    return [`sizing: skipped: PostgreSQL (${SERVER_URL}) or Redis (${REDIS_URL}) not reachable`];
-  }
-  const database = `zw_benchsizing_${process.pid}`;
-  const databaseUrl = `${SERVER_URL}/${database}`;
-  const prefix = `zwbenchsizing-${process.pid}`;
-  migrate(databaseUrl);
-  const prisma = createPrismaClient({ databaseUrl, poolMax: 2 });
-  const redis = new Redis(REDIS_URL);
-  const port = await freePort();
-  const apiUrl = `http://127.0.0.1:${port}`;
-  const env = { DATABASE_URL: databaseUrl, REDIS_URL, QUEUE_PREFIX: prefix, NO_COLOR: '1' };
-  const api = startApp('api', {
-    ...env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    INGEST_RATE_LIMIT_REQUESTS: '100000000',
-    INGEST_RATE_LIMIT_BURST: '100000000',
-  });
-  let worker: ChildProcess | undefined;
-  try {
-    await waitForPort(port);
-    const { cluster, agentToken } = await registerCluster(prisma, { organizationSlug: 'sizing', name: 'mid-size' });
-    const day = dayOfSnapshots();
+  return withBenchStack('sizing', { poolMax: 2 }, async ({ prisma, prefix, startApi, startWorker }) => {
+    const redis = new Redis(REDIS_URL);
+    const apiUrl = await startApi({ INGEST_RATE_LIMIT_REQUESTS: '100000000', INGEST_RATE_LIMIT_BURST: '100000000' });
+    try {
+      const { cluster, agentToken } = await registerCluster(prisma, { organizationSlug: 'sizing', name: 'mid-size' });
+      const day = dayOfSnapshots();
 
-    const empty = await tableSizes(prisma);
-    await push(apiUrl, agentToken, day[0]!);
-    worker = startApp('worker', env);
-    await waitUntil(async () => (await processed(prisma, cluster.id)) === 1, 120_000, 100);
-    await stop(worker);
-    const first = await tableSizes(prisma);
-    const retainedBefore = await queueBytes(redis, prefix);
+      const empty = await tableSizes(prisma);
+      await push(apiUrl, agentToken, day[0]!);
+      const worker = startWorker();
+      await waitUntil(async () => (await processed(prisma, cluster.id)) === 1, 120_000, 100);
+      await stop(worker);
+      const first = await tableSizes(prisma);
+      const retainedBefore = await queueBytes(redis, prefix);
 
-    const pushing = performance.now();
-    await inParallel(day.slice(1), PUSHERS, (body) => push(apiUrl, agentToken, body));
-    const pushesPerSecond = (day.length - 1) / ((performance.now() - pushing) / 1000);
-    const queued = await queueBytes(redis, prefix);
-    const waitingJobs = await redis.llen(`${prefix}:snapshots:wait`);
-    worker = startApp('worker', env);
-    await waitUntil(async () => (await processed(prisma, cluster.id)) === day.length, 300_000, 250);
-    await stop(worker);
-    const [span] = await prisma.$queryRaw<{ first: Date; last: Date }[]>`
+      const pushing = performance.now();
+      await inParallel(day.slice(1), PUSHERS, (body) => push(apiUrl, agentToken, body));
+      const pushesPerSecond = (day.length - 1) / ((performance.now() - pushing) / 1000);
+      const queued = await queueBytes(redis, prefix);
+      const waitingJobs = await redis.llen(`${prefix}:snapshots:wait`);
+      const secondWorker = startWorker();
+      await waitUntil(async () => (await processed(prisma, cluster.id)) === day.length, 300_000, 250);
+      await stop(secondWorker);
+      const [span] = await prisma.$queryRaw<{ first: Date; last: Date }[]>`
       SELECT min(processed_at) AS first, max(processed_at) AS last FROM snapshots
        WHERE cluster_id = ${cluster.id}::uuid AND captured_at > (SELECT min(captured_at) FROM snapshots)`;
-    const workerPerSecond = (day.length - 2) / ((span!.last.getTime() - span!.first.getTime()) / 1000);
-    const completedJobs = await redis.zcard(`${prefix}:snapshots:completed`);
-    const retained = await queueBytes(redis, prefix);
-    const after = await tableSizes(prisma);
+      const workerPerSecond = (day.length - 2) / ((span!.last.getTime() - span!.first.getTime()) / 1000);
+      const completedJobs = await redis.zcard(`${prefix}:snapshots:completed`);
+      const retained = await queueBytes(redis, prefix);
+      const after = await tableSizes(prisma);
 
-    const [payload] = await prisma.$queryRaw<{ bytes: number; documents: number; fixes: number }[]>`
+      const [payload] = await prisma.$queryRaw<{ bytes: number; documents: number; fixes: number }[]>`
       SELECT (SELECT avg(pg_column_size(p.*)) FROM snapshot_payloads p)::float8 AS bytes,
              (SELECT count(*) FROM analysis_documents)::int AS documents,
-             (SELECT count(DISTINCT hash) FROM service_fixes)::int AS fixes`;
-    const perJobWaiting = (queued.jobs - retainedBefore.jobs) / waitingJobs;
-    const perJobRetained = retained.jobs / completedJobs;
-    const fixed = total(first) - total(empty);
-    const daily = total(after) - total(first);
-    const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
-    const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(2)} MiB`;
-    const breakdown = Object.keys(after)
-      .map((table) => ({ table, bytes: after[table]! - first[table]! }))
-      .filter((entry) => entry.bytes > 0)
-      .sort((a, b) => b.bytes - a.bytes)
-      .map((entry) => `${entry.table} ${kib(entry.bytes)}`)
-      .join(', ');
-    return [
-      `sizing: one mid-size cluster (${MID_SIZE.services} Services, ${MID_SIZE.services * MID_SIZE.endpointsPerService} endpoints), a day of snapshots every 5 min (${day.length}), ${CHANGED_SERVICES} Services changed every other hour and back the hour after`,
-      `sizing: throughput: one API took the day's gzip pushes at ${pushesPerSecond.toFixed(0)}/s from ${PUSHERS} clients; one worker (concurrency 2) recorded them at ${workerPerSecond.toFixed(1)} snapshots/s`,
-      `sizing: Redis: ${perJobWaiting.toFixed(0)} B per waiting snapshot job (${waitingJobs} queued: ${kib(queued.jobs - retainedBefore.jobs)} of job keys; the queue's event stream ${kib(queued.events)}, capped by BullMQ); ${perJobRetained.toFixed(0)} B per finished job kept (${completedJobs} kept)`,
-      `sizing: PostgreSQL: the cluster's first snapshot ${kib(fixed)} (its current state); each further day ${mib(daily)} (${(daily / (day.length - 1)).toFixed(0)} B per snapshot), live rows after VACUUM FULL: ${breakdown}`,
-      `sizing: PostgreSQL: a raw payload (gzip) ${kib(payload!.bytes)} per snapshot, kept PAYLOAD_RETENTION_DAYS; the rest of the day's rows are kept HISTORY_RETENTION_DAYS; ${payload!.documents} analysis documents, ${payload!.fixes} distinct sets of Service fixes (${kib((after.service_fixes! - first.service_fixes!) / Math.max(1, payload!.fixes - 1))} each)`,
-    ];
-  } finally {
-    if (worker) await stop(worker);
-    await stop(api);
-    await prisma.$disconnect();
-    redis.disconnect();
-    await dropDatabase(database);
-    await deleteKeys(prefix);
-  }
+             (SELECT count(*) FROM service_fix_contents)::int AS fixes`;
+      const perJobWaiting = (queued.jobs - retainedBefore.jobs) / waitingJobs;
+      const perJobRetained = retained.jobs / completedJobs;
+      const fixed = total(first) - total(empty);
+      const daily = total(after) - total(first);
+      const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+      const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(2)} MiB`;
+      const breakdown = Object.keys(after)
+        .map((table) => ({ table, bytes: after[table]! - first[table]! }))
+        .filter((entry) => entry.bytes > 0)
+        .sort((a, b) => b.bytes - a.bytes)
+        .map((entry) => `${entry.table} ${kib(entry.bytes)}`)
+        .join(', ');
+      return [
+        `sizing: one mid-size cluster (${MID_SIZE.services} Services, ${MID_SIZE.services * MID_SIZE.endpointsPerService} endpoints), a day of snapshots every 5 min (${day.length}), ${CHANGED_SERVICES} Services changed every other hour and back the hour after`,
+        `sizing: throughput: one API took the day's gzip pushes at ${pushesPerSecond.toFixed(0)}/s from ${PUSHERS} clients; one worker (concurrency 2) recorded them at ${workerPerSecond.toFixed(1)} snapshots/s`,
+        `sizing: Redis: ${perJobWaiting.toFixed(0)} B per waiting snapshot job (${waitingJobs} queued: ${kib(queued.jobs - retainedBefore.jobs)} of job keys; the queue's event stream ${kib(queued.events)}, capped by BullMQ); ${perJobRetained.toFixed(0)} B per finished job kept (${completedJobs} kept)`,
+        `sizing: PostgreSQL: the cluster's first snapshot ${kib(fixed)} (its current state); each further day ${mib(daily)} (${(daily / (day.length - 1)).toFixed(0)} B per snapshot), live rows after VACUUM FULL: ${breakdown}`,
+        `sizing: PostgreSQL: a raw payload (gzip) ${kib(payload!.bytes)} per snapshot, kept PAYLOAD_RETENTION_DAYS; the rest of the day's rows are kept HISTORY_RETENTION_DAYS; ${payload!.documents} analysis documents, ${payload!.fixes} distinct fix contents of a Service (${kib(after.service_fix_contents! - first.service_fix_contents!)} added over the day)`,
+      ];
+    } finally {
+      redis.disconnect();
+    }
+  });
 }
 
 /** A day of one cluster's gzip snapshots, 5 minutes apart, some Services' topology toggled every hour. */
@@ -166,13 +129,18 @@ async function processed(prisma: PrismaClient, clusterId: string): Promise<numbe
   return prisma.snapshot.count({ where: { clusterId, status: 'processed' } });
 }
 
-/** Live bytes (tables, TOAST, indexes) of every table, after VACUUM FULL rewrote them compactly. */
+/**
+ * Live bytes (tables, TOAST, indexes) of every table, after VACUUM FULL rewrote them compactly; a
+ * partitioned table's partitions count as the table.
+ */
 async function tableSizes(prisma: PrismaClient): Promise<TableSizes> {
   await prisma.$executeRawUnsafe('VACUUM FULL');
   const rows = await prisma.$queryRaw<{ table: string; bytes: bigint }[]>`
-    SELECT c.relname AS table, pg_total_relation_size(c.oid) AS bytes
+    SELECT coalesce(pg_partition_root(c.oid)::regclass::text, c.relname) AS table,
+           sum(pg_total_relation_size(c.oid))::bigint AS bytes
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')`;
+     WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
+     GROUP BY 1`;
   return Object.fromEntries(rows.map((row) => [row.table, Number(row.bytes)]));
 }
 
