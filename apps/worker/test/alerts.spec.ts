@@ -55,11 +55,11 @@ function startWorker(): RunningProcess {
 }
 
 /** Every Service routed with topology, enough endpoints in every zone: the controller populates hints. */
-function healthy(): KubernetesList {
+function healthy(services = 1): KubernetesList {
   return generateFleetSnapshot({
     nodes: 6,
     zones: 3,
-    services: 1,
+    services,
     endpointsPerService: 9,
     autoShare: 1,
     notReadyShare: 0,
@@ -67,8 +67,8 @@ function healthy(): KubernetesList {
   });
 }
 
-async function push(list: KubernetesList, at: Date): Promise<void> {
-  const id = await pushSnapshot(url, cluster.token, capturedAt(list, at));
+async function push(list: KubernetesList, at: Date, token = cluster.token): Promise<void> {
+  const id = await pushSnapshot(url, token, capturedAt(list, at));
   await waitProcessed(prisma, [id], 60_000);
 }
 
@@ -210,6 +210,64 @@ describe('an alert from snapshot to resolve', () => {
     const after = await apiClient(url, tenant.readKey).get<{ items: { resolvedAt: string | null }[] }>('/v1/alerts');
     expect(after.body.items).toHaveLength(1);
     expect(after.body.items[0].resolvedAt).not.toBeNull();
+  }, 240_000);
+});
+
+describe('many Services losing their hints at once', () => {
+  it('are one grouped message per channel, and one grouped resolve, each alert still opened and resolved once', async () => {
+    const big = await createCluster(prisma, tenant, 'prod-us');
+    const start = Date.now() - 3 * 3600_000;
+    const before = {
+      slack: on('/slack').length,
+      teams: on('/teams').length,
+      hook: on('/hook').length,
+      mail: smtp.received.length,
+    };
+    await push(healthy(8), new Date(start), big.token);
+    await push(withoutZoneOnFirstNode(healthy(8)), new Date(start + 3600_000), big.token);
+    await waitFor(
+      'the grouped messages',
+      async () =>
+        on('/slack').length > before.slack &&
+        on('/teams').length > before.teams &&
+        on('/hook').length > before.hook &&
+        smtp.received.length > before.mail,
+      60_000,
+    );
+    await waitFor('every delivery finished', allDeliveriesFinished, 60_000);
+    const open = await prisma.alert.findMany({ where: { clusterId: big.id, resolvedAt: null } });
+    expect(open).toHaveLength(8);
+    expect(on('/slack')).toHaveLength(before.slack + 1);
+    expect(on('/teams')).toHaveLength(before.teams + 1);
+    expect(on('/hook')).toHaveLength(before.hook + 1);
+    expect(smtp.received).toHaveLength(before.mail + 1);
+    const slack = JSON.parse(on('/slack')[before.slack].body) as { text: string; blocks: unknown[] };
+    expect(slack.text).toContain('[ALERT] Service lost its topology hints × 8');
+    expect(JSON.stringify(slack.blocks)).toContain(`${PUBLIC_URL}/alerts`);
+    const hook = verifyStandardWebhook(webhookSecret, on('/hook')[before.hook]) as {
+      type: string;
+      data: { alerts: { id: string }[] };
+    };
+    expect(hook.type).toBe('alerts.opened');
+    expect(hook.data.alerts.map((alert) => alert.id).sort()).toEqual(open.map((alert) => alert.id).sort());
+    const mail = smtp.received[before.mail].raw.replace(/=\r?\n/g, '');
+    for (const alert of open) expect(mail).toContain(alert.summary.split(' lost')[0]);
+
+    await push(healthy(8), new Date(start + 2 * 3600_000), big.token);
+    await waitFor('the grouped resolves', async () => on('/hook').length > before.hook + 1, 60_000);
+    await waitFor('every delivery finished', allDeliveriesFinished, 60_000);
+    expect(on('/slack')).toHaveLength(before.slack + 2);
+    expect(on('/teams')).toHaveLength(before.teams + 2);
+    expect(smtp.received).toHaveLength(before.mail + 2);
+    expect(JSON.parse(on('/slack')[before.slack + 1].body).text).toContain('[RESOLVED]');
+    expect(verifyStandardWebhook(webhookSecret, on('/hook')[before.hook + 1])).toMatchObject({
+      type: 'alerts.resolved',
+    });
+    expect(await prisma.alert.count({ where: { clusterId: big.id } })).toBe(8);
+    expect(await prisma.alert.count({ where: { clusterId: big.id, resolvedAt: null } })).toBe(0);
+    const grouped = await prisma.alertDelivery.findMany({ where: { NOT: { alertIds: { isEmpty: true } } } });
+    expect(grouped).toHaveLength(8); // 4 channels × (opened, resolved)
+    expect(grouped.every((delivery) => delivery.alertIds.length === 8 && delivery.status === 'succeeded')).toBe(true);
   }, 240_000);
 });
 

@@ -128,3 +128,12 @@ export async function detachChannel(tx: Db, organizationId: string, channelId: s
     UPDATE report_schedules SET channel_ids = array_remove(channel_ids, ${channelId}::uuid), updated_at = now()
      WHERE organization_id = ${organizationId}::uuid AND ${channelId}::uuid = ANY(channel_ids)`;
 }
+
+/** The alerts a grouped delivery tells of, by subject, with their rule's name. */
+export function alertsOfGroup(db: Db, alertIds: readonly string[]) {
+  return db.alert.findMany({
+    where: { id: { in: [...alertIds] } },
+    include: { rule: { select: { name: true } } },
+    orderBy: { subject: 'asc' },
+  });
+}

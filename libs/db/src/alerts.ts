@@ -281,24 +281,69 @@ export async function evaluateRule(
     const current = new Set(conditions.map((condition) => condition.subject));
     const openSubjects = new Set(open.map((alert) => alert.subject));
     const outcome: EvaluationOutcome = { opened: 0, resolved: 0, deliveries: [] };
+    const opened: string[] = [];
     for (const condition of conditions) {
       if (openSubjects.has(condition.subject)) continue;
       const id = await openAlert(tx, rule.organizationId, rule.id, rule.kind, condition, scope.now);
-      if (id === null) continue; // opened meanwhile by another evaluator
-      outcome.opened++;
-      outcome.deliveries.push(
-        ...(await createDeliveries(tx, rule.organizationId, id, 'opened', rule.channelIds, notBefore)),
-      );
+      if (id !== null) opened.push(id); // null: opened meanwhile by another evaluator
     }
     const cleared = open.filter((alert) => !current.has(alert.subject)).map((alert) => alert.id);
-    for (const id of await resolveAlerts(tx, cleared, scope.now)) {
-      outcome.resolved++;
-      outcome.deliveries.push(
-        ...(await createDeliveries(tx, rule.organizationId, id, 'resolved', rule.channelIds, notBefore)),
-      );
+    const resolved = await resolveAlerts(tx, cleared, scope.now);
+    outcome.opened = opened.length;
+    outcome.resolved = resolved.length;
+    for (const [event, ids] of [
+      ['opened', opened],
+      ['resolved', resolved],
+    ] as const) {
+      outcome.deliveries.push(...(await tellChannels(tx, rule, ids, event, notBefore)));
     }
     return outcome;
   });
+}
+
+/**
+ * Decision: an evaluation of one rule that opens (or resolves) more than this many alerts tells each
+ * channel once, in one grouped message listing them (500 Services losing their hints to one node without
+ * a zone is one event to a person, not 500 messages). Each alert is still its own row, opened and
+ * resolved once per subject.
+ */
+export const ALERT_GROUP_ABOVE = 3;
+
+/** The deliveries of alerts that opened or resolved together: one per alert, or one group per channel. */
+async function tellChannels(
+  tx: Db,
+  rule: RuleRow,
+  alertIds: string[],
+  event: 'opened' | 'resolved',
+  notBefore: Date | null,
+): Promise<CreatedDelivery[]> {
+  if (alertIds.length > ALERT_GROUP_ABOVE) {
+    return createGroupDeliveries(tx, rule.organizationId, alertIds, event, rule.channelIds, notBefore);
+  }
+  const deliveries: CreatedDelivery[] = [];
+  for (const id of alertIds) {
+    deliveries.push(...(await createDeliveries(tx, rule.organizationId, id, event, rule.channelIds, notBefore)));
+  }
+  return deliveries;
+}
+
+/** One grouped delivery per enabled channel of the organization among `channelIds`. */
+async function createGroupDeliveries(
+  tx: Db,
+  organizationId: string,
+  alertIds: string[],
+  event: 'opened' | 'resolved',
+  channelIds: string[],
+  notBefore: Date | null,
+): Promise<CreatedDelivery[]> {
+  if (channelIds.length === 0) return [];
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    INSERT INTO alert_deliveries (id, organization_id, channel_id, alert_ids, event, not_before)
+    SELECT gen_random_uuid(), ${organizationId}::uuid, ch.id, ${alertIds}::uuid[], ${event}, ${notBefore}::timestamptz
+      FROM alert_channels ch
+     WHERE ch.organization_id = ${organizationId}::uuid AND ch.enabled AND ch.id = ANY(${channelIds}::uuid[])
+    RETURNING id::text`;
+  return rows.map((row) => ({ id: row.id, notBefore }));
 }
 
 /** Inserts an open alert unless one is open for the same rule (or kind) and subject; its id, or null. */

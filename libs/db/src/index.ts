@@ -208,6 +208,7 @@ export {
   type SsoSettings,
 } from './sso.js';
 export {
+  ALERT_GROUP_ABOVE,
   ALERT_RULE_KINDS,
   clearChannelFailing,
   enabledRules,
@@ -227,6 +228,7 @@ export {
   type RuleRow,
 } from './alerts.js';
 export {
+  alertsOfGroup,
   claimDelivery,
   createReportDeliveries,
   detachChannel,

@@ -4,3 +4,4 @@ export * from './channel-senders.js';
 export * from './quiet-hours.js';
 export * from './channel-message.js';
 export * from './report-messages.js';
+export * from './alert-group-messages.js';

@@ -85,6 +85,7 @@ export class AlertDeliveryModel {
   @Field() channelName: string;
   @Field(() => ID, { nullable: true }) alertId: string | null;
   @Field(() => ID, { nullable: true, description: 'the scheduled report sent (event report)' }) reportId: string | null;
+  @Field(() => [ID], { description: 'a grouped message: the alerts told together' }) alertIds: string[];
   @Field() event: string;
   @Field() status: string;
   @Field(() => Int) attempts: number;

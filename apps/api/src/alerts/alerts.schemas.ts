@@ -142,6 +142,7 @@ export const DeliverySchema = z.object({
   channelName: z.string(),
   alertId: z.string().nullable(),
   reportId: z.string().nullable().describe('the scheduled report this delivery sends (event `report`)'),
+  alertIds: z.array(z.string()).describe('a grouped message: the alerts of one rule that opened or resolved together'),
   event: z.enum(['opened', 'resolved', 'test', 'report']),
   status: z.enum(['pending', 'sending', 'succeeded', 'failed', 'skipped']),
   attempts: z.number().int(),

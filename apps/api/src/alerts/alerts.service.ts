@@ -421,6 +421,7 @@ function deliveryView(row: {
   channel: { name: string };
   alertId: string | null;
   reportId: string | null;
+  alertIds: string[];
   event: string;
   status: string;
   attempts: number;
@@ -437,6 +438,7 @@ function deliveryView(row: {
     channelName: row.channel.name,
     alertId: row.alertId,
     reportId: row.reportId,
+    alertIds: row.alertIds,
     event: row.event as 'opened',
     status: row.status as 'pending',
     attempts: row.attempts,

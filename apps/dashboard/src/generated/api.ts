@@ -1532,6 +1532,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         alertId: string | null;
+                        /** @description a grouped message: the alerts of one rule that opened or resolved together */
+                        alertIds: string[];
                         attempts: number;
                         channelId: string;
                         channelName: string;
@@ -1623,6 +1625,8 @@ export interface operations {
                     "application/json": {
                         items: {
                             alertId: string | null;
+                            /** @description a grouped message: the alerts of one rule that opened or resolved together */
+                            alertIds: string[];
                             attempts: number;
                             channelId: string;
                             channelName: string;
@@ -1703,6 +1707,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         alertId: string | null;
+                        /** @description a grouped message: the alerts of one rule that opened or resolved together */
+                        alertIds: string[];
                         attempts: number;
                         channelId: string;
                         channelName: string;

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  alertsOfGroup,
   claimDelivery,
   clearChannelFailing,
   deliveryToSend,
@@ -13,6 +14,8 @@ import {
   skipDelivery,
 } from '@zw/db';
 import {
+  type AlertEvent,
+  alertGroupMessage,
   type AlertKind,
   alertMessage,
   type ChannelKind,
@@ -94,7 +97,7 @@ export class AlertDeliverer {
               secret: opened.secret,
               signature: channel.signature as SignatureScheme | null,
             },
-            this.message(delivery, organization, now),
+            await this.message(delivery, organization, now),
             {
               timeoutMs: this.config.ALERT_DELIVERY_TIMEOUT_MS,
               allowPrivate: this.config.ALERT_ALLOW_PRIVATE,
@@ -116,24 +119,27 @@ export class AlertDeliverer {
     return { sent: false, error: result.error ?? 'failed', final };
   }
 
-  /** What the delivery says: its report, its alert opening or resolving, or a test. */
-  private message(delivery: DeliveryToSend, organization: Organization, now: Date): ChannelMessage {
+  /** What the delivery says: its report, its alert (or group of alerts) opening or resolving, or a test. */
+  private async message(delivery: DeliveryToSend, organization: Organization, now: Date): Promise<ChannelMessage> {
     const { channel, alert, report } = delivery;
     if (report) return reportMessage(reportEvent(delivery.id, report, organization, this.config.PUBLIC_URL, now));
+    if (delivery.alertIds.length > 0) {
+      const alerts = await alertsOfGroup(this.prisma, delivery.alertIds);
+      return alertGroupMessage({
+        deliveryId: delivery.id,
+        type: delivery.event as 'opened' | 'resolved',
+        ruleName: alerts[0]?.rule?.name ?? null,
+        alerts: alerts.map(alertView),
+        organization,
+        link: `${this.config.PUBLIC_URL}/alerts`,
+        at: now.toISOString(),
+      });
+    }
     return alertMessage({
       deliveryId: delivery.id,
       type: delivery.event as 'opened' | 'resolved' | 'test',
       alert: alert
-        ? {
-            id: alert.id,
-            kind: alert.kind as AlertKind,
-            subject: alert.subject,
-            summary: alert.summary,
-            ruleName: alert.rule?.name ?? null,
-            openedAt: alert.openedAt.toISOString(),
-            resolvedAt: alert.resolvedAt?.toISOString() ?? null,
-            details: alert.details as Record<string, unknown>,
-          }
+        ? alertView(alert)
         : {
             id: null,
             kind: 'test',
@@ -154,6 +160,19 @@ export class AlertDeliverer {
     await skipDelivery(this.prisma, id, why);
     return { sent: false, skipped: why };
   }
+}
+
+function alertView(alert: NonNullable<DeliveryToSend['alert']>): AlertEvent['alert'] {
+  return {
+    id: alert.id,
+    kind: alert.kind as AlertKind,
+    subject: alert.subject,
+    summary: alert.summary,
+    ruleName: alert.rule?.name ?? null,
+    openedAt: alert.openedAt.toISOString(),
+    resolvedAt: alert.resolvedAt?.toISOString() ?? null,
+    details: alert.details as Record<string, unknown>,
+  };
 }
 
 /** The report's summary (the document's label and totals, stored when it was made) as a channel event. */
