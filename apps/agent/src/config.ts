@@ -1,4 +1,4 @@
-import { parseCidr } from '@zw/core';
+import { isLogLevel, LOG_LEVELS, parseCidr } from '@zw/core';
 import { Command, CommanderError, Option } from 'commander';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,7 +46,6 @@ export class ConfigError extends Error {
   }
 }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 export const AGENT_TOKEN_PREFIX = 'zwa_';
 
 interface RawOptions {
@@ -284,7 +283,7 @@ function validate(raw: RawOptions): AgentConfig {
     shutdownTimeoutMs: durationOf('--shutdown-timeout', raw.shutdownTimeout, 0),
     logLevel: raw.logLevel,
   };
-  if (!LOG_LEVELS.includes(config.logLevel)) {
+  if (!isLogLevel(config.logLevel)) {
     problems.push(`--log-level: expected one of ${LOG_LEVELS.join(', ')}, got "${config.logLevel}"`);
   }
   if (problems.length === 0 && config.pushMinIntervalMs > config.pushMaxIntervalMs) {

@@ -1,12 +1,8 @@
+import { logOptions } from '@zw/core';
 import pino, { type Logger } from 'pino';
 
-/** Structured JSON logs on stdout, one object per line, with ISO timestamps and the level as a word. */
+/** Structured JSON logs on stdout, one object per line, in the format every zonewise app writes. */
 export function createLogger(level: string, name = 'zonewise-agent', destination?: pino.DestinationStream): Logger {
-  const options: pino.LoggerOptions = {
-    level,
-    base: { name },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-  };
+  const options = logOptions(name, level);
   return destination ? pino(options, destination) : pino(options);
 }

@@ -1,3 +1,4 @@
+import { isLogLevel, LOG_LEVELS } from '@zw/core';
 import { Command, CommanderError, Option } from 'commander';
 import { AGENT_VERSION } from './version.js';
 import { formatDuration, parseDuration } from './duration.js';
@@ -12,7 +13,6 @@ import { runSimulation } from './simulator/simulation.js';
  */
 
 const EXIT_BAD_CONFIG = 2;
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 interface RawOptions {
   apiUrl: string;
@@ -162,7 +162,7 @@ function checkOptions(raw: RawOptions) {
     if (!DEMO_FLEET.some((cluster) => cluster.name === name))
       problems.push(`--clusters: no cluster "${name}" in the fleet (${DEMO_FLEET.map((c) => c.name).join(', ')})`);
   }
-  if (!LOG_LEVELS.includes(raw.logLevel)) problems.push(`--log-level: expected one of ${LOG_LEVELS.join(', ')}`);
+  if (!isLogLevel(raw.logLevel)) problems.push(`--log-level: expected one of ${LOG_LEVELS.join(', ')}`);
   const ticks = raw.ticks === undefined ? null : whole('--ticks', raw.ticks, 1);
   const stepMs = raw.step === undefined ? null : duration('--step', raw.step, 1);
   if (stepMs !== null && ticks === null) problems.push('--step: needs --ticks (the simulated history ends now)');

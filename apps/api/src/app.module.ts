@@ -20,6 +20,7 @@ import { SimulateModule } from './simulate/simulate.module.js';
 import { TrafficSourcesModule } from './traffic-sources/traffic-sources.module.js';
 import { TrendsModule } from './trends/trends.module.js';
 import { GraphQLApiModule } from './graphql/graphql-api.module.js';
+import { jsonLogsModule } from './http/request-logs.js';
 import { QueryParametersGuard } from './http/validation.js';
 import { BullConnectionsCloser } from './redis.provider.js';
 import { ReportsModule } from './reports/reports.module.js';
@@ -28,12 +29,16 @@ import { SsoModule } from './sso/sso.module.js';
 
 @Module({})
 export class AppModule {
-  /** Reads and validates the environment when called, so a bad setting stops the process at boot. */
-  static forRoot(): DynamicModule {
+  /**
+   * Reads and validates the environment when called, so a bad setting stops the process at boot.
+   * `jsonLogs`: log through pino (what `main` runs); tests pass a Nest logger of their own instead.
+   */
+  static forRoot(options: { jsonLogs?: boolean } = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot({ isGlobal: true, cache: true, ignoreEnvFile: true, validate: validateApiEnv }),
+        ...(options.jsonLogs ? [jsonLogsModule()] : []),
         DbModule.forRootAsync({
           inject: [ConfigService],
           useFactory: (config: ConfigService<ApiConfig, true>) => ({

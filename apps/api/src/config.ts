@@ -1,5 +1,12 @@
 import { dbEnvSchema, historyRetentionSetting, readReplicaSettings } from '@zw/db';
-import { alertsEnvSchema, parseEnvironment, queueEnvSchema, reportsEnvSchema, trafficEnvSchema } from '@zw/queue';
+import {
+  alertsEnvSchema,
+  logLevelSetting,
+  parseEnvironment,
+  queueEnvSchema,
+  reportsEnvSchema,
+  trafficEnvSchema,
+} from '@zw/queue';
 import { z } from 'zod';
 
 // GraphQL's limits (graphql-armor rules and the computed cost): a hostile document is refused before
@@ -75,6 +82,7 @@ export const apiEnvSchema = dbEnvSchema.extend(queueEnvSchema.shape).extend({
    */
   ...historyRetentionSetting,
   ...readReplicaSettings,
+  ...logLevelSetting,
   /** Largest snapshot `POST /v1/simulate` accepts (JSON, uncompressed). */
   SIMULATE_MAX_BODY_BYTES: z.coerce
     .number()

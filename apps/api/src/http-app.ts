@@ -1,5 +1,6 @@
 import type { INestApplication, LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { IncomingMessage } from 'node:http';
@@ -24,15 +25,18 @@ export const SIMULATE_PATH = '/v1/simulate';
  * Builds the API. Nest's default body parsers are off because the ingest route reads its own body
  * (gzip kept as received, a size limit measured uncompressed, and only after authentication); the
  * simulate route takes whole snapshots (SIMULATE_MAX_BODY_BYTES); every other route gets a 1 MB JSON parser.
+ * Without a `logger` it logs JSON lines (pino); with one (tests), through that logger.
  */
 export async function createApiApp(options: { logger?: LogLevel[] | LoggerService } = {}): Promise<INestApplication> {
   // ConfigModule validates too, but inside Nest's bootstrap a failure is logged with a stack trace and the
   // process aborted; checking first gives the caller (main) a plain error to print.
   const config = validateApiEnv(process.env);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(), {
+  const jsonLogs = options.logger === undefined;
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ jsonLogs }), {
     bodyParser: false,
-    ...(options.logger ? { logger: options.logger } : {}),
+    ...(jsonLogs ? { bufferLogs: true } : { logger: options.logger }),
   });
+  if (jsonLogs) app.useLogger(app.get(Logger));
   app.disable('x-powered-by'); // no answer names the framework behind it
   if (config.TRUST_PROXY) app.set('trust proxy', trustProxySetting(config.TRUST_PROXY));
   app.use(requestIdMiddleware());

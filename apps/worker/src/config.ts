@@ -1,5 +1,12 @@
 import { dbEnvSchema, historyRetentionSetting, readReplicaSettings } from '@zw/db';
-import { alertsEnvSchema, parseEnvironment, queueEnvSchema, reportsEnvSchema, trafficEnvSchema } from '@zw/queue';
+import {
+  alertsEnvSchema,
+  logLevelSetting,
+  parseEnvironment,
+  queueEnvSchema,
+  reportsEnvSchema,
+  trafficEnvSchema,
+} from '@zw/queue';
 import { z } from 'zod';
 
 /** Test-only fault injection, to prove a worker killed at the worst moments loses and duplicates nothing. */
@@ -68,6 +75,7 @@ export const workerEnvSchema = dbEnvSchema
     PAYLOAD_RETENTION_DAYS: z.coerce.number().min(0).default(7),
     ...historyRetentionSetting,
     ...readReplicaSettings,
+    ...logLevelSetting,
     /** Days the audit log (who changed keys, clusters, prices, schedules) is kept. */
     AUDIT_LOG_RETENTION_DAYS: z.coerce.number().min(1).default(365),
     /**

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Logger as PinoLogger } from 'nestjs-pino';
 import { loadWorkerConfig } from './config.js';
 import { lowerCpuPriority } from './cpu-priority.js';
 import { WorkerModule } from './worker.module.js';
@@ -12,7 +13,10 @@ async function main(): Promise<void> {
   const config = loadWorkerConfig();
   // Before any analysis thread starts, so that each inherits it.
   lowerCpuPriority(config.WORKER_CPU_NICE);
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config));
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config, { jsonLogs: true }), {
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(PinoLogger));
   app.enableShutdownHooks();
   new Logger('Worker').log(`worker started (CPU nice ${config.WORKER_CPU_NICE})`);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -1,6 +1,8 @@
 import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Module } from '@nestjs/common';
+import { logOptions } from '@zw/core';
 import { DbModule } from '@zw/db';
+import { LoggerModule } from 'nestjs-pino';
 import { bullRootOptions, MAINTENANCE_QUEUE, queueRegistration, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { AgentStalenessService } from './agent-staleness.service.js';
 import { alertsWorkerImports, alertsWorkerProviders } from './alerts/alerts-worker.providers.js';
@@ -21,6 +23,8 @@ import { BullConnectionsCloser, WorkerRedisCloser, workerRedisProvider } from '.
 export interface WorkerModuleOptions {
   /** The analysis threads' script; the compiled one next to this module by default. */
   analysisThreadFile?: string;
+  /** Log JSON lines through pino at LOG_LEVEL (what `main` runs); tests pass a Nest logger instead. */
+  jsonLogs?: boolean;
 }
 
 @Module({})
@@ -39,6 +43,9 @@ export class WorkerModule {
         ...reportsWorkerImports(config),
         ...trafficWorkerImports(config),
         ...alertsWorkerImports(config),
+        ...(options.jsonLogs
+          ? [LoggerModule.forRoot({ pinoHttp: logOptions('zonewise-worker', config.LOG_LEVEL) })]
+          : []),
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },

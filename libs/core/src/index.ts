@@ -52,3 +52,4 @@ export * from './analysis-with-fixes.js';
 export * from './fix-context.js';
 export * from './workloads.js';
 export * from './time-units.js';
+export * from './log-format.js';

@@ -1,3 +1,4 @@
+import { LOG_LEVELS } from '@zw/core';
 import { z } from 'zod';
 import { DEFAULT_RETRY_POLICY } from './jobs.js';
 import { redisUrlProblem } from './redis-target.js';
@@ -23,6 +24,11 @@ export const queueEnvSchema = z.object({
   JOB_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(DEFAULT_RETRY_POLICY.attempts),
   JOB_BACKOFF_MS: z.coerce.number().int().min(0).default(DEFAULT_RETRY_POLICY.backoffMs),
 });
+
+/** The api's and the worker's log level (JSON lines on stdout; the agent's is its --log-level flag). */
+export const logLevelSetting = {
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+};
 
 /**
  * Parses the environment against a schema, failing with one line per bad or missing variable so a

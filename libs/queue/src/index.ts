@@ -1,5 +1,5 @@
 export * from './jobs.js';
-export { parseEnvironment, queueEnvSchema } from './environment.js';
+export { logLevelSetting, parseEnvironment, queueEnvSchema } from './environment.js';
 export * from './redis-target.js';
 export * from './reports.js';
 export * from './traffic.js';
