@@ -1,8 +1,7 @@
-import { isLogLevel, LOG_LEVELS, parseCidr } from '@zw/core';
+import { durationProblem, isLogLevel, LOG_LEVELS, parseCidr, parseDuration } from '@zw/core';
 import { Command, CommanderError, Option } from 'commander';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatDuration, parseDuration } from './duration.js';
 
 /**
  * The agent's configuration: every setting is a flag and an environment variable (the flag wins), checked
@@ -221,10 +220,9 @@ export function parseAgentConfig(argv: readonly string[], env: NodeJS.ProcessEnv
 function validate(raw: RawOptions): AgentConfig {
   const problems: string[] = [];
   const durationOf = (flag: string, text: string, minMs: number): number => {
-    const ms = parseDuration(text);
-    if (ms === null) problems.push(`${flag}: "${text}" is not a duration (e.g. 500ms, 30s, 5m, 1h)`);
-    else if (ms < minMs) problems.push(`${flag}: must be at least ${formatDuration(minMs)}, got "${text}"`);
-    return ms ?? 0;
+    const problem = durationProblem(flag, text, { minMs });
+    if (problem) problems.push(problem);
+    return parseDuration(text) ?? 0;
   };
   const integerOf = (flag: string, text: string, min: number, max: number): number => {
     const value = Number(text);

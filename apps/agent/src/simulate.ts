@@ -1,7 +1,6 @@
-import { isLogLevel, LOG_LEVELS } from '@zw/core';
+import { durationProblem, isLogLevel, LOG_LEVELS, parseDuration } from '@zw/core';
 import { Command, CommanderError, Option } from 'commander';
 import { AGENT_VERSION } from './version.js';
-import { formatDuration, parseDuration } from './duration.js';
 import { createLogger } from './logger.js';
 import { DEMO_FLEET } from './simulator/fleet.js';
 import { ensureClusters, RegistrationError } from './simulator/registration.js';
@@ -137,10 +136,9 @@ function checkOptions(raw: RawOptions) {
     return Number(text);
   };
   const duration = (flag: string, text: string, minMs: number) => {
-    const ms = parseDuration(text);
-    if (ms === null || ms < minMs)
-      problems.push(`${flag}: expected a duration of at least ${formatDuration(minMs)} (e.g. 30s), got "${text}"`);
-    return ms ?? 0;
+    const problem = durationProblem(flag, text, { minMs });
+    if (problem) problems.push(problem);
+    return parseDuration(text) ?? 0;
   };
   try {
     const url = new URL(raw.apiUrl);

@@ -40,7 +40,7 @@ import {
   queueRegistration,
   SNAPSHOTS_QUEUE,
 } from '@zw/queue';
-import { KUBERNETES_VERSION_PATTERN } from '@zw/core';
+import { durationProblem, KUBERNETES_VERSION_PATTERN, parseDuration } from '@zw/core';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { redriveFailedSnapshots } from './snapshots/redrive.js';
@@ -209,19 +209,15 @@ async function runFailedSnapshots(
   }
 }
 
-const EXPIRES_IN = /^(\d+)([dhm])$/;
-const UNIT_MS = { d: 24 * 3600_000, h: 3600_000, m: 60_000 } as const;
-
 /** `--expires-in 30d|12h|90m` or `--expires-at <RFC 3339>`: when the key stops working (null: never). */
 function expiryOf(values: Values): Date | null {
   const { 'expires-in': expiresIn, 'expires-at': expiresAt } = values;
   if (expiresIn !== undefined && expiresAt !== undefined)
     throw new UsageError('give --expires-in or --expires-at, not both');
   if (expiresIn !== undefined) {
-    const match = EXPIRES_IN.exec(expiresIn);
-    if (!match || Number(match[1]) === 0)
-      throw new UsageError('--expires-in must be a duration such as 30d, 12h or 90m');
-    return new Date(Date.now() + Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
+    const problem = durationProblem('--expires-in', expiresIn, { minMs: 1000 });
+    if (problem) throw new UsageError(problem);
+    return new Date(Date.now() + parseDuration(expiresIn)!);
   }
   if (expiresAt !== undefined) {
     const at = new Date(expiresAt);

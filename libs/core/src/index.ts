@@ -53,3 +53,4 @@ export * from './fix-context.js';
 export * from './workloads.js';
 export * from './time-units.js';
 export * from './log-format.js';
+export * from './durations.js';

@@ -1,23 +1,26 @@
-import { DEFAULT_CLUSTER_LABEL, describePresets, LABEL_NAME, TRAFFIC_PRESETS } from '@zw/core';
+import {
+  DEFAULT_CLUSTER_LABEL,
+  describePresets,
+  durationProblem,
+  LABEL_NAME,
+  parseDuration,
+  TRAFFIC_PRESETS,
+} from '@zw/core';
 import { z } from 'zod';
 import { isoDate } from '../http/schemas.js';
 
-const DURATION = /^([1-9]\d{0,6})(s|m|h|d)$/;
-const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
-
-/** A Prometheus-style duration (`90s`, `5m`, `1h`, `1d`) as seconds. */
+/** A duration (`90s`, `5m`, `1h`, `1d`; see parseDuration) as whole seconds. */
 export function durationSeconds(text: string): number {
-  const match = DURATION.exec(text);
-  return match ? Number(match[1]) * UNIT_SECONDS[match[2]] : Number.NaN;
+  const milliseconds = parseDuration(text);
+  return milliseconds === null ? Number.NaN : milliseconds / 1000;
 }
 
+/** A duration of whole seconds between min and max (seconds), refused with a message naming `what`. */
 const duration = (what: string, min: number, max: number) =>
-  z
-    .string()
-    .regex(DURATION, 'a duration such as 90s, 5m, 1h or 1d')
-    .refine((text) => !DURATION.test(text) || (durationSeconds(text) >= min && durationSeconds(text) <= max), {
-      message: `${what}: between ${min}s and ${max / 86_400}d`,
-    });
+  z.string().superRefine((text, context) => {
+    const problem = durationProblem(what, text, { minMs: min * 1000, maxMs: max * 1000, wholeSeconds: true });
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });
 
 export const PutTrafficSourceBody = z
   .object({

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { X509Certificate } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { customTemplateProblem, type TrafficPreset, trafficQuery } from '@zw/core';
+import { customTemplateProblem, formatDuration, type TrafficPreset, trafficQuery } from '@zw/core';
 import {
   type AuditActor,
   clearMeasurements,
@@ -24,18 +24,6 @@ import { TRAFFIC_CONFIG } from './traffic-config.js';
 import { durationSeconds, type PutTrafficSourceBody, type TrafficSourceSchema } from './traffic-sources.schemas.js';
 
 type TrafficSourceView = z.output<typeof TrafficSourceSchema>;
-
-/** `3600` → `1h`: the largest unit that divides the seconds. */
-function durationText(seconds: number): string {
-  for (const [unit, size] of [
-    ['d', 86_400],
-    ['h', 3600],
-    ['m', 60],
-  ] as const) {
-    if (seconds % size === 0) return `${seconds / size}${unit}`;
-  }
-  return `${seconds}s`;
-}
 
 function sameSource(
   row: ClusterTrafficSource,
@@ -88,9 +76,9 @@ export function trafficSourceView(row: ClusterTrafficSource): TrafficSourceView 
     clusterId: row.clusterId,
     preset,
     url: row.url,
-    window: durationText(row.windowSeconds),
+    window: formatDuration(row.windowSeconds * 1000),
     windowSeconds: row.windowSeconds,
-    interval: durationText(row.intervalSeconds),
+    interval: formatDuration(row.intervalSeconds * 1000),
     intervalSeconds: row.intervalSeconds,
     queryTemplate: row.queryTemplate,
     clusterLabel: row.clusterLabel,
