@@ -191,9 +191,8 @@ const keysOf = (...schemas: { shape: object }[]) => new Set(schemas.flatMap((sch
 /** Every setting each app reads at boot (its zod schema), as docker-compose.spec.ts reads them too. */
 const API_SETTINGS = keysOf(...API_SETTING_SCHEMAS);
 const WORKER_SETTINGS = keysOf(...WORKER_SETTING_SCHEMAS);
-/** Set by the chart itself, or for tests only. */
+/** Set by the chart itself. */
 const CHART_SETS = ['HOST', 'METRICS_HOST', 'METRICS_PORT', 'NODE_ENV', 'PORT', 'WORKER_HEARTBEAT_FILE'];
-const TEST_ONLY = ['WORKER_FAULT'];
 
 interface ValuesSchema {
   properties: {
@@ -487,9 +486,7 @@ describe.skipIf(skip !== null)('the zonewise Helm chart (backend)', () => {
   describe("the containers' settings", () => {
     it("values.schema.json names every setting the apps read, secrets apart, and nothing they don't", () => {
       const settable = (reads: Set<string>) =>
-        [...reads]
-          .filter((name) => !CHART_SETS.includes(name) && !TEST_ONLY.includes(name) && !SECRET_SETTINGS.includes(name))
-          .sort();
+        [...reads].filter((name) => !CHART_SETS.includes(name) && !SECRET_SETTINGS.includes(name)).sort();
       expect(Object.keys(valuesSchema.definitions.apiSettings.properties).sort()).toEqual(settable(API_SETTINGS));
       expect(Object.keys(valuesSchema.definitions.workerSettings.properties).sort()).toEqual(settable(WORKER_SETTINGS));
       expect(Object.keys(valuesSchema.properties.config.properties).sort()).toEqual(

@@ -59,9 +59,16 @@ export interface RunningProcess {
   exited(): Promise<number | null>;
 }
 
-/** Starts a compiled app (`dist/apps/<app>/main.js`) as a real child process. */
+/**
+ * Starts a compiled app (`dist/apps/<app>/main.js`) as a real child process. A worker whose environment
+ * names a WORKER_FAULT starts through test/support/faulty-worker.mjs instead, which installs that fault.
+ */
 export function startApp(app: 'worker' | 'api', env: Record<string, string>): RunningProcess {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', app, 'main.js')], {
+  const script =
+    app === 'worker' && env.WORKER_FAULT
+      ? join(ROOT, 'test', 'support', 'faulty-worker.mjs')
+      : join(ROOT, 'dist', 'apps', app, 'main.js');
+  const child = spawn(process.execPath, [script], {
     cwd: ROOT,
     // The API's metrics port: any free one unless the test names it (engineers' runs share the machine).
     env: { ...process.env, NO_COLOR: '1', METRICS_PORT: '0', ...env },

@@ -9,18 +9,6 @@ import {
 } from '@zw/queue';
 import { z } from 'zod';
 
-/** Test-only fault injection, to prove a worker killed at the worst moments loses and duplicates nothing. */
-const faultSchema = z
-  .string()
-  .regex(/^(|none|kill-after-commit|hold-before-commit:\d+)$/, 'none, kill-after-commit or hold-before-commit:<ms>')
-  .default('none')
-  .transform((value) => {
-    if (value.startsWith('hold-before-commit:')) {
-      return { kind: 'hold-before-commit' as const, ms: Number(value.split(':')[1]) };
-    }
-    return { kind: value === 'kill-after-commit' ? ('kill-after-commit' as const) : ('none' as const), ms: 0 };
-  });
-
 export const workerEnvSchema = dbEnvSchema
   .extend(queueEnvSchema.shape)
   .extend({
@@ -83,7 +71,6 @@ export const workerEnvSchema = dbEnvSchema
      * a container healthcheck can test its age (docker-compose.yml does).
      */
     WORKER_HEARTBEAT_FILE: z.string().min(1).optional(),
-    WORKER_FAULT: faultSchema,
   })
   .refine((config) => config.WORKER_OUTAGE_RETRY_MAX_MS >= config.WORKER_OUTAGE_RETRY_MS, {
     path: ['WORKER_OUTAGE_RETRY_MAX_MS'],

@@ -17,6 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkerConfig } from './config.js';
 import { recordRepeat, recordSnapshot, type RecordOutcome } from './history/history-writer.js';
 import { AnalysisPool } from './analysis-pool.js';
+import { COMMIT_HOOKS, type CommitHooks } from './commit-hooks.js';
 import { analyzerId } from './analyzer.js';
 import { DependencyOutages, OutageWaitInterrupted } from './dependency-outages.js';
 import { UnprocessableSnapshotError } from './snapshot-analysis.js';
@@ -50,6 +51,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     @Inject(AnalysisPool) private readonly analysis: AnalysisPool,
     @Inject(DependencyOutages) private readonly outages: DependencyOutages,
     @InjectQueue(ALERTS_QUEUE) private readonly alerts: Queue,
+    @Inject(COMMIT_HOOKS) private readonly commitHooks: CommitHooks,
   ) {
     super();
   }
@@ -143,22 +145,18 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     return this.recorded(claimed.clusterId, snapshotId, outcome);
   }
 
-  /** One transaction holding the cluster's lock (with the test-only faults around its commit). */
+  /** One transaction holding the cluster's lock (with the commit hooks around its commit). */
   private async write<T>(clusterId: string, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
-    const fault = this.config.WORKER_FAULT;
     const result = await this.prisma.$transaction(
       async (tx) => {
         await lockCluster(tx, clusterId, this.config.WORKER_LOCK_WAIT_MS);
         const done = await work(tx);
-        if (fault.kind === 'hold-before-commit') await sleep(fault.ms);
+        await this.commitHooks.beforeCommit?.();
         return done;
       },
-      {
-        timeout: this.config.WORKER_TX_TIMEOUT_MS + (fault.kind === 'hold-before-commit' ? fault.ms : 0),
-        maxWait: 30_000,
-      },
+      { timeout: this.config.WORKER_TX_TIMEOUT_MS, maxWait: 30_000 },
     );
-    if (fault.kind === 'kill-after-commit') process.kill(process.pid, 'SIGKILL');
+    this.commitHooks.afterCommit?.();
     return result;
   }
 

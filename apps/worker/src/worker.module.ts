@@ -7,6 +7,7 @@ import { bullRootOptions, MAINTENANCE_QUEUE, queueRegistration, SNAPSHOTS_QUEUE 
 import { AgentStalenessService } from './agent-staleness.service.js';
 import { alertsWorkerImports, alertsWorkerProviders } from './alerts/alerts-worker.providers.js';
 import { ANALYSIS_THREAD_FILE, AnalysisPool, COMPILED_ANALYSIS_THREAD_FILE } from './analysis-pool.js';
+import { COMMIT_HOOKS, type CommitHooks } from './commit-hooks.js';
 import type { WorkerConfig } from './config.js';
 import { DependencyOutages } from './dependency-outages.js';
 import { JobMetricsRecorder } from './job-metrics.js';
@@ -23,6 +24,8 @@ import { BullConnectionsCloser, WorkerRedisCloser, workerRedisProvider } from '.
 export interface WorkerModuleOptions {
   /** The analysis threads' script; the compiled one next to this module by default. */
   analysisThreadFile?: string;
+  /** What runs around each snapshot's commit (nothing by default; test support stalls or kills there). */
+  commitHooks?: CommitHooks;
   /** Log JSON lines through pino at LOG_LEVEL (what `main` runs); tests pass a Nest logger instead. */
   jsonLogs?: boolean;
 }
@@ -49,6 +52,7 @@ export class WorkerModule {
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
+        { provide: COMMIT_HOOKS, useValue: options.commitHooks ?? {} },
         { provide: ANALYSIS_THREAD_FILE, useValue: options.analysisThreadFile ?? COMPILED_ANALYSIS_THREAD_FILE },
         AnalysisPool,
         DependencyOutages,
