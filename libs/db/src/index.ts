@@ -236,6 +236,7 @@ export {
   finishAttempt,
   organizationChannelIds,
   organizationNames,
+  clusterOrganizationId,
   pendingResolve,
   skipDelivery,
   type DeliveryStatus,
@@ -243,7 +244,13 @@ export {
 } from './alert-deliveries.js';
 export {
   countReportAttempt,
+  enabledReportSchedules,
+  failPendingReport,
+  failPendingWebhookDelivery,
   markReportFailed,
+  pendingReportIds,
+  pendingWebhookDeliveryIds,
+  reportScheduleById,
   recordWebhookAttempt,
   reportToMake,
   storeMadeReport,

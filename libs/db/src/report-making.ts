@@ -122,3 +122,53 @@ export async function recordWebhookAttempt(db: Db, deliveryId: string, attempt: 
            log = log || ${JSON.stringify([entry])}::jsonb
      WHERE id = ${deliveryId}::uuid AND status = 'pending'`;
 }
+
+/** One schedule, or null when it was deleted. */
+export function reportScheduleById(db: Db, scheduleId: string) {
+  return db.reportSchedule.findUnique({ where: { id: scheduleId } });
+}
+
+/** Every enabled schedule, for the sweep that reconciles their job schedulers. */
+export function enabledReportSchedules(db: Db) {
+  return db.reportSchedule.findMany({ where: { enabled: true } });
+}
+
+/** Ids of reports still pending since before `createdBefore` (their job may be lost), oldest first. */
+export async function pendingReportIds(db: Db, createdBefore: Date, limit: number): Promise<string[]> {
+  const rows = await db.report.findMany({
+    where: { status: 'pending', createdAt: { lt: createdBefore } },
+    select: { id: true },
+    orderBy: { createdAt: 'asc' },
+    take: limit,
+  });
+  return rows.map((row) => row.id);
+}
+
+/** A pending report whose job gave up: failed, with why; 1 if this call failed it. */
+export async function failPendingReport(db: Db, reportId: string, error: string): Promise<number> {
+  const { count } = await db.report.updateMany({
+    where: { id: reportId, status: 'pending' },
+    data: { status: 'failed', error },
+  });
+  return count;
+}
+
+/** Ids of signed-webhook deliveries still pending since before `createdBefore`, oldest first. */
+export async function pendingWebhookDeliveryIds(db: Db, createdBefore: Date, limit: number): Promise<string[]> {
+  const rows = await db.webhookDelivery.findMany({
+    where: { status: 'pending', createdAt: { lt: createdBefore } },
+    select: { id: true },
+    orderBy: { createdAt: 'asc' },
+    take: limit,
+  });
+  return rows.map((row) => row.id);
+}
+
+/** A pending signed-webhook delivery whose job gave up: failed, with why; 1 if this call failed it. */
+export async function failPendingWebhookDelivery(db: Db, deliveryId: string, error: string): Promise<number> {
+  const { count } = await db.webhookDelivery.updateMany({
+    where: { id: deliveryId, status: 'pending' },
+    data: { status: 'failed', lastError: error, nextAttemptAt: null },
+  });
+  return count;
+}

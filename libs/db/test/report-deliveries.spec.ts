@@ -2,7 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
 import {
   claimDelivery,
+  clusterOrganizationId,
   createOrganization,
+  enabledReportSchedules,
+  failPendingReport,
+  failPendingWebhookDelivery,
+  pendingReportIds,
+  pendingWebhookDeliveryIds,
+  registerCluster,
   createPrismaClient,
   createReportDeliveries,
   detachChannel,
@@ -216,5 +223,35 @@ describe('detachChannel', () => {
     expect((await prisma.alertRule.findUniqueOrThrow({ where: { id: rule.id } })).channelIds).toEqual([
       channels.enabled,
     ]);
+  });
+});
+
+describe("the reports sweep's reads and writes", () => {
+  it('finds pending reports and webhook deliveries older than the grace, and fails each once', async () => {
+    const reportId = await claimedReport();
+    const stored = await storeMadeReport(prisma, made(await claimedReport(), [], 'https://receiver.example/hook'));
+    const deliveryId = stored!.webhookDeliveryId!;
+    const later = new Date(Date.now() + 60_000);
+    expect(await pendingReportIds(prisma, new Date(0), 10)).toEqual([]);
+    expect(await pendingReportIds(prisma, later, 500)).toContain(reportId);
+    expect(await pendingWebhookDeliveryIds(prisma, later, 500)).toContain(deliveryId);
+    expect(await failPendingReport(prisma, reportId, 'generation failed')).toBe(1);
+    expect(await failPendingReport(prisma, reportId, 'generation failed')).toBe(0);
+    expect(await failPendingWebhookDelivery(prisma, deliveryId, 'delivery failed')).toBe(1);
+    expect(await failPendingWebhookDelivery(prisma, deliveryId, 'delivery failed')).toBe(0);
+    expect(await pendingReportIds(prisma, later, 500)).not.toContain(reportId);
+    expect(await pendingWebhookDeliveryIds(prisma, later, 500)).not.toContain(deliveryId);
+    expect(await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({
+      status: 'failed',
+      lastError: 'delivery failed',
+      nextAttemptAt: null,
+    });
+    expect((await enabledReportSchedules(prisma)).map((schedule) => schedule.id)).toEqual([scheduleId]);
+  });
+
+  it("names a cluster's organization, or null for a cluster that is gone", async () => {
+    const { cluster } = await registerCluster(prisma, { organizationSlug: 'acme', name: 'prod' });
+    expect(await clusterOrganizationId(prisma, cluster.id)).toBe(organizationId);
+    expect(await clusterOrganizationId(prisma, '00000000-0000-4000-8000-000000000000')).toBeNull();
   });
 });

@@ -5,6 +5,7 @@ import {
   enabledRules,
   evaluateRule,
   type EvaluationOutcome,
+  clusterOrganizationId,
   PrismaService,
   type RuleRow,
   SNAPSHOT_KINDS,
@@ -36,12 +37,9 @@ export class AlertEvaluator {
 
   /** After a snapshot of `clusterId` was recorded. */
   async afterSnapshot(clusterId: string, now = new Date()): Promise<EvaluationOutcome> {
-    const cluster = await this.prisma.cluster.findUnique({
-      where: { id: clusterId },
-      select: { organizationId: true },
-    });
-    if (!cluster) return { opened: 0, resolved: 0, deliveries: [] };
-    const rules = await enabledRules(this.prisma, cluster.organizationId, SNAPSHOT_KINDS);
+    const organizationId = await clusterOrganizationId(this.prisma, clusterId);
+    if (organizationId === null) return { opened: 0, resolved: 0, deliveries: [] };
+    const rules = await enabledRules(this.prisma, organizationId, SNAPSHOT_KINDS);
     return this.evaluate(rules, clusterId, now);
   }
 

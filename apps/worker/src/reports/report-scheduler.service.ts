@@ -1,6 +1,17 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { claimReportPeriod, lastScheduledPeriodEnd, PrismaService, type ReportSchedule } from '@zw/db';
+import {
+  claimReportPeriod,
+  enabledReportSchedules,
+  failPendingReport,
+  failPendingWebhookDelivery,
+  lastScheduledPeriodEnd,
+  pendingReportIds,
+  pendingWebhookDeliveryIds,
+  PrismaService,
+  type ReportSchedule,
+  reportScheduleById,
+} from '@zw/db';
 import {
   enqueueReportGeneration,
   enqueueWebhookDelivery,
@@ -76,7 +87,7 @@ export class ReportScheduler implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** A tick of the schedule's job scheduler: make its due periods (or drop a scheduler left behind). */
   async tick(job: Job<ReportTickJobData>, now = new Date()): Promise<{ claimed: number }> {
-    const schedule = await this.prisma.reportSchedule.findUnique({ where: { id: job.data.scheduleId } });
+    const schedule = await reportScheduleById(this.prisma, job.data.scheduleId);
     if (!schedule || !schedule.enabled) {
       await this.queue.removeJobScheduler(reportSchedulerId(job.data.scheduleId));
       return { claimed: 0 };
@@ -86,7 +97,7 @@ export class ReportScheduler implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** The API created, changed or deleted the schedule: bring its job scheduler in line, make what is due. */
   async sync(scheduleId: string, now = new Date()): Promise<{ claimed: number }> {
-    const schedule = await this.prisma.reportSchedule.findUnique({ where: { id: scheduleId } });
+    const schedule = await reportScheduleById(this.prisma, scheduleId);
     if (!schedule || !schedule.enabled) {
       await this.queue.removeJobScheduler(reportSchedulerId(scheduleId));
       return { claimed: 0 };
@@ -166,7 +177,7 @@ export class ReportScheduler implements OnApplicationBootstrap, OnModuleDestroy 
       deliveriesRequeued: 0,
       markedFailed: 0,
     };
-    const schedules = await this.prisma.reportSchedule.findMany({ where: { enabled: true } });
+    const schedules = await enabledReportSchedules(this.prisma);
     const existing = new Map(
       (await this.queue.getJobSchedulers(0, -1))
         .filter((scheduler) => scheduler.key.startsWith(SCHEDULER_PREFIX))
@@ -219,42 +230,23 @@ export class ReportScheduler implements OnApplicationBootstrap, OnModuleDestroy 
    */
   private async requeueLost(now: Date, result: SweepResult): Promise<void> {
     const waitedSince = new Date(now.getTime() - this.config.REPORT_SWEEP_GRACE_MS);
-    const reports = await this.prisma.report.findMany({
-      where: { status: 'pending', createdAt: { lt: waitedSince } },
-      select: { id: true },
-      orderBy: { createdAt: 'asc' },
-      take: PAGE,
-    });
-    for (const { id } of reports) {
+    for (const id of await pendingReportIds(this.prisma, waitedSince, PAGE)) {
       const job = await this.queue.getJob(id);
       const state = job ? await job.getState() : 'unknown';
       if (state === 'failed') {
-        const { count } = await this.prisma.report.updateMany({
-          where: { id, status: 'pending' },
-          data: { status: 'failed', error: job!.failedReason || 'generation failed' },
-        });
-        result.markedFailed += count;
+        result.markedFailed += await failPendingReport(this.prisma, id, job!.failedReason || 'generation failed');
       } else if (state === 'completed' || state === 'unknown') {
         if (job) await job.remove();
         await this.enqueueGeneration(id);
         result.reportsRequeued++;
       }
     }
-    const deliveries = await this.prisma.webhookDelivery.findMany({
-      where: { status: 'pending', createdAt: { lt: waitedSince } },
-      select: { id: true },
-      orderBy: { createdAt: 'asc' },
-      take: PAGE,
-    });
-    for (const { id } of deliveries) {
+    for (const id of await pendingWebhookDeliveryIds(this.prisma, waitedSince, PAGE)) {
       const job = await this.deliveries.getJob(id);
       const state = job ? await job.getState() : 'unknown';
       if (state === 'failed') {
-        const { count } = await this.prisma.webhookDelivery.updateMany({
-          where: { id, status: 'pending' },
-          data: { status: 'failed', lastError: job!.failedReason || 'delivery failed', nextAttemptAt: null },
-        });
-        result.markedFailed += count;
+        const reason = job!.failedReason || 'delivery failed';
+        result.markedFailed += await failPendingWebhookDelivery(this.prisma, id, reason);
       } else if (state === 'completed' || state === 'unknown') {
         if (job) await job.remove();
         await enqueueWebhookDelivery(this.deliveries, id, this.config);
