@@ -35,6 +35,8 @@ let prisma: PrismaClient;
 let queue: Queue;
 const workers: RunningProcess[] = [];
 const prefix = 'outages';
+/** The worker's WORKER_LOCK_DURATION_MS when it is not set (apps/worker/src/config.ts). */
+const DEFAULT_LOCK_DURATION_MS = 10_000;
 const sequence = timeline(BACKLOG, 10, 2, new Date(Date.now() - 6 * 3600_000));
 
 /**
@@ -218,8 +220,18 @@ async function waitHeldTransactions(count: number): Promise<void> {
   });
 }
 
+/** Milliseconds left on a job's lock (-2: no lock any more), read straight from Redis. */
+async function lockTimeLeft(jobId: string): Promise<number> {
+  const client = new Redis(redis.url);
+  try {
+    return await client.pttl(`${prefix}:${SNAPSHOTS_QUEUE}:${jobId}:lock`);
+  } finally {
+    client.disconnect();
+  }
+}
+
 describe('a worker killed mid-job', () => {
-  it('leaves its snapshot to another worker within 30 s with the default lock settings', async () => {
+  it('leaves its snapshot to another worker once its default lock lapses, and it is processed once', async () => {
     const cluster = await newCluster('killed');
     const list = capturedAt(fleet(20, 2), new Date(Date.now() - 3600_000));
     const lockDefaults = { WORKER_LOCK_DURATION_MS: '', WORKER_STALLED_INTERVAL_MS: '' };
@@ -228,14 +240,15 @@ describe('a worker killed mid-job', () => {
     await waitHeldTransactions(1);
 
     await doomed.kill('SIGKILL');
-    const killedAt = Date.now();
+    // Nobody renews the job's lock any more: it lapses by itself within the default lock duration (or
+    // already has), and the next stalled check hands the job on. An outcome, not a timing: a loaded
+    // machine only makes the hand-over later.
+    const lockTtl = await lockTimeLeft(snapshotId);
+    expect(lockTtl === -2 || (lockTtl > 0 && lockTtl <= DEFAULT_LOCK_DURATION_MS)).toBe(true);
     startWorker(lockDefaults);
-    await waitProcessed([snapshotId], 30_000);
-    const resumedAfterMs = Date.now() - killedAt;
-    console.log(`a killed worker's snapshot was processed ${resumedAfterMs} ms after the kill`);
-    expect(resumedAfterMs).toBeLessThan(30_000);
+    await waitProcessed([snapshotId], 120_000);
     expect(await prisma.snapshotSummary.count({ where: { clusterId: cluster.id } })).toBe(1);
-  }, 60_000);
+  }, 180_000);
 
   it('is re-driven by the sweeper, not failed, when BullMQ gives up on it; one that keeps killing workers fails', async () => {
     const survivor = await newCluster('stalled-survivor');
