@@ -54,7 +54,9 @@ export class RetentionService {
   ) {}
 
   async prune(now = new Date()): Promise<RetentionResult> {
-    const partitionsCreated = (await ensureIntervalPartitions(this.prisma, now, WEEKS_AHEAD)).length;
+    const partitionsCreated = (
+      await this.partitionChange('creating weeks ahead', () => ensureIntervalPartitions(this.prisma, now, WEEKS_AHEAD))
+    ).length;
     const payloadsDeleted = await pruneSnapshotPayloads(this.prisma, {
       now,
       defaultDays: this.config.PAYLOAD_RETENTION_DAYS,
@@ -92,7 +94,9 @@ export class RetentionService {
    * not see half-pruned history (the roll-up's days before the cutoff are summed again there).
    */
   private async pruneIntervals(clusters: ClusterCutoff[]) {
-    const dropped = await dropExpiredIntervalPartitions(this.prisma, clusters);
+    const dropped = await dropExpiredIntervalPartitions(this.prisma, clusters, (week, error) =>
+      this.logger.warn(`dropping ${week} failed, left for the next run: ${String(error)}`),
+    );
     const droppedOf = (clusterId: string) =>
       dropped.reduce((sum, partition) => sum + (partition.removedByCluster.get(clusterId) ?? 0), 0);
     let intervalsDeleted = 0;
@@ -107,5 +111,19 @@ export class RetentionService {
       if (pruned.intervals > 0) this.readModel.clusterChanged(cluster.id);
     }
     return { intervalsDeleted, servicesDeleted, partitionsDropped: dropped.length };
+  }
+
+  /**
+   * A partition change that cannot get its locks in time (busy readers or writers) waits for the next
+   * run: nothing depends on it, as the default partition takes what no week holds and the intervals
+   * past retention are then deleted row by row.
+   */
+  private async partitionChange<T>(what: string, change: () => Promise<T[]>): Promise<T[]> {
+    try {
+      return await change();
+    } catch (error) {
+      this.logger.warn(`${what} failed, left for the next run: ${String(error)}`);
+      return [];
+    }
   }
 }

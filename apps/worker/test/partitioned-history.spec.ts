@@ -14,6 +14,7 @@ import {
 } from '@zw/db';
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabaseWithoutMigration, type MigratedDatabase } from '../../../test/support/databases.js';
 import { fixesAt, historyOf } from '../../../test/support/history.js';
@@ -202,7 +203,7 @@ async function answers(copy: Copy) {
   });
 }
 
-async function retain(copy: Copy) {
+async function retain(copy: Copy, now = NOW) {
   const prefix = uniquePrefix('partitionedhistory');
   const config = loadWorkerConfig({
     DATABASE_URL: copy.db.url,
@@ -212,7 +213,7 @@ async function retain(copy: Copy) {
   const redis = new Redis(TEST_REDIS_URL);
   const service = new PrismaService({ databaseUrl: copy.db.url, poolMax: 2 });
   try {
-    return await new RetentionService(service, config, new ReadModelPublisher(redis, config)).prune(NOW);
+    return await new RetentionService(service, config, new ReadModelPublisher(redis, config)).prune(now);
   } finally {
     await service.$disconnect();
     redis.disconnect();
@@ -278,4 +279,25 @@ describe('history in weekly partitions', () => {
       ['svc-1', false],
     ]);
   });
+
+  it('prunes row by row when a partition change cannot get its locks, and answers the same', async () => {
+    // Three weeks later: the week of 2026-06-15 is past every cutoff and new weeks are due.
+    const later = new Date(NOW.getTime() + 21 * DAY);
+    const blocker = new pg.Client({ connectionString: weekly.db.url });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE service_intervals_default IN ROW EXCLUSIVE MODE');
+      await blocker.query('LOCK TABLE service_intervals_w20260615 IN ACCESS SHARE MODE');
+      const blocked = await retain(weekly, later);
+      expect([blocked.partitionsCreated, blocked.partitionsDropped]).toEqual([0, 0]);
+      const deleted = await retain(rowByRow, later);
+      expect(blocked.intervalsDeleted).toBe(deleted.intervalsDeleted);
+      expect(blocked.intervalsDeleted).toBeGreaterThan(0);
+    } finally {
+      await blocker.query('ROLLBACK');
+      await blocker.end();
+    }
+    expectSameAnswer(await answers(weekly), await answers(rowByRow), 'blocked against deleted');
+  }, 120_000);
 });

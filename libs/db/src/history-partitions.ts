@@ -87,11 +87,15 @@ export interface ClusterCutoff {
  * first the rows retention keeps (an interval still open, or ending at or after its cluster's cutoff, or
  * of a cluster without one: the Service's current state, and the fixes it names) move to the default
  * partition, so the dropped table holds only intervals retention would have deleted. The caller then
- * brings each cluster's roll-up, Services and fix contents along, as after deleting rows.
+ * brings each cluster's roll-up, Services and fix contents along, as after deleting rows. A week that
+ * cannot be dropped (its locks not had in time) ends the pass, reported to `onFailure`.
  */
 export async function dropExpiredIntervalPartitions(
   db: PrismaClient,
   clusters: readonly ClusterCutoff[],
+  onFailure: (week: string, error: unknown) => void = (_week, error) => {
+    throw error;
+  },
 ): Promise<DroppedPartition[]> {
   if (clusters.length === 0) return [];
   const oldestCutoff = Math.min(...clusters.map((cluster) => cluster.cutoff.getTime()));
@@ -104,16 +108,23 @@ export async function dropExpiredIntervalPartitions(
     const kept = Prisma.sql`i.valid_to IS NULL OR c.cutoff IS NULL OR i.valid_to >= c.cutoff`;
     const withCutoff = Prisma.sql`${table} i
       LEFT JOIN unnest(${ids}::uuid[], ${cutoffs}::timestamptz[]) AS c(id, cutoff) ON c.id = i.cluster_id`;
-    const result = await inPartitionTransaction(db, async (tx) => {
-      await tx.$executeRaw`ALTER TABLE ${Prisma.raw(PARENT)} DETACH PARTITION ${table}`;
-      const counts = await tx.$queryRaw<{ cluster_id: string; removed: bigint }[]>`
-        SELECT i.cluster_id::text, count(*) FILTER (WHERE NOT (${kept}))::bigint AS removed
-          FROM ${withCutoff} GROUP BY i.cluster_id`;
-      const keptRows = await tx.$executeRaw`
-        INSERT INTO ${Prisma.raw(PARENT)} SELECT i.* FROM ${withCutoff} WHERE ${kept}`;
-      await tx.$executeRaw`DROP TABLE ${table}`;
-      return { counts, keptRows };
-    });
+    let result;
+    try {
+      result = await inPartitionTransaction(db, async (tx) => {
+        await tx.$executeRaw`ALTER TABLE ${Prisma.raw(PARENT)} DETACH PARTITION ${table}`;
+        const counts = await tx.$queryRaw<{ cluster_id: string; removed: bigint }[]>`
+          SELECT i.cluster_id::text, count(*) FILTER (WHERE NOT (${kept}))::bigint AS removed
+            FROM ${withCutoff} GROUP BY i.cluster_id`;
+        const keptRows = await tx.$executeRaw`
+          INSERT INTO ${Prisma.raw(PARENT)} SELECT i.* FROM ${withCutoff} WHERE ${kept}`;
+        await tx.$executeRaw`DROP TABLE ${table}`;
+        return { counts, keptRows };
+      });
+    } catch (error) {
+      // The weeks dropped so far are returned: their clusters' roll-ups must still follow.
+      onFailure(week.name, error);
+      break;
+    }
     dropped.push({
       name: week.name,
       removedByCluster: new Map(
