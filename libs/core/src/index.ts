@@ -54,3 +54,4 @@ export * from './workloads.js';
 export * from './time-units.js';
 export * from './log-format.js';
 export * from './durations.js';
+export * from './snapshot-payload.js';

@@ -1,13 +1,6 @@
-import {
-  capturedAtField,
-  capturedAtRetentionProblem,
-  parseSnapshot,
-  parseSnapshotJson,
-  SnapshotError,
-  statedCapturedAt,
-} from '@zw/core';
+import { checkSnapshotDocument, decodePayload, PayloadError, SnapshotError } from '@zw/core';
 import { createHash } from 'node:crypto';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { inputHashOf } from './captured-at.js';
 
 /**
@@ -20,9 +13,6 @@ import { inputHashOf } from './captured-at.js';
 // and on the 150,000-endpoint snapshot level 1 is several times faster than the default 6 for a payload
 // about a third larger; agents that care about bytes send gzip, which is stored as received.
 const PAYLOAD_GZIP_LEVEL = 1;
-
-/** zlib's default 16 KiB chunks cost a round trip each: 1 MiB inflates 30 MiB 5x faster. */
-const GUNZIP_CHUNK_BYTES = 1 << 20;
 
 export interface SnapshotReadTask {
   /** The body as received. */
@@ -66,40 +56,16 @@ export function tooLarge(maxBytes: number): RefusedSnapshot {
 
 export function readSnapshot(task: SnapshotReadTask): SnapshotReadOutcome {
   const { wire, gzipped, maxBytes } = task;
-  const wireBuffer = Buffer.from(wire.buffer, wire.byteOffset, wire.byteLength);
   let json: Buffer;
-  if (gzipped) {
-    try {
-      // maxOutputLength stops inflating as soon as the output passes the limit: a gzip bomb costs at
-      // most `maxBytes` of memory, never what it would inflate to.
-      json = gunzipSync(wireBuffer, { maxOutputLength: maxBytes, chunkSize: GUNZIP_CHUNK_BYTES });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return { refused: tooLarge(maxBytes) };
-      return { refused: { status: 400, detail: `body is not valid gzip: ${(error as Error).message}`, extra: {} } };
-    }
-  } else {
-    json = wireBuffer;
-  }
-  const contentHash = new Uint8Array(createHash('sha256').update(json).digest());
   let document: unknown;
   let capturedAt: Date | null;
   try {
-    document = parseSnapshotJson(json.toString('utf8'));
-    parseSnapshot(document);
-    capturedAt = statedCapturedAt(document as Record<string, unknown>);
+    ({ json, document } = decodePayload(wire, { subject: 'body', gzipped, maxBytes }));
+    ({ capturedAt } = checkSnapshotDocument(document, new Date(task.receivedAtMs), task.historyRetentionDays));
   } catch (error) {
-    if (error instanceof SyntaxError) {
-      return { refused: { status: 400, detail: `body is not valid JSON: ${error.message}`, extra: { path: '' } } };
-    }
-    if (!(error instanceof SnapshotError)) throw error;
-    return { refused: { status: 400, detail: `invalid snapshot: ${error.message}`, extra: { path: error.path } } };
+    return { refused: refusal(error, maxBytes) };
   }
-  const tooOld =
-    capturedAt && capturedAtRetentionProblem(capturedAt, new Date(task.receivedAtMs), task.historyRetentionDays);
-  if (tooOld) {
-    const { path } = capturedAtField(document as Record<string, unknown>);
-    return { refused: { status: 400, detail: `invalid snapshot: ${path}: ${tooOld}`, extra: { path } } };
-  }
+  const contentHash = new Uint8Array(createHash('sha256').update(json).digest());
   const payload = gzipped ? wire : gzipSync(json, { level: PAYLOAD_GZIP_LEVEL });
   return {
     read: {
@@ -110,4 +76,16 @@ export function readSnapshot(task: SnapshotReadTask): SnapshotReadOutcome {
       sizeBytes: json.length,
     },
   };
+}
+
+/** A payload that cannot be read, as the answer refusing it (anything else is a bug, and thrown on). */
+function refusal(error: unknown, maxBytes: number): RefusedSnapshot {
+  if (error instanceof PayloadError && error.kind === 'too-large') return tooLarge(maxBytes);
+  if (error instanceof PayloadError) {
+    return { status: 400, detail: error.message, extra: error.kind === 'gzip' ? {} : { path: error.path } };
+  }
+  if (error instanceof SnapshotError) {
+    return { status: 400, detail: `invalid snapshot: ${error.message}`, extra: { path: error.path } };
+  }
+  throw error;
 }

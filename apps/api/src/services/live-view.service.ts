@@ -6,6 +6,7 @@ import {
   type ClusterOverrides,
   compareHints,
   computeNodeInfo,
+  decodePayloadAsync,
   type EndpointSlice,
   groupSlicesByService,
   isExcludedNode,
@@ -27,14 +28,7 @@ import {
   snapshotClusterModel,
 } from '@zw/core';
 import { type ClusterHeadRow, ReadDb, storedSnapshotPayload } from '@zw/db';
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
 import type { ApiConfig } from '../config.js';
-
-const gunzipAsync = promisify(gunzip);
-
-/** zlib's default 16 KiB chunks cost a thread-pool round trip each: 1 MiB inflates 30 MiB 5x faster. */
-const GUNZIP_CHUNK_BYTES = 1 << 20;
 
 /**
  * How many parsed payloads are kept (each at most LIVE_VIEW_CACHE_MAX_BYTES of JSON; parsed, a snapshot
@@ -201,9 +195,7 @@ export class LiveViewService {
     }
     const row = await storedSnapshotPayload(this.db, snapshotId);
     if (!row) return null;
-    const document: unknown = JSON.parse(
-      (await gunzipAsync(row.gzip, { chunkSize: GUNZIP_CHUNK_BYTES })).toString('utf8'),
-    );
+    const { document } = await decodePayloadAsync(row.gzip, { subject: 'stored payload' });
     applyClusterOverrides(document, overrides);
     const snapshot = parseSnapshot(document);
     const indexed: IndexedSnapshot = {

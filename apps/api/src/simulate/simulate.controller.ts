@@ -4,12 +4,9 @@ import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   analyzeSnapshot,
   applyWhatIf,
-  capturedAtField,
-  capturedAtRetentionProblem,
-  parseSnapshot,
+  checkSnapshotDocument,
   type Snapshot,
   SnapshotError,
-  statedCapturedAt,
   WhatIfError,
 } from '@zw/core';
 import { historyRetentionDaysOf, PrismaService } from '@zw/db';
@@ -74,17 +71,15 @@ export class SimulateController {
     }
     const inSnapshot = (path: string) => (wrapped ? ['snapshot', path].filter(Boolean).join('.') : path);
     let snapshot: Snapshot;
-    let capturedAt: Date | null;
     try {
-      snapshot = parseSnapshot(wrapped ? document.snapshot : document);
-      capturedAt = statedCapturedAt((wrapped ? document.snapshot : document) as Record<string, unknown>);
+      ({ snapshot } = checkSnapshotDocument(
+        wrapped ? document.snapshot : document,
+        new Date(),
+        await this.historyRetentionDays(caller),
+      ));
     } catch (error) {
       if (!(error instanceof SnapshotError)) throw error;
       throw invalid(inSnapshot(error.path), `invalid snapshot: ${error.problem}`);
-    }
-    if (capturedAt !== null) {
-      const { path } = capturedAtField((wrapped ? document.snapshot : document) as Record<string, unknown>);
-      await this.refuseBeforeRetention(caller, capturedAt, inSnapshot(path));
     }
     try {
       return analyzeSnapshot(wrapped ? applyWhatIf(snapshot, document.whatIf) : snapshot);
@@ -95,11 +90,10 @@ export class SimulateController {
   }
 
   /** Ingest's rule: a snapshot captured before the organization's history retention is refused. */
-  private async refuseBeforeRetention(caller: Caller, capturedAt: Date, path: string): Promise<void> {
-    const days =
+  private async historyRetentionDays(caller: Caller): Promise<number> {
+    return (
       (await historyRetentionDaysOf(this.prisma, caller.organizationId)) ??
-      this.config.get('HISTORY_RETENTION_DAYS', { infer: true });
-    const problem = capturedAtRetentionProblem(capturedAt, new Date(), days);
-    if (problem !== null) throw invalid(path, `invalid snapshot: ${problem}`);
+      this.config.get('HISTORY_RETENTION_DAYS', { infer: true })
+    );
   }
 }
