@@ -13,6 +13,8 @@ import {
   AS_ROUTED_FRACTION_SQL,
   AS_ROUTED_MISSED_FRACTION_SQL,
   EFFECTIVE_TRAFFIC_SQL,
+  FULLY_MEASURED_SQL,
+  MEASURED_SHARE_SQL,
   OPPORTUNITY_SQL,
   REFUSED_HINTS_SQL,
   TRAFFIC_SOURCE_SQL,
@@ -129,6 +131,10 @@ const SPANS_SQL = `
            ${TRAFFIC_SOURCE_SQL} AS source,
            COALESCE(i.cross_zone_without_hints, 0)::numeric AS without_fraction,
            (${AS_ROUTED_FRACTION_SQL})::numeric AS with_fraction,
+           COALESCE(i.cross_zone_with_hints, 0)::float8 AS model_with_fraction,
+           (${MEASURED_SHARE_SQL})::float8 AS measured_share,
+           ${FULLY_MEASURED_SQL} AS fully_measured,
+           COALESCE(i.honours_hints, true) AS honours_hints,
            CASE WHEN ${OPPORTUNITY_SQL} THEN 'preview'
                 WHEN i.routing = 'None' AND i.preview_state = 'removed' THEN 'blocked'
                 WHEN ${REFUSED_HINTS_SQL} THEN 'blocked' END AS missed_basis,
@@ -162,11 +168,14 @@ export async function reportServiceRows(db: ReadDb, query: PeriodQuery): Promise
   return db.query<ServicePeriodRow>(
     `WITH ${SPANS_SQL},
      latest AS (
-       SELECT DISTINCT ON (service_id) service_id, routing, hint_state, hint_reason, source
+       SELECT DISTINCT ON (service_id) service_id, routing, hint_state, hint_reason, source,
+              model_with_fraction, measured_share, fully_measured, honours_hints
          FROM weighted ORDER BY service_id, valid_from DESC
      )
      SELECT w.cluster_id::text AS "clusterId", w.namespace, w.name,
             l.routing, l.hint_state AS "hintState", l.hint_reason AS "hintReason", l.source AS "trafficSource",
+            l.fully_measured AS "fullyMeasured", l.measured_share AS "measuredCrossZone",
+            l.model_with_fraction AS "modelCrossZone", l.honours_hints AS "honoursHints",
             bool_or(w.source = 'default-per-endpoint') AS estimated,
             w.missed_basis AS "missedBasis", w.missed_reason AS "missedReason",
             sum(w.months)::float8 AS months,
@@ -179,6 +188,7 @@ export async function reportServiceRows(db: ReadDb, query: PeriodQuery): Promise
             sum(w.gb_m * w.missed_fraction * w.price::numeric)::float8 AS "missedCost"
        FROM weighted w JOIN latest l USING (service_id)
       GROUP BY w.cluster_id, w.service_id, w.namespace, w.name, l.routing, l.hint_state, l.hint_reason, l.source,
+               l.fully_measured, l.measured_share, l.model_with_fraction, l.honours_hints,
                w.missed_basis, w.missed_reason
       ORDER BY w.cluster_id, w.namespace, w.name, w.missed_basis NULLS FIRST, w.missed_reason NULLS FIRST`,
     periodValues(query),

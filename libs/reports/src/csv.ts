@@ -2,7 +2,9 @@
  * The CSV rendering: one row per Service per cluster (RFC 4180: CRLF line ends, fields quoted when they
  * hold a comma, a quote or a line break). Figures are the period's integrals, as in the JSON document;
  * the `fix_` columns are the Service's best recommended fix as of the period's end, per month, and
- * `fix_rank` orders the top fixes. Each money column is in cents that add up to the document's total for
+ * `fix_rank` orders the top fixes. `cross_zone_source` says whether the share as routed was measured or
+ * modelled, `fully_measured` whether the row's as-routed money is measured (volume and share), and
+ * `contradiction` why a measured share contradicts populated hints. Each money column is in cents that add up to the document's total for
  * it (rounded once): `cost_without_hints_usd` and `cost_with_hints_usd` sum to the headline figures.
  */
 import { roundCents } from '@zw/core';
@@ -22,6 +24,11 @@ export const CSV_COLUMNS = [
   'traffic_gb',
   'traffic_source',
   'estimate',
+  'cross_zone_source',
+  'model_cross_zone',
+  'measured_cross_zone',
+  'fully_measured',
+  'contradiction',
   'cross_zone_gb_without_hints',
   'cost_without_hints_usd',
   'cross_zone_gb_with_hints',
@@ -122,6 +129,11 @@ function row(document: ReportDocument, line: ServiceLine, money: MoneyColumns, i
     numberCell(line.trafficGb),
     textCell(line.trafficSource),
     line.estimate ? 'true' : 'false',
+    textCell(line.crossZoneSource),
+    numberCell(line.modelCrossZone),
+    line.measuredCrossZone === null ? '' : numberCell(line.measuredCrossZone),
+    line.fullyMeasured ? 'true' : 'false',
+    textCell(line.contradiction?.reason ?? null),
     numberCell(line.withoutHints.crossZoneGb),
     centsCell(money.withoutHints[index]),
     numberCell(line.withHints.crossZoneGb),

@@ -1,10 +1,10 @@
 /**
  * The HTML rendering: one self-contained page (inline CSS and inline SVG charts; no script, font, image
- * or stylesheet from anywhere), readable in a browser, a mail client or printed. Every text that came
- * from users or clusters is escaped.
+ * or stylesheet from anywhere), readable in a browser, a mail client or printed. The markup is in
+ * html-templates.ts, whose engine escapes every text printed into it; this file builds what they show.
  */
+import { renderPage, type TableView } from './html-templates.js';
 import { MISSED_REASON_TITLES, type MissedReason } from './missed-reasons.js';
-import { escapeHtml } from './html-escape.js';
 import { formatCount, formatGb, formatMoney, formatPercent } from './number-format.js';
 import { localDateTime } from './period-label.js';
 import type { Figure, ReportDocument } from './report-document.js';
@@ -34,7 +34,7 @@ const STYLE = `
   h1 { font-size: 24px; margin: 0 0 4px; }
   h2 { font-size: 17px; margin: 32px 0 10px; border-bottom: 1px solid #e5e7eb; padding-bottom: 6px; }
   .subtitle { color: #4b5563; margin: 0 0 20px; }
-  .cards { display: grid; grid-template-columns: repeat(4, 1fr); gap: 12px; }
+  .cards { display: grid; grid-template-columns: repeat(3, 1fr); gap: 12px; }
   .card { border: 1px solid #e5e7eb; border-radius: 8px; padding: 12px 14px; }
   .card .label { font-size: 12px; color: #6b7280; text-transform: uppercase; letter-spacing: .03em; }
   .card .value { font-size: 22px; font-weight: 650; margin-top: 4px; }
@@ -53,27 +53,13 @@ const STYLE = `
 
 const money = (figure: Figure) => formatMoney(figure.cost);
 
-function card(label: string, value: string, detail: string, tone = ''): string {
-  return `<div class="card"><div class="label">${escapeHtml(label)}</div><div class="value ${tone}">${escapeHtml(value)}</div><div class="detail">${escapeHtml(detail)}</div></div>`;
-}
-
 function table(
   headers: readonly string[],
   rows: readonly (readonly string[])[],
-  numeric: ReadonlySet<number>,
+  numeric: readonly number[],
   empty: string,
-) {
-  if (rows.length === 0) return `<p class="muted">${escapeHtml(empty)}</p>`;
-  const head = headers
-    .map((header, index) => `<th${numeric.has(index) ? ' class="num"' : ''}>${escapeHtml(header)}</th>`)
-    .join('');
-  const body = rows
-    .map(
-      (cells) =>
-        `<tr>${cells.map((cell, index) => `<td${numeric.has(index) ? ' class="num"' : ''}>${escapeHtml(cell)}</td>`).join('')}</tr>`,
-    )
-    .join('');
-  return `<table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+): TableView {
+  return { headers, rows, numeric, empty };
 }
 
 function bucketLabel(document: ReportDocument, iso: string): string {
@@ -81,20 +67,57 @@ function bucketLabel(document: ReportDocument, iso: string): string {
   return document.period.hours <= 48 ? text.slice(11) : text.slice(5, 10);
 }
 
-function headline(document: ReportDocument): string {
+function headline(document: ReportDocument) {
   const totals = document.totals;
-  return `<section class="cards">
-    ${card('Cross-zone cost', money(totals.withHints), `${formatGb(totals.withHints.crossZoneGb)} crossed zones`)}
-    ${card('Saved by topology routing', money(totals.realizedSavings), `${formatGb(totals.realizedSavings.crossZoneGb)} kept in-zone`, 'good')}
-    ${card('Missed: not enabled', money(totals.missedSavings), `${formatCount(totals.opportunities)} Services would route in-zone`, totals.missedSavings.cost > 0 ? 'warn' : '')}
-    ${card('At stake: refused hints', money(totals.blockedAtStake), 'too few endpoints, overload, node info', totals.blockedAtStake.cost > 0 ? 'bad' : '')}
-    ${card('Traffic measured', totals.measuredShare === null ? '–' : `${(totals.measuredShare * 100).toFixed(1)}%`, `${formatGb(totals.measuredTrafficGb)} measured by traffic sources, the rest declared or estimated`)}
-  </section>`;
+  return {
+    cards: [
+      {
+        label: 'Cross-zone cost',
+        value: money(totals.withHints),
+        detail: `${formatGb(totals.withHints.crossZoneGb)} crossed zones`,
+        tone: '',
+      },
+      {
+        label: 'Saved by topology routing',
+        value: money(totals.realizedSavings),
+        detail: `${formatGb(totals.realizedSavings.crossZoneGb)} kept in-zone`,
+        tone: 'good',
+      },
+      {
+        label: 'Missed: not enabled',
+        value: money(totals.missedSavings),
+        detail: `${formatCount(totals.opportunities)} Services would route in-zone`,
+        tone: totals.missedSavings.cost > 0 ? 'warn' : '',
+      },
+      {
+        label: 'At stake: refused hints',
+        value: money(totals.blockedAtStake),
+        detail: 'too few endpoints, overload, node info',
+        tone: totals.blockedAtStake.cost > 0 ? 'bad' : '',
+      },
+      {
+        label: 'Cost measured',
+        value: money(totals.measured.withHints),
+        detail: `${measuredShareText(totals.measured.withHintsCostShare)} of the cross-zone cost, from ${formatCount(totals.measured.services)} Services measured; the rest estimated`,
+        tone: '',
+      },
+      {
+        label: 'Traffic measured',
+        value: totals.measuredShare === null ? '–' : `${(totals.measuredShare * 100).toFixed(1)}%`,
+        detail: `${formatGb(totals.measuredTrafficGb)} measured by traffic sources, the rest declared or estimated`,
+        tone: '',
+      },
+    ],
+  };
 }
 
-function trendSection(document: ReportDocument): string {
+function measuredShareText(share: number | null): string {
+  return share === null ? '–' : formatPercent(share);
+}
+
+function trendView(document: ReportDocument) {
   const points = document.trend.points;
-  if (points.length === 0) return '';
+  if (points.length === 0) return null;
   const labels = points.map((point) => bucketLabel(document, point.start));
   const cost = lineChart({
     title: 'Cross-zone cost per interval',
@@ -116,12 +139,10 @@ function trendSection(document: ReportDocument): string {
       { name: 'none', color: COLORS.none, values: points.map((p) => p.hintStates.none) },
     ],
   });
-  return `<h2>Trends</h2>
-    <p class="muted">The gap between “without hints” and “as routed” is what topology routing saved; the gap down to “if enabled” is what enabling it where it would work would have saved.</p>
-    <div class="chart">${cost}</div><div class="chart">${states}</div>`;
+  return { cost, states };
 }
 
-function missedSection(document: ReportDocument): string {
+function missedView(document: ReportDocument) {
   const chart = horizontalBars({
     title: 'Missed savings by reason',
     format: formatMoney,
@@ -132,12 +153,10 @@ function missedSection(document: ReportDocument): string {
       note: `${formatCount(entry.services)} Service${entry.services === 1 ? '' : 's'} mainly${entry.basis === 'at-stake' ? ', at stake' : ''}`,
     })),
   });
-  return `<h2>Savings missed, and why</h2>
-    <div class="chart">${chart}</div>
-    <p class="muted">“Not enabled” is what enabling <code>topology-mode: Auto</code> would have saved. For the other reasons the controller refuses hints, so the figure is the cross-zone traffic those Services still made: the most that fixing the cause could save.</p>`;
+  return { chart };
 }
 
-function opportunitiesSection(document: ReportDocument): string {
+function opportunitiesView(document: ReportDocument) {
   const items = document.topOpportunities;
   const chart = horizontalBars({
     title: 'Top Services by opportunity',
@@ -157,11 +176,18 @@ function opportunitiesSection(document: ReportDocument): string {
     formatMoney(line.missedSavings.cost),
     line.estimate ? 'estimate' : '',
   ]);
-  return `<h2>Top Services by opportunity</h2><div class="chart">${chart}</div>
-    ${table(['Cluster', 'Service', 'Traffic', 'Cross-zone GB saved', 'Saved', ''], rows, new Set([2, 3, 4]), 'No Service would gain from enabling topology routing in this period.')}`;
+  return {
+    chart,
+    table: table(
+      ['Cluster', 'Service', 'Traffic', 'Cross-zone GB saved', 'Saved', ''],
+      rows,
+      [2, 3, 4],
+      'No Service would gain from enabling topology routing in this period.',
+    ),
+  };
 }
 
-function fixesSection(document: ReportDocument): string {
+function fixesView(document: ReportDocument) {
   const rows = document.topFixes.map((fix) => [
     String(fix.rank),
     fix.cluster.name,
@@ -172,19 +198,21 @@ function fixesSection(document: ReportDocument): string {
     formatMoney(fix.monthlySavings.cost),
     fix.estimate ? 'estimate' : '',
   ]);
-  const patches = document.topFixes
-    .map(
-      (fix) =>
-        `<h3>${escapeHtml(`${fix.rank}. ${fix.cluster.name}: ${fix.namespace}/${fix.name}`)}</h3><pre>${escapeHtml(fix.patch)}</pre>`,
-    )
-    .join('');
-  return `<h2>Top fixes</h2>
-    <p>The changes that would make Services route in-zone, as of the end of the period: each Service's best fix, largest monthly saving first. Each was checked by running the EndpointSlice controller model with the change applied.</p>
-    ${table(['#', 'Cluster', 'Service', 'Fix', 'What to change', 'After', 'Saves/month', ''], rows, new Set([0, 6]), 'No Service needs a fix: every one routes in-zone or cannot gain.')}
-    ${patches}`;
+  return {
+    table: table(
+      ['#', 'Cluster', 'Service', 'Fix', 'What to change', 'After', 'Saves/month', ''],
+      rows,
+      [0, 6],
+      'No Service needs a fix: every one routes in-zone or cannot gain.',
+    ),
+    patches: document.topFixes.map((fix) => ({
+      title: `${fix.rank}. ${fix.cluster.name}: ${fix.namespace}/${fix.name}`,
+      patch: fix.patch,
+    })),
+  };
 }
 
-function clustersSection(document: ReportDocument): string {
+function clustersView(document: ReportDocument) {
   const rows = document.clusters.map((cluster) => [
     cluster.name,
     `${cluster.cloud}${cluster.region ? ` ${cluster.region}` : ''}`,
@@ -192,20 +220,34 @@ function clustersSection(document: ReportDocument): string {
     formatCount(cluster.totals.services),
     formatMoney(cluster.totals.withoutHints.cost),
     formatMoney(cluster.totals.withHints.cost),
+    measuredShareText(cluster.totals.measured.withHintsCostShare),
     formatMoney(cluster.totals.realizedSavings.cost),
     formatMoney(cluster.totals.missedSavings.cost),
     formatCount(cluster.coverage.snapshots),
   ]);
-  return `<h2>Clusters</h2>${table(
-    ['Cluster', 'Cloud', 'Price', 'Services', 'Without hints', 'As routed', 'Saved', 'Missed', 'Snapshots'],
-    rows,
-    new Set([3, 4, 5, 6, 7, 8]),
-    'No cluster in scope.',
-  )}`;
+  return {
+    table: table(
+      [
+        'Cluster',
+        'Cloud',
+        'Price',
+        'Services',
+        'Without hints',
+        'As routed',
+        'Measured',
+        'Saved',
+        'Missed',
+        'Snapshots',
+      ],
+      rows,
+      [3, 4, 5, 6, 7, 8, 9],
+      'No cluster in scope.',
+    ),
+  };
 }
 
-function measuredSection(document: ReportDocument): string {
-  if (document.measuredTraffic.length === 0) return '';
+function measuredView(document: ReportDocument) {
+  if (document.measuredTraffic.length === 0) return null;
   const share = (value: number | null) => (value === null ? '–' : formatPercent(value));
   const usd = (value: number | null) => (value === null ? '–' : formatMoney(value));
   const rows = document.measuredTraffic.map((line) => [
@@ -218,9 +260,8 @@ function measuredSection(document: ReportDocument): string {
     usd(line.measured.cost),
     usd(line.error.cost),
   ]);
-  return `<h2>Model against measurement</h2>
-    <p>Clusters with a traffic source, as of when this report was made: the share of their traffic that is measured, and over the Services whose source gives zones, the modelled cross-zone share and monthly cost against the measured ones (error = model − measured).</p>
-    ${table(
+  return {
+    table: table(
       [
         'Cluster',
         'Traffic measured',
@@ -232,28 +273,58 @@ function measuredSection(document: ReportDocument): string {
         'Error',
       ],
       rows,
-      new Set([1, 2, 3, 4, 5, 6, 7]),
+      [1, 2, 3, 4, 5, 6, 7],
       'No cluster has measured traffic.',
-    )}`;
+    ),
+  };
 }
 
-function hintStatesSection(document: ReportDocument): string {
-  const states = document.hintStates;
-  const transitions = states.transitions.map((entry) => [`${entry.from} → ${entry.to}`, formatCount(entry.count)]);
-  const flapping = states.flapping.map((entry) => [
-    entry.cluster.name,
-    `${entry.namespace}/${entry.name}`,
-    formatCount(entry.changes),
-    entry.hintState,
+/** Services whose measured share contradicts their populated hints (null when none). */
+function contradictionsView(document: ReportDocument) {
+  if (document.contradictions.length === 0) return null;
+  const rows = document.contradictions.map((line) => [
+    line.cluster.name,
+    `${line.namespace}/${line.name}`,
+    formatPercent(line.modelCrossZone),
+    formatPercent(line.measuredCrossZone),
+    money(line.withHints),
   ]);
-  return `<h2>Hint-state changes and flapping</h2>
-    <p>${formatCount(states.changes)} hint-state change${states.changes === 1 ? '' : 's'} across ${formatCount(states.servicesChanged)} Service${states.servicesChanged === 1 ? '' : 's'}; a Service flaps when it changed ${states.flappingThreshold} times or more.</p>
-    ${table(['Transition', 'Count'], transitions, new Set([1]), 'No hint state changed in this period.')}
-    <h3>Flapping Services</h3>
-    ${table(['Cluster', 'Service', 'Changes', 'State at the end'], flapping, new Set([2]), 'No Service flapped.')}`;
+  return {
+    table: table(
+      ['Cluster', 'Service', 'Cross-zone (model)', 'Cross-zone (measured)', 'As routed (measured)'],
+      rows,
+      [2, 3, 4],
+      '',
+    ),
+  };
 }
 
-function risksSection(document: ReportDocument): string {
+function hintStatesView(document: ReportDocument) {
+  const states = document.hintStates;
+  const plural = (count: number) => (count === 1 ? '' : 's');
+  return {
+    summary: `${formatCount(states.changes)} hint-state change${plural(states.changes)} across ${formatCount(states.servicesChanged)} Service${plural(states.servicesChanged)}; a Service flaps when it changed ${states.flappingThreshold} times or more.`,
+    transitions: table(
+      ['Transition', 'Count'],
+      states.transitions.map((entry) => [`${entry.from} → ${entry.to}`, formatCount(entry.count)]),
+      [1],
+      'No hint state changed in this period.',
+    ),
+    flapping: table(
+      ['Cluster', 'Service', 'Changes', 'State at the end'],
+      states.flapping.map((entry) => [
+        entry.cluster.name,
+        `${entry.namespace}/${entry.name}`,
+        formatCount(entry.changes),
+        entry.hintState,
+      ]),
+      [2],
+      'No Service flapped.',
+    ),
+  };
+}
+
+function risksView(document: ReportDocument) {
   const zones = document.zonesAtRisk.map((zone) => [
     zone.cluster.name,
     zone.zone,
@@ -274,15 +345,20 @@ function risksSection(document: ReportDocument): string {
       .slice(0, 3)
       .join('; '),
   ]);
-  return `<h2>Zones at risk of overload</h2>
-    ${table(['Cluster', 'Zone', 'CPU share', 'Highest expected overload', 'Service', 'Services over 20 %'], zones, new Set([2, 3, 5]), 'No zone is at risk of overload.')}
-    <h2>Service CIDR risks</h2>
-    ${table(['Cluster', 'CIDR', 'Utilization', 'Static IPs in dynamic band', 'Conflicts', 'Details'], cidrs, new Set([2, 3, 4]), 'No Service CIDR risk.')}`;
-}
-
-function notesSection(document: ReportDocument): string {
-  const notes = [...document.notes, ...document.model.missedSavings, ...document.model.formulas];
-  return `<h2>How these figures are made</h2><ul class="notes">${notes.map((note) => `<li>${escapeHtml(note)}</li>`).join('')}</ul>`;
+  return {
+    zones: table(
+      ['Cluster', 'Zone', 'CPU share', 'Highest expected overload', 'Service', 'Services over 20 %'],
+      zones,
+      [2, 3, 5],
+      'No zone is at risk of overload.',
+    ),
+    cidrs: table(
+      ['Cluster', 'CIDR', 'Utilization', 'Static IPs in dynamic band', 'Conflicts', 'Details'],
+      cidrs,
+      [2, 3, 4],
+      'No Service CIDR risk.',
+    ),
+  };
 }
 
 export function renderHtml(document: ReportDocument): string {
@@ -290,26 +366,25 @@ export function renderHtml(document: ReportDocument): string {
     document.scope.kind === 'fleet'
       ? `whole fleet (${document.scope.clusters.length} cluster${document.scope.clusters.length === 1 ? '' : 's'})`
       : document.scope.clusters.map((cluster) => cluster.name).join(', ') || 'no cluster';
-  const title = `${document.schedule.name}: ${document.period.label}`;
-  return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head><body><main>
-<h1>${escapeHtml(title)}</h1>
-<p class="subtitle">zonewise cost-savings report · ${escapeHtml(scope)} · ${escapeHtml(document.period.timeZone)} · generated ${escapeHtml(document.generatedAt)}${document.totals.estimate ? ' · includes estimates' : ''}</p>
-${headline(document)}
-${trendSection(document)}
-${missedSection(document)}
-${opportunitiesSection(document)}
-${fixesSection(document)}
-${clustersSection(document)}
-${measuredSection(document)}
-${hintStatesSection(document)}
-${risksSection(document)}
-${notesSection(document)}
-<p class="muted">Missed-saving reasons: ${Object.values(MISSED_REASON_TITLES).map(escapeHtml).join(', ')}. All amounts in USD.</p>
-</main></body></html>
-`;
+  return renderPage({
+    title: `${document.schedule.name}: ${document.period.label}`,
+    style: STYLE,
+    scope,
+    timeZone: document.period.timeZone,
+    generatedAt: document.generatedAt,
+    estimate: document.totals.estimate,
+    headline: headline(document),
+    trend: trendView(document),
+    missed: missedView(document),
+    opportunities: opportunitiesView(document),
+    fixes: fixesView(document),
+    clusters: clustersView(document),
+    measured: measuredView(document),
+    contradictions: contradictionsView(document),
+    hintStates: hintStatesView(document),
+    risks: risksView(document),
+    notes: [...document.notes, ...document.model.missedSavings, ...document.model.formulas],
+    reasons: Object.values(MISSED_REASON_TITLES),
+    currency: document.currency,
+  });
 }

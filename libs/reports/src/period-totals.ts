@@ -10,6 +10,7 @@ import {
   type MissedByReason,
   type ServiceLine,
   type OpportunityLine,
+  type ContradictionLine,
 } from './report-model.js';
 import { ZERO, add, subtract, byteOrder, groupBy, serviceKeyOf } from './report-figures.js';
 import { reasonOfRow } from './service-lines.js';
@@ -63,6 +64,12 @@ export function totalsOf(
     .reduce((total, line) => total + line.trafficGb, 0);
   const withoutHints = sum((line) => line.withoutHints);
   const withHints = sum((line) => line.withHints);
+  const measured = lines.filter((line) => line.fullyMeasured);
+  const measuredWithHints = measured.reduce<Figure>((total, line) => add(total, line.withHints), ZERO);
+  const measuredKeys = new Set(measured.map((line) => serviceKeyOf({ clusterId: line.cluster.id, ...line })));
+  const measuredMissed = rows
+    .filter((row) => row.missedBasis === 'preview' && measuredKeys.has(serviceKeyOf(row)))
+    .reduce((total, row) => total + row.missedCost, 0);
   return {
     services: lines.length,
     serviceMonths: lines.reduce((total, line) => total + line.months, 0),
@@ -76,6 +83,14 @@ export function totalsOf(
     trafficSources,
     measuredTrafficGb,
     measuredShare: trafficGb > 0 ? measuredTrafficGb / trafficGb : null,
+    measured: {
+      services: measured.length,
+      withHints: measuredWithHints,
+      realizedSavings: { cost: measured.reduce((total, line) => total + line.realizedSavings.cost, 0) },
+      missedSavings: { cost: measuredMissed },
+      withHintsCostShare: withHints.cost > 0 ? measuredWithHints.cost / withHints.cost : null,
+    },
+    contradictions: lines.filter((line) => line.contradiction !== null).length,
     estimate: lines.some((line) => line.estimate) || rows.some((row) => unknownPrice(row.clusterId)),
   };
 }
@@ -113,4 +128,29 @@ export function topOpportunities(
         byteOrder(a.cluster.id, b.cluster.id),
     )
     .slice(0, TOP_OPPORTUNITIES);
+}
+
+/** The Services whose measured share contradicts their populated hints, largest as-routed cost first. */
+export function contradictionLines(lines: readonly ServiceLine[]): ContradictionLine[] {
+  return lines
+    .flatMap((line) =>
+      line.contradiction === null
+        ? []
+        : [
+            {
+              cluster: line.cluster,
+              namespace: line.namespace,
+              name: line.name,
+              ...line.contradiction,
+              withHints: line.withHints,
+            },
+          ],
+    )
+    .sort(
+      (a, b) =>
+        rankingUnits(b.withHints.cost) - rankingUnits(a.withHints.cost) ||
+        byteOrder(a.cluster.name, b.cluster.name) ||
+        byteOrder(a.namespace, b.namespace) ||
+        byteOrder(a.name, b.name),
+    );
 }

@@ -13,7 +13,7 @@ import type { ReportInput } from './report-input.js';
 import { REPORT_SCHEMA, HOURS_PER_MONTH, type ClusterRef, type ReportDocument } from './report-model.js';
 import { groupBy } from './report-figures.js';
 import { changesByService, serviceLines, withBestFixes, topFixes } from './service-lines.js';
-import { missedByReason, totalsOf, topOpportunities } from './period-totals.js';
+import { contradictionLines, missedByReason, totalsOf, topOpportunities } from './period-totals.js';
 import { hintStatesOf, zonesAtRisk, cidrRisks } from './report-risks.js';
 import { trendPoints } from './report-trend.js';
 import { notesOf } from './report-notes.js';
@@ -82,6 +82,7 @@ export function buildReportDocument(input: ReportInput): ReportDocument {
     serviceCidrRisks: cidrRisks(input.documents, ref),
     trend: { points: trendPoints(input) },
     services,
+    contradictions: contradictionLines(services),
     measuredTraffic: (input.measured ?? []).map(({ clusterId, ...figures }) => ({
       cluster: ref(clusterId),
       ...figures,

@@ -53,6 +53,17 @@ export interface ServicePeriodRow {
   /** Some of these months rest on the per-endpoint default traffic. */
   estimated: boolean;
   /**
+   * The Service's volume and its share crossing zones are both measured by its cluster's traffic source:
+   * its as-routed figures rest on no model volume or share.
+   */
+  fullyMeasured: boolean;
+  /** The measured share of its bytes that crossed zones (it replaces the model's as routed); null if none. */
+  measuredCrossZone: number | null;
+  /** The model's share crossing zones as routed, in its latest state in the period. */
+  modelCrossZone: number;
+  /** Whether its cluster's data path honours hints, in its latest state (false: a mesh that ignores them). */
+  honoursHints: boolean;
+  /**
    * `preview`: no routing, enabling it would populate hints (missed = drop to the preview's crossings);
    * `blocked`: the controller refuses (or would refuse) hints (missed = the crossings still made);
    * null: nothing missed while in these states.

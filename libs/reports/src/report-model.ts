@@ -53,8 +53,43 @@ export interface PeriodTotals {
   /** Traffic (GB) of the Services whose volume the clusters' traffic sources measured, and its share. */
   measuredTrafficGb: number;
   measuredShare: number | null;
+  /** How much of each figure is measured (as `GET /v1/savings` says it); the rest is estimated by the model. */
+  measured: MeasuredPart;
+  /** Services whose measured share crossing zones contradicts their populated hints (see `contradictions`). */
+  contradictions: number;
   /** true when a figure rests on the per-endpoint default traffic or an unknown cloud's price. */
   estimate: boolean;
+}
+
+/**
+ * The part of the totals made by Services whose volume and share crossing zones are both measured by
+ * their cluster's traffic source: measured, not estimated.
+ */
+export interface MeasuredPart {
+  services: number;
+  /** Their part of withHints (as routed). */
+  withHints: Figure;
+  /** Their part of realizedSavings (their measured cost against the model's without hints). */
+  realizedSavings: { cost: number };
+  /** Their part of missedSavings (not enabled: their measured cost against the model's with Auto). */
+  missedSavings: { cost: number };
+  /** measured withHints cost ÷ withHints cost (null when that is 0). */
+  withHintsCostShare: number | null;
+}
+
+/** Hints populated (and honoured), yet the measured share crossing zones is well above the model's. */
+export interface Contradiction {
+  modelCrossZone: number;
+  measuredCrossZone: number;
+  reason: string;
+}
+
+export interface ContradictionLine extends Contradiction {
+  cluster: ClusterRef;
+  namespace: string;
+  name: string;
+  /** What the Service's bytes as routed cost over the period (at the measured share). */
+  withHints: Figure;
 }
 
 export interface MissedByReason extends Figure {
@@ -90,6 +125,15 @@ export interface ServiceLine {
   trafficGb: number;
   trafficSource: TrafficSource;
   estimate: boolean;
+  /** Where the share crossing zones as routed came from: the traffic source's measurement, or the model. */
+  crossZoneSource: 'measured' | 'model';
+  /** The model's share as routed (kept beside a measured one), in the latest state of the period. */
+  modelCrossZone: number;
+  measuredCrossZone: number | null;
+  /** Volume and share both measured: the Service's as-routed figures are measured, not estimated. */
+  fullyMeasured: boolean;
+  /** Set when its measured share contradicts its verdict (populated hints, traffic still crossing). */
+  contradiction: Contradiction | null;
   withoutHints: Figure;
   withHints: Figure;
   realizedSavings: Figure;
@@ -209,6 +253,8 @@ export interface ReportDocument {
   trend: { points: TrendPoint[] };
   /** One line per Service per cluster, by cluster name, namespace and name. */
   services: ServiceLine[];
+  /** Services whose measured share contradicts their populated hints, largest as-routed cost first. */
+  contradictions: ContradictionLine[];
   /** Per measured cluster, the model against the measurement, as of when the report was made. */
   measuredTraffic: (Omit<MeasuredClusterRow, 'clusterId'> & { cluster: ClusterRef })[];
   notes: string[];

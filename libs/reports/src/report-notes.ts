@@ -29,6 +29,16 @@ export function notesOf(input: ReportInput, totals: PeriodTotals): string[] {
       `${totals.trafficSources.measured} Service(s) use volumes measured by their cluster's traffic source (Prometheus): ${formatShare(totals.measuredShare)} of this period's traffic is measured, the rest declared or estimated`,
     );
   }
+  if (totals.measured.services > 0) {
+    notes.push(
+      `${totals.measured.services} Service(s) have both their volume and their share crossing zones measured: ${formatUsd(totals.measured.withHints.cost)} of the ${formatUsd(totals.withHints.cost)} as routed (${formatShare(totals.measured.withHintsCostShare)}), ${formatUsd(totals.measured.realizedSavings.cost)} of the realised and ${formatUsd(totals.measured.missedSavings.cost)} of the missed savings are measured; the rest is estimated by the model`,
+    );
+  }
+  if (totals.contradictions > 0) {
+    notes.push(
+      `${totals.contradictions} Service(s) have populated hints, yet their measured share crossing zones is well above the model's: a data plane that ignores the hints, or clients outside the cluster (see contradictions)`,
+    );
+  }
   if (totals.trafficSources['default-per-endpoint'] > 0) {
     notes.push(
       `${totals.trafficSources['default-per-endpoint']} Service(s) have no declared traffic: their volume is the per-endpoint default, an estimate`,
@@ -38,6 +48,10 @@ export function notesOf(input: ReportInput, totals: PeriodTotals): string[] {
     if (cluster.pricing.source === 'unknown-cloud-default') notes.push(`${cluster.name}: ${cluster.pricing.note}`);
   }
   return notes;
+}
+
+function formatUsd(value: number): string {
+  return `${value.toFixed(2)} USD`;
 }
 
 function formatShare(share: number | null): string {

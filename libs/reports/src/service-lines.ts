@@ -1,4 +1,5 @@
 /** One line per Service per cluster from its history rows, with its main missed reason and its best fix; the top fixes. */
+import { measuredContradiction } from '@zw/core';
 import { missedBasisOf, type MissedReason, missedReasonOf } from './missed-reasons.js';
 import type { FixRow, ReportInput, ServicePeriodRow } from './report-input.js';
 import {
@@ -26,6 +27,19 @@ export function reasonOfRow(row: ServicePeriodRow): MissedReason | null {
   return row.missedBasis === 'preview' ? 'not-enabled' : missedReasonOf(row.missedReason);
 }
 
+/** The Service's share as routed, measured or modelled, and whether the measurement contradicts its verdict. */
+function measuredShareOf(
+  row: ServicePeriodRow,
+): Pick<ServiceLine, 'crossZoneSource' | 'modelCrossZone' | 'measuredCrossZone' | 'fullyMeasured' | 'contradiction'> {
+  return {
+    crossZoneSource: row.measuredCrossZone === null ? 'model' : 'measured',
+    modelCrossZone: row.modelCrossZone,
+    measuredCrossZone: row.measuredCrossZone,
+    fullyMeasured: row.fullyMeasured,
+    contradiction: measuredContradiction(row),
+  };
+}
+
 /** Merges each Service's rows (one per kind of missed saving) into its line. */
 export function serviceLines(
   rows: readonly ServicePeriodRow[],
@@ -49,6 +63,7 @@ export function serviceLines(
         trafficGb: 0,
         trafficSource: row.trafficSource,
         estimate: false,
+        ...measuredShareOf(row),
         withoutHints: ZERO,
         withHints: ZERO,
         realizedSavings: ZERO,

@@ -20,6 +20,10 @@ function row(overrides: Partial<ServicePeriodRow>): ServicePeriodRow {
     hintReason: null,
     trafficSource: 'annotation',
     estimated: false,
+    fullyMeasured: false,
+    measuredCrossZone: null,
+    modelCrossZone: 0.6,
+    honoursHints: true,
     missedBasis: null,
     missedReason: null,
     months: 1 / 30,
@@ -399,5 +403,215 @@ describe('top fixes', () => {
     expect(html).toContain('overload above 20 %');
     const empty = renderHtml(buildReportDocument(input([row({})])));
     expect(empty).toContain('No Service needs a fix');
+  });
+});
+
+describe('measured dollars', () => {
+  // contradicting: populated hints, the model routes 5 % across zones, 40 % measured; agreeing: measured
+  // close to the model; modelled: no traffic source.
+  const document = buildReportDocument(
+    input([
+      row({
+        name: 'contradicting',
+        routing: 'Auto',
+        hintState: 'populated',
+        trafficSource: 'measured',
+        fullyMeasured: true,
+        measuredCrossZone: 0.4,
+        modelCrossZone: 0.05,
+        withoutHintsGb: 6,
+        withoutHintsCost: 0.12,
+        withHintsGb: 4,
+        withHintsCost: 0.08,
+      }),
+      row({
+        name: 'agreeing',
+        routing: 'Auto',
+        hintState: 'populated',
+        trafficSource: 'measured',
+        fullyMeasured: true,
+        measuredCrossZone: 0.1,
+        modelCrossZone: 0.05,
+        withHintsGb: 1,
+        withHintsCost: 0.02,
+      }),
+      row({
+        name: 'opportunity',
+        trafficSource: 'measured',
+        fullyMeasured: true,
+        measuredCrossZone: 0.5,
+        modelCrossZone: 0.6,
+        withHintsGb: 5,
+        withHintsCost: 0.1,
+        missedBasis: 'preview',
+        missedGb: 3,
+        missedCost: 0.06,
+      }),
+      row({ name: 'modelled' }),
+      row({
+        clusterId: 'c2',
+        name: 'ignored',
+        routing: 'Auto',
+        hintState: 'populated',
+        honoursHints: false,
+        trafficSource: 'measured',
+        fullyMeasured: true,
+        measuredCrossZone: 0.6,
+        modelCrossZone: 0.6,
+      }),
+    ]),
+  );
+
+  it('JSON: how much of each total is measured, per cluster too; the contradiction flagged on that Service only', () => {
+    const { measured } = document.totals;
+    expect(measured.services).toBe(4);
+    expect(measured.withHints.crossZoneGb).toBeCloseTo(4 + 1 + 5 + 6, 9);
+    expect(measured.withHints.cost).toBeCloseTo(0.08 + 0.02 + 0.1 + 0.12, 9);
+    expect(measured.realizedSavings.cost).toBeCloseTo(0.12 - 0.08 + (0.12 - 0.02) + (0.12 - 0.1), 9);
+    expect(measured.missedSavings.cost).toBeCloseTo(0.06, 9);
+    expect(measured.withHintsCostShare).toBeCloseTo(0.32 / (0.32 + 0.12), 9);
+    expect(document.currency).toBe('USD');
+    const prod = document.clusters.find((cluster) => cluster.id === 'c1')!;
+    expect(prod.totals.measured.services).toBe(3);
+    expect(prod.totals.measured.withHintsCostShare).toBeCloseTo(0.2 / 0.32, 9);
+
+    const byName = Object.fromEntries(document.services.map((line) => [line.name, line]));
+    expect(byName.contradicting).toMatchObject({
+      crossZoneSource: 'measured',
+      fullyMeasured: true,
+      modelCrossZone: 0.05,
+    });
+    expect(byName.contradicting.contradiction).toMatchObject({ modelCrossZone: 0.05, measuredCrossZone: 0.4 });
+    expect(byName.contradicting.contradiction!.reason).toMatch(/hints are populated/);
+    // Within the margin; no hints to contradict; a data path that ignores hints is not a contradiction.
+    for (const name of ['agreeing', 'opportunity', 'modelled', 'ignored'])
+      expect(byName[name].contradiction, name).toBeNull();
+    expect(byName.modelled).toMatchObject({ crossZoneSource: 'model', measuredCrossZone: null, fullyMeasured: false });
+    expect(document.totals.contradictions).toBe(1);
+    expect(document.contradictions.map((line) => line.name)).toEqual(['contradicting']);
+    expect(document.contradictions[0].withHints).toEqual({ crossZoneGb: 4, cost: 0.08 });
+    expect(document.notes.join('\n')).toMatch(/0\.32 USD of the 0\.44 USD as routed \(72\.7%\)/);
+  });
+
+  it('CSV and HTML say which figures are measured, with the currency, and flag the contradiction', () => {
+    const [header, ...rows] = parseCsv(renderCsv(document));
+    const byName = Object.fromEntries(rows.map((fields) => [fields[header.indexOf('service')], fields]));
+    const cell = (name: string, column: string) => byName[name][header.indexOf(column)];
+    expect(cell('contradicting', 'cross_zone_source')).toBe('measured');
+    expect(cell('contradicting', 'measured_cross_zone')).toBe('0.4');
+    expect(cell('contradicting', 'model_cross_zone')).toBe('0.05');
+    expect(cell('contradicting', 'fully_measured')).toBe('true');
+    expect(cell('contradicting', 'contradiction')).toMatch(/hints are populated/);
+    expect(cell('modelled', 'cross_zone_source')).toBe('model');
+    expect(cell('modelled', 'measured_cross_zone')).toBe('');
+    expect(cell('agreeing', 'contradiction')).toBe('');
+
+    const html = renderHtml(document);
+    expect(html).toContain('<div class="label">Cost measured</div><div class="value ">$0.32</div>');
+    expect(html).toContain('72.7 % of the cross-zone cost, from 4 Services measured; the rest estimated');
+    expect(html).toContain('<h2>Measured traffic that contradicts the hints</h2>');
+    expect(html).toMatch(/<td>shop\/contradicting<\/td><td class="num">5 %<\/td><td class="num">40 %<\/td>/);
+    expect(html).toContain('All amounts in USD.');
+    const plain = renderHtml(buildReportDocument(input([row({})])));
+    expect(plain).not.toContain('contradicts the hints');
+  });
+});
+
+describe('HTML escaping', () => {
+  const hostile = `<script>alert("x")</script>' onmouseover='x`;
+  const document = buildReportDocument(
+    input(
+      [
+        row({
+          namespace: hostile,
+          name: hostile,
+          hintReason: hostile,
+          missedBasis: 'preview',
+          missedGb: 1,
+          missedCost: 0.5,
+        }),
+      ],
+      {
+        fixes: [
+          {
+            clusterId: 'c1',
+            namespace: hostile,
+            name: hostile,
+            kind: 'replicas',
+            summary: hostile,
+            resultingState: 'populated',
+            crossZoneAfter: 0,
+            overloadAboveThreshold: false,
+            patch: `kubectl scale deployment/${hostile}`,
+            trafficGb: 1,
+            trafficSource: 'annotation',
+            savedGb: 1,
+            savedCost: 1,
+            alternatives: 0,
+          },
+        ],
+        scope: {
+          kind: 'clusters',
+          clusters: [
+            {
+              id: 'c1',
+              name: hostile,
+              cloud: 'aws',
+              region: hostile,
+              pricing: { pricePerGb: 0.02, source: 'provider-region', note: hostile },
+            },
+          ],
+          missingClusterIds: [hostile],
+        },
+      },
+    ),
+  );
+  const html = renderHtml({ ...document, schedule: { ...document.schedule, name: hostile } });
+
+  it('prints names with markup and quotes as text: no element, no attribute from them', () => {
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain(`' onmouseover='`);
+    expect(html).not.toMatch(/<[^>]*\sonmouseover=/);
+    const escaped = '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onmouseover=&#39;x';
+    // Title, scope, tables, the fix's heading and commands, the missing cluster's note and the chart labels.
+    expect(html.split(escaped).length - 1).toBeGreaterThanOrEqual(6);
+    expect(html).toContain(`<title>${escaped}: `);
+    expect(html).toContain(`<pre>kubectl scale deployment/${escaped}</pre>`);
+    // Every element in the page is one the templates wrote.
+    const tags = new Set([...html.matchAll(/<([a-zA-Z][a-zA-Z0-9]*)/g)].map((match) => match[1].toLowerCase()));
+    for (const tag of tags) {
+      expect([
+        'html',
+        'head',
+        'meta',
+        'title',
+        'style',
+        'body',
+        'main',
+        'h1',
+        'h2',
+        'h3',
+        'p',
+        'section',
+        'div',
+        'svg',
+        'desc',
+        'text',
+        'line',
+        'rect',
+        'polyline',
+        'circle',
+        'table',
+        'thead',
+        'tbody',
+        'tr',
+        'th',
+        'td',
+        'pre',
+        'code',
+        'ul',
+        'li',
+      ]).toContain(tag);
+    }
   });
 });
