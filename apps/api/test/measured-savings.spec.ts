@@ -1,4 +1,5 @@
 import { type KubernetesList } from '@zw/core';
+import { parseCsv, type ReportDocument } from '@zw/reports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   prometheusMissing,
@@ -22,6 +23,7 @@ import { capturedAt, fleet } from '../../../test/support/snapshots.js';
 import { presetCounters, type TrafficPlan, withWorkloads } from '../../../test/support/traffic.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { FleetSchema } from '../src/fleet/fleet.schemas.js';
+import { ReportSchema } from '../src/reports/reports.schemas.js';
 import { SavingsSchema } from '../src/savings/savings.schemas.js';
 import { ServiceListSchema } from '../src/services/services.schemas.js';
 import { TrafficSourceSchema } from '../src/traffic-sources/traffic-sources.schemas.js';
@@ -31,7 +33,8 @@ import { TrafficSourceSchema } from '../src/traffic-sources/traffic-sources.sche
  * whose bytes cross zones in known shares; one has populated hints (the model says it barely crosses) yet
  * 40 % of its bytes cross, one is an opportunity. The as-routed cost, the realised and missed savings
  * follow the measurement; the model's share stays beside it; the contradiction is flagged; the savings
- * and fleet totals say how much of each figure is measured. Truth is computed by hand from the measured
+ * and fleet totals, and a report's documents (JSON, CSV, HTML), say how much of each figure is measured
+ * and flag the contradiction. Truth is computed by hand from the measured
  * volumes and the planned shares (AWS us-east-1: $0.02 per cross-zone GB).
  */
 const missing = prometheusMissing();
@@ -111,7 +114,7 @@ describe.skipIf(missing !== null)('savings from the measured share', () => {
       60_000,
     );
     expect(source.status, source.lastError ?? '').toBe('ok');
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await prometheus?.stop();
@@ -256,5 +259,88 @@ describe.skipIf(missing !== null)('savings from the measured share', () => {
     expect(monthly.measured.withHints.cost).toBeCloseTo(measuredGb * PRICE, 2);
     expect(monthly.measured.withHintsCostShare).toBeCloseTo(measuredGb / asRouted, 9);
     expect(view.totals.monthly.measured.withHints.cost).toBeCloseTo(measuredGb * PRICE, 2);
+    // Every cost says its currency, in REST and in GraphQL.
+    expect(view.currency).toBe('USD');
+    expect(monthly.pricing).toMatchObject({ pricePerGb: PRICE, currency: 'USD' });
+    const graphql = await client().post('/graphql', {
+      query: '{ fleet { currency clusters { id monthly { pricing { currency } } } } }',
+    });
+    expect(graphql.body.errors, JSON.stringify(graphql.body)).toBeUndefined();
+    const fleet = (graphql.body as { data: { fleet: { currency: string; clusters: unknown[] } } }).data.fleet;
+    expect(fleet.currency).toBe('USD');
+    expect(fleet.clusters).toEqual([{ id: cluster.id, monthly: { pricing: { currency: 'USD' } } }]);
+  });
+
+  it("a report's documents say how much of each total is measured and flag the contradiction", async () => {
+    const admin = client();
+    const created = await admin.post('/v1/report-schedules', {
+      name: 'Measured',
+      cadence: 'daily',
+      timeZone: 'UTC',
+      scope: { kind: 'clusters', clusterIds: [cluster.id] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const run = await admin.post(`/v1/report-schedules/${created.body.schedule.id}/run`, { period: 'previous' });
+    expect(run.status, JSON.stringify(run.body)).toBe(202);
+    const report = await waitFor(
+      'the report',
+      async () => {
+        const answer = await admin.get(`/v1/reports/${run.body.report.id}`);
+        if (answer.body.status === 'failed') throw new Error(`report failed: ${answer.body.error}`);
+        return answer.body.status === 'ready' ? ReportSchema.parse(answer.body) : null;
+      },
+      60_000,
+    );
+    const download = async (format: string) =>
+      (await admin.get(`/v1/reports/${report.id}/download?format=${format}`)).body;
+    const document = (await download('json')) as ReportDocument;
+    const byKey = new Map((await services()).map((service) => [key(service), service]));
+
+    // Yesterday, whole: each measured Service's as-routed GB is its period traffic times its measured share.
+    let measuredGb = 0;
+    for (const plan of [contradicting, agreeing, opportunity]) {
+      const line = document.services.find((l) => key(l) === key(plan))!;
+      expect(line.months).toBeCloseTo(24 / 730, 9);
+      expect(line.trafficGb).toBeCloseTo(byKey.get(key(plan))!.measured!.trafficGb * (24 / 730), 6);
+      expect(line).toMatchObject({ crossZoneSource: 'measured', fullyMeasured: true });
+      expect(line.measuredCrossZone).toBeCloseTo(plan.crossZone, 9);
+      expect(line.withHints.crossZoneGb).toBeCloseTo(line.trafficGb * plan.crossZone, 6);
+      measuredGb += line.trafficGb * plan.crossZone;
+    }
+    const { measured } = document.totals;
+    expect(document.currency).toBe('USD');
+    expect(measured.services).toBe(3);
+    expect(measured.withHints.crossZoneGb).toBeCloseTo(measuredGb, 6);
+    // Money in the answers is in cents.
+    expect(measured.withHints.cost).toBeCloseTo(measuredGb * PRICE, 2);
+    expect(measured.withHintsCostShare).toBeCloseTo(measured.withHints.cost / document.totals.withHints.cost, 3);
+    expect(measured.withHintsCostShare!).toBeLessThan(1);
+    expect(document.clusters[0].totals.measured).toEqual(measured);
+
+    // The same figures as GET /v1/savings over the report's period.
+    const savings = SavingsSchema.parse(
+      (await admin.get(`/v1/savings?clusterId=${cluster.id}&from=${document.period.start}&to=${document.period.end}`))
+        .body,
+    );
+    expect(measured.withHints.cost).toBeCloseTo(savings.totals.measured.withHints.cost, 2);
+    expect(measured.realizedSavings.cost).toBeCloseTo(savings.totals.measured.realizedSavings.cost, 2);
+    expect(measured.missedSavings.cost).toBeCloseTo(savings.totals.measured.missedSavings.cost, 2);
+
+    // Flagged: the populated Service whose measured share contradicts the model, and only it.
+    expect(document.contradictions.map(key)).toEqual([key(contradicting)]);
+    expect(document.contradictions[0].measuredCrossZone).toBeCloseTo(contradicting.crossZone, 9);
+    expect(document.totals.contradictions).toBe(1);
+
+    const [header, ...rows] = parseCsv((await download('csv')) as string);
+    const row = rows.find(
+      (fields) =>
+        key({ namespace: fields[header.indexOf('namespace')], name: fields[header.indexOf('service')] }) ===
+        key(contradicting),
+    )!;
+    expect(row[header.indexOf('cross_zone_source')]).toBe('measured');
+    expect(row[header.indexOf('contradiction')]).toMatch(/hints are populated/);
+    const html = (await download('html')) as string;
+    expect(html).toContain('<div class="label">Cost measured</div>');
+    expect(html).toContain(`<td>${key(contradicting)}</td>`);
   });
 });

@@ -683,7 +683,14 @@ describe.skipIf(skipReason !== '')(
       await popup.close();
       const reports = (await api().get('/v1/reports')).body.reports;
       expect(reports).toHaveLength(1);
-      expect(await page.locator(`tr[data-report="${reports[0].id}"]`).textContent()).toContain('ready');
+      const reportRow = page.locator(`tr[data-report="${reports[0].id}"]`);
+      expect(await reportRow.textContent()).toContain('ready');
+      // How much of the report's cost as routed is measured, as its summary says.
+      const { measured } = reports[0].summary.totals;
+      expect(measured.services).toBe(NO_PROMETHEUS ? 0 : plans.length);
+      await eventually(() => reportRow.getByTestId('report-measured').textContent()).toBe(
+        `${money(measured.withHints.cost)} measured (${percent(measured.withHintsCostShare)}), the rest estimated`,
+      );
       await shot('reports');
     });
 

@@ -25,7 +25,11 @@ export class FleetResolver {
   async fleet(@CurrentCaller() caller: Caller): Promise<Fleet> {
     const now = new Date();
     const rows = await fleetRows(this.db, caller.organizationId);
-    return { generatedAt: now.toISOString(), clusters: rows.map((row) => this.clusterModel(row, now)) };
+    return {
+      generatedAt: now.toISOString(),
+      currency: 'USD',
+      clusters: rows.map((row) => this.clusterModel(row, now)),
+    };
   }
 
   @Query(() => Cluster, { description: 'one cluster (NOT_FOUND when the organization has no such cluster)' })

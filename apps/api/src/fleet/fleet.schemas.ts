@@ -86,7 +86,7 @@ export const FleetClusterSchema = z.object({
       measuredTrafficGb: z.number().describe('the part of trafficGb that is measured'),
       measuredShare: z.number().nullable().describe('measuredTrafficGb ÷ trafficGb (null without traffic)'),
       measured: MeasuredPartSchema,
-      pricing: z.object({ pricePerGb: z.number(), source: z.string(), note: z.string() }),
+      pricing: z.object({ pricePerGb: z.number(), currency: z.literal('USD'), source: z.string(), note: z.string() }),
       estimate: z.boolean().describe('true when a figure rests on the per-endpoint default or an unknown-cloud price'),
     })
     .nullable()
@@ -109,6 +109,7 @@ export const FleetClusterSchema = z.object({
 export const FleetSchema = z.object({
   generatedAt: isoDate,
   staleAfterSeconds: z.number().int(),
+  currency: z.literal('USD').describe('the currency of every cost in this answer'),
   clusters: z.array(FleetClusterSchema),
   totals: z.object({
     clusters: z.number().int(),

@@ -58,6 +58,7 @@ export class FleetService {
     return {
       generatedAt: now.toISOString(),
       staleAfterSeconds: this.staleAfterSeconds,
+      currency: 'USD' as const,
       clusters,
       totals: {
         clusters: clusters.length,
@@ -170,7 +171,7 @@ function monthlyOf(row: FleetRow): FleetClusterView['monthly'] {
       withHintsCostShare:
         row.cross_zone_gb_with_hints > 0 ? row.measured_cross_zone_gb / row.cross_zone_gb_with_hints : null,
     },
-    pricing: { pricePerGb: pricing.pricePerGb, source: pricing.source, note: pricing.note },
+    pricing: { pricePerGb: pricing.pricePerGb, currency: pricing.currency, source: pricing.source, note: pricing.note },
     estimate: estimated > 0 || unknownPrice,
   };
 }

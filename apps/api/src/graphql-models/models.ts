@@ -177,6 +177,7 @@ export class LastSnapshot {
 @ObjectType()
 export class Pricing {
   @Field(() => Float) pricePerGb: number;
+  @Field({ description: 'the currency of the price and of every cost priced with it' }) currency: string;
   @Field() source: string;
   @Field() note: string;
 }
@@ -265,5 +266,6 @@ export class Cluster {
 @ObjectType()
 export class Fleet {
   @Field() generatedAt: string;
+  @Field({ description: 'the currency of every cost in the fleet' }) currency: string;
   @Field(() => [Cluster]) clusters: Cluster[];
 }

@@ -189,6 +189,21 @@ export const ReportSchema = z.object({
           blockedAtStake: Figure,
           opportunities: z.number().int(),
           estimate: z.boolean(),
+          measured: z
+            .object({
+              services: z.number().int().describe('Services whose volume and share crossing zones are both measured'),
+              withHints: Figure.describe('their part of withHints: measured, not estimated'),
+              realizedSavings: z.object({ cost: z.number() }),
+              missedSavings: z.object({ cost: z.number() }),
+              withHintsCostShare: z.number().nullable().describe('measured ÷ all of the as-routed cost'),
+            })
+            .optional()
+            .describe('how much of the totals is measured, the rest estimated (absent in reports made before it)'),
+          contradictions: z
+            .number()
+            .int()
+            .optional()
+            .describe('Services whose measured share contradicts their populated hints'),
         })
         .loose(),
       missedByReason: z.array(

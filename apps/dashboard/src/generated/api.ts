@@ -5963,6 +5963,8 @@ export interface operations {
                                 /** @description Services without routing whose hints would be populated if enabled */
                                 opportunities: number;
                                 pricing: {
+                                    /** @enum {string} */
+                                    currency: "USD";
                                     note: string;
                                     pricePerGb: number;
                                     source: string;
@@ -6011,6 +6013,11 @@ export interface operations {
                                 status: string;
                             } | null;
                         }[];
+                        /**
+                         * @description the currency of every cost in this answer
+                         * @enum {string}
+                         */
+                        currency: "USD";
                         /** @description RFC 3339 timestamp */
                         generatedAt: string;
                         staleAfterSeconds: number;
@@ -6206,6 +6213,8 @@ export interface operations {
                                 /** @description Services without routing whose hints would be populated if enabled */
                                 opportunities: number;
                                 pricing: {
+                                    /** @enum {string} */
+                                    currency: "USD";
                                     note: string;
                                     pricePerGb: number;
                                     source: string;
@@ -8075,7 +8084,28 @@ export interface operations {
                                         cost: number;
                                         crossZoneGb: number;
                                     };
+                                    /** @description Services whose measured share contradicts their populated hints */
+                                    contradictions?: number;
                                     estimate: boolean;
+                                    /** @description how much of the totals is measured, the rest estimated (absent in reports made before it) */
+                                    measured?: {
+                                        missedSavings: {
+                                            cost: number;
+                                        };
+                                        realizedSavings: {
+                                            cost: number;
+                                        };
+                                        /** @description Services whose volume and share crossing zones are both measured */
+                                        services: number;
+                                        /** @description their part of withHints: measured, not estimated */
+                                        withHints: {
+                                            /** @description USD */
+                                            cost: number;
+                                            crossZoneGb: number;
+                                        };
+                                        /** @description measured ÷ all of the as-routed cost */
+                                        withHintsCostShare: number | null;
+                                    };
                                     missedSavings: {
                                         /** @description USD */
                                         cost: number;
@@ -8190,7 +8220,28 @@ export interface operations {
                                         cost: number;
                                         crossZoneGb: number;
                                     };
+                                    /** @description Services whose measured share contradicts their populated hints */
+                                    contradictions?: number;
                                     estimate: boolean;
+                                    /** @description how much of the totals is measured, the rest estimated (absent in reports made before it) */
+                                    measured?: {
+                                        missedSavings: {
+                                            cost: number;
+                                        };
+                                        realizedSavings: {
+                                            cost: number;
+                                        };
+                                        /** @description Services whose volume and share crossing zones are both measured */
+                                        services: number;
+                                        /** @description their part of withHints: measured, not estimated */
+                                        withHints: {
+                                            /** @description USD */
+                                            cost: number;
+                                            crossZoneGb: number;
+                                        };
+                                        /** @description measured ÷ all of the as-routed cost */
+                                        withHintsCostShare: number | null;
+                                    };
                                     missedSavings: {
                                         /** @description USD */
                                         cost: number;
@@ -8388,7 +8439,28 @@ export interface operations {
                                         cost: number;
                                         crossZoneGb: number;
                                     };
+                                    /** @description Services whose measured share contradicts their populated hints */
+                                    contradictions?: number;
                                     estimate: boolean;
+                                    /** @description how much of the totals is measured, the rest estimated (absent in reports made before it) */
+                                    measured?: {
+                                        missedSavings: {
+                                            cost: number;
+                                        };
+                                        realizedSavings: {
+                                            cost: number;
+                                        };
+                                        /** @description Services whose volume and share crossing zones are both measured */
+                                        services: number;
+                                        /** @description their part of withHints: measured, not estimated */
+                                        withHints: {
+                                            /** @description USD */
+                                            cost: number;
+                                            crossZoneGb: number;
+                                        };
+                                        /** @description measured ÷ all of the as-routed cost */
+                                        withHintsCostShare: number | null;
+                                    };
                                     missedSavings: {
                                         /** @description USD */
                                         cost: number;
@@ -8552,7 +8624,28 @@ export interface operations {
                                     cost: number;
                                     crossZoneGb: number;
                                 };
+                                /** @description Services whose measured share contradicts their populated hints */
+                                contradictions?: number;
                                 estimate: boolean;
+                                /** @description how much of the totals is measured, the rest estimated (absent in reports made before it) */
+                                measured?: {
+                                    missedSavings: {
+                                        cost: number;
+                                    };
+                                    realizedSavings: {
+                                        cost: number;
+                                    };
+                                    /** @description Services whose volume and share crossing zones are both measured */
+                                    services: number;
+                                    /** @description their part of withHints: measured, not estimated */
+                                    withHints: {
+                                        /** @description USD */
+                                        cost: number;
+                                        crossZoneGb: number;
+                                    };
+                                    /** @description measured ÷ all of the as-routed cost */
+                                    withHintsCostShare: number | null;
+                                };
                                 missedSavings: {
                                     /** @description USD */
                                     cost: number;

@@ -4,7 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { ApiError, download, get, query, request } from '../api';
 import { ConfirmButton } from '../components/confirm-button';
 import { Empty, ErrorBox, Loading } from '../components/states';
-import { money, when } from '../format';
+import { money, percent, when } from '../format';
 import { authHeaders, isAdmin, isOperator } from '../auth';
 import { useIdentity } from '../identity';
 import { useUrlState } from '../url-state';
@@ -265,7 +265,15 @@ function ReportRow({ report }: { report: Report }) {
         </span>
         {report.error && <div className="small bad">{report.error}</div>}
       </td>
-      <td className="num">{money(totals?.withHints?.cost)}</td>
+      <td className="num">
+        {money(totals?.withHints?.cost)}
+        {totals?.measured && (
+          <div className="muted small" data-testid="report-measured">
+            {money(totals.measured.withHints.cost)} measured ({percent(totals.measured.withHintsCostShare)}), the rest
+            estimated
+          </div>
+        )}
+      </td>
       <td className="num">{money(totals?.realizedSavings?.cost)}</td>
       <td>
         <DeliveryCell delivery={report.delivery} />
