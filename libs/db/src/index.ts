@@ -259,3 +259,4 @@ export {
   type StoredReport,
   type WebhookAttempt,
 } from './report-making.js';
+export { alertsOf, channelsOf, deliveriesOf, deliveryOf, rulesOf } from './alert-settings.js';

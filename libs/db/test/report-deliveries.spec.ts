@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
 import {
+  alertsOf,
+  channelsOf,
   claimDelivery,
   clusterOrganizationId,
   createOrganization,
@@ -10,8 +12,11 @@ import {
   pendingReportIds,
   pendingWebhookDeliveryIds,
   registerCluster,
+  rulesOf,
   createPrismaClient,
   createReportDeliveries,
+  deliveriesOf,
+  deliveryOf,
   detachChannel,
   finishAttempt,
   type PrismaClient,
@@ -253,5 +258,34 @@ describe("the reports sweep's reads and writes", () => {
     const { cluster } = await registerCluster(prisma, { organizationSlug: 'acme', name: 'prod' });
     expect(await clusterOrganizationId(prisma, cluster.id)).toBe(organizationId);
     expect(await clusterOrganizationId(prisma, '00000000-0000-4000-8000-000000000000')).toBeNull();
+  });
+});
+
+describe("the alerts API's reads", () => {
+  it("answer an organization's own channels, rules, alerts and deliveries, and nothing of another's", async () => {
+    expect((await channelsOf(prisma, organizationId)).map((row) => row.name)).toEqual(['on', 'off']);
+    expect((await channelsOf(prisma, otherOrganizationId)).map((row) => row.name)).toEqual(['theirs']);
+    const rule = await prisma.alertRule.create({
+      data: { organizationId, name: 'reads', kind: 'drift', channelIds: [channels.enabled] },
+    });
+    const [open, resolved] = await Promise.all(
+      ['cluster:a', 'cluster:b'].map((subject) =>
+        prisma.alert.create({
+          data: { organizationId, ruleId: rule.id, kind: 'drift', subject, summary: subject, path: '/' },
+        }),
+      ),
+    );
+    await prisma.alert.update({ where: { id: resolved.id }, data: { resolvedAt: new Date() } });
+    const rules = await rulesOf(prisma, organizationId);
+    expect(rules.find((row) => row.id === rule.id)?._count.alerts).toBe(1);
+    expect((await alertsOf(prisma, organizationId, 'open', 10)).map((row) => row.id)).toEqual([open.id]);
+    expect((await alertsOf(prisma, organizationId, 'resolved', 10)).map((row) => row.id)).toEqual([resolved.id]);
+    expect(await alertsOf(prisma, otherOrganizationId, 'all', 10)).toEqual([]);
+    const mine = await deliveriesOf(prisma, organizationId, channels.enabled, 500);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.every((row) => row.channelId === channels.enabled && row.channel.name === 'on')).toBe(true);
+    expect(await deliveriesOf(prisma, organizationId, channels.disabled, 500)).toEqual([]);
+    expect(await deliveryOf(prisma, organizationId, mine[0].id)).toMatchObject({ id: mine[0].id });
+    expect(await deliveryOf(prisma, otherOrganizationId, mine[0].id)).toBeNull();
   });
 });

@@ -1,6 +1,17 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
-import { type AuditActor, detachChannel, PrismaService, recordAudit, sealChannelSecrets } from '@zw/db';
+import {
+  alertsOf,
+  type AuditActor,
+  channelsOf,
+  deliveriesOf,
+  deliveryOf,
+  detachChannel,
+  PrismaService,
+  recordAudit,
+  rulesOf,
+  sealChannelSecrets,
+} from '@zw/db';
 import { emailTargetProblem, newWebhookSecret } from '@zw/notify';
 import { ALERTS_QUEUE, type AlertsConfig, enqueueAlertDelivery } from '@zw/queue';
 import { type SecretKeyring, webhookUrlProblem } from '@zw/reports';
@@ -104,12 +115,7 @@ export class AlertsService {
   }
 
   async listChannels(organizationId: string): Promise<{ items: Channel[] }> {
-    const rows = await this.prisma.alertChannel.findMany({
-      where: { organizationId },
-      select: CHANNEL_VIEW,
-      orderBy: { createdAt: 'asc' },
-    });
-    return { items: rows.map(channelView) };
+    return { items: (await channelsOf(this.prisma, organizationId)).map(channelView) };
   }
 
   async createChannel(organizationId: string, body: z.output<typeof CreateChannelBody>, actor: AuditActor) {
@@ -239,11 +245,7 @@ export class AlertsService {
   }
 
   async listRules(organizationId: string): Promise<{ items: Rule[] }> {
-    const rows = await this.prisma.alertRule.findMany({
-      where: { organizationId },
-      orderBy: { createdAt: 'asc' },
-      include: { _count: { select: { alerts: { where: { resolvedAt: null } } } } },
-    });
+    const rows = await rulesOf(this.prisma, organizationId);
     return { items: rows.map((row) => ruleView(row, row._count.alerts)) };
   }
 
@@ -335,18 +337,7 @@ export class AlertsService {
   }
 
   async listAlerts(organizationId: string, query: ListQuery) {
-    const rows = await this.prisma.alert.findMany({
-      where: {
-        organizationId,
-        ...(query.state === 'open'
-          ? { resolvedAt: null }
-          : query.state === 'resolved'
-            ? { NOT: { resolvedAt: null } }
-            : {}),
-      },
-      orderBy: [{ openedAt: 'desc' }, { id: 'desc' }],
-      take: query.limit,
-    });
+    const rows = await alertsOf(this.prisma, organizationId, query.state ?? 'all', query.limit);
     const items: z.output<typeof AlertSchema>[] = rows.map((row) => ({
       id: row.id,
       ruleId: row.ruleId,
@@ -363,20 +354,12 @@ export class AlertsService {
   }
 
   async listDeliveries(organizationId: string, query: ListQuery) {
-    const rows = await this.prisma.alertDelivery.findMany({
-      where: { organizationId, ...(query.channelId ? { channelId: query.channelId } : {}) },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: query.limit,
-      include: { channel: { select: { name: true } } },
-    });
+    const rows = await deliveriesOf(this.prisma, organizationId, query.channelId, query.limit);
     return { items: rows.map(deliveryView) };
   }
 
   async delivery(organizationId: string, id: string) {
-    const row = await this.prisma.alertDelivery.findFirst({
-      where: { id, organizationId },
-      include: { channel: { select: { name: true } } },
-    });
+    const row = await deliveryOf(this.prisma, organizationId, id);
     if (!row) throw notFound(`no alert delivery ${id} in this organization`);
     return deliveryView(row);
   }
