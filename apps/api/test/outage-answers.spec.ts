@@ -121,6 +121,13 @@ describe('while PostgreSQL is down', () => {
         body: JSON.stringify(capturedAt(fleet(2, 2), new Date())),
       });
       expectOutage({ status: push.status, headers: push.headers, body: await push.json() }, 'database', 'ingest');
+      // What needs no database keeps its answers: a bad snapshot is a 400 naming the problem, and a snapshot
+      // that states no captured-at (so needs no retention) is analyzed.
+      const badSimulation = await apiClient(url, tenant.adminKey).post('/v1/simulate', { kind: 'List', items: 7 });
+      expect(badSimulation.status, JSON.stringify(badSimulation.body)).toBe(400);
+      expect(ProblemSchema.parse(badSimulation.body).detail).toMatch(/invalid snapshot/);
+      const simulation = await apiClient(url, tenant.adminKey).post('/v1/simulate', fleet(2, 2));
+      expect(simulation.status, JSON.stringify(simulation.body)).toBe(200);
       const graphql = await postGraphQL(url, tenant.readKey, { query: '{ fleet { clusters { id } } }' });
       expect(graphql.body.errors?.[0].extensions).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
       const ready = await apiClient(url, null).get('/readyz');

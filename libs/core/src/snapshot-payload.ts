@@ -109,9 +109,24 @@ export interface CheckedSnapshot {
  * names the JSON path of what is wrong.
  */
 export function checkSnapshotDocument(document: unknown, now: Date, retentionDays: number): CheckedSnapshot {
+  const checked = parseSnapshotDocument(document);
+  checkSnapshotRetention(document, checked.capturedAt, now, retentionDays);
+  return checked;
+}
+
+/** The document's snapshot and stated captured-at, before any retention is known (see checkSnapshotRetention). */
+export function parseSnapshotDocument(document: unknown): CheckedSnapshot {
   const snapshot = parseSnapshot(document);
-  const capturedAt = statedCapturedAt(document as Record<string, unknown>);
+  return { snapshot, capturedAt: statedCapturedAt(document as Record<string, unknown>) };
+}
+
+/** Refuses a stated captured-at older than the history retention, naming the field's JSON path. */
+export function checkSnapshotRetention(
+  document: unknown,
+  capturedAt: Date | null,
+  now: Date,
+  retentionDays: number,
+): void {
   const tooOld = capturedAt && capturedAtRetentionProblem(capturedAt, now, retentionDays);
   if (tooOld) throw new SnapshotError(capturedAtField(document as Record<string, unknown>).path, tooOld);
-  return { snapshot, capturedAt };
 }

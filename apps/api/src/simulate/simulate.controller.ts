@@ -4,8 +4,9 @@ import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   analyzeSnapshot,
   applyWhatIf,
-  checkSnapshotDocument,
-  type Snapshot,
+  type CheckedSnapshot,
+  checkSnapshotRetention,
+  parseSnapshotDocument,
   SnapshotError,
   WhatIfError,
 } from '@zw/core';
@@ -70,17 +71,28 @@ export class SimulateController {
       if (extra.length) throw invalid(extra[0], 'unknown field: expected only "snapshot" and "whatIf"');
     }
     const inSnapshot = (path: string) => (wrapped ? ['snapshot', path].filter(Boolean).join('.') : path);
-    let snapshot: Snapshot;
+    const raw = wrapped ? document.snapshot : document;
+    const snapshotProblem = (error: unknown) => {
+      if (!(error instanceof SnapshotError)) return error;
+      return invalid(inSnapshot(error.path), `invalid snapshot: ${error.problem}`);
+    };
+    let checked: CheckedSnapshot;
     try {
-      ({ snapshot } = checkSnapshotDocument(
-        wrapped ? document.snapshot : document,
-        new Date(),
-        await this.historyRetentionDays(caller),
-      ));
+      checked = parseSnapshotDocument(raw);
     } catch (error) {
-      if (!(error instanceof SnapshotError)) throw error;
-      throw invalid(inSnapshot(error.path), `invalid snapshot: ${error.problem}`);
+      throw snapshotProblem(error);
     }
+    // Only a valid document that states its captured-at needs the organization's retention: a bad body
+    // is a 400 however the database is doing.
+    if (checked.capturedAt) {
+      const retentionDays = await this.historyRetentionDays(caller);
+      try {
+        checkSnapshotRetention(raw, checked.capturedAt, new Date(), retentionDays);
+      } catch (error) {
+        throw snapshotProblem(error);
+      }
+    }
+    const { snapshot } = checked;
     try {
       return analyzeSnapshot(wrapped ? applyWhatIf(snapshot, document.whatIf) : snapshot);
     } catch (error) {
