@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { PrismaService } from '@zw/db';
+import { pingDatabase, PrismaService } from '@zw/db';
 import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -40,7 +40,7 @@ export class DependencyOutages {
 
   private async probeAfter(error: unknown): Promise<string | null> {
     const [postgres, redis] = await Promise.all([
-      this.answers(() => this.prisma.$queryRaw`SELECT 1`),
+      this.answers(() => pingDatabase(this.prisma)),
       this.answers(() => this.redis.ping()),
     ]);
     if (!postgres) return 'Postgres';

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type AuditActor, recordAudit } from './audit-log.js';
 import type { Db } from './db-client.js';
 import type { ApiKey, PrismaClient, Role } from './generated/prisma/client.js';
+import type { ReadDb } from './read-db.js';
 
 /** API keys look like `zwk_<43 base64url chars>`: 256 random bits, told apart from agent tokens (`zwa_`) at a glance. */
 export const API_KEY_PREFIX = 'zwk_';
@@ -119,4 +120,36 @@ export async function activeApiKeyPrefixes(db: Db): Promise<string[]> {
 /** The display prefix of a presented key (what {@link activeApiKeyPrefixes} lists). */
 export function apiKeyPrefixOf(key: string): string {
   return key.slice(0, DISPLAY_PREFIX_LENGTH);
+}
+
+/** A key as authentication reads it, by its secret's hash. */
+export interface ApiKeyByHashRow {
+  id: string;
+  name: string;
+  expires_at: Date | null;
+  organization_id: string;
+  role: Role;
+  revoked: boolean;
+  /** Its last use is unknown or older than the resolution asked for: time to record a use. */
+  stale_use: boolean;
+}
+
+/** The key whose secret hashes to `hash` (revoked ones included, so callers can say so), or null. */
+export async function apiKeyByHash(
+  db: ReadDb,
+  hash: Uint8Array,
+  useResolutionSeconds: number,
+): Promise<ApiKeyByHashRow | null> {
+  const [row] = await db.query<ApiKeyByHashRow>(
+    `SELECT id::text, name, expires_at, organization_id::text, role::text AS role, revoked_at IS NOT NULL AS revoked,
+            (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => $2)) AS stale_use
+       FROM api_keys WHERE key_hash = $1`,
+    [hash, useResolutionSeconds],
+  );
+  return row ?? null;
+}
+
+/** Records that a key was used now. */
+export async function recordApiKeyUse(db: ReadDb, keyId: string): Promise<void> {
+  await db.query(`UPDATE api_keys SET last_used_at = now() WHERE id = $1`, [keyId]);
 }

@@ -39,16 +39,20 @@ export {
   type StoredSnapshotPayload,
 } from './snapshots.js';
 export { ClusterBusyError, lockCluster } from './cluster-lock.js';
+export { pingDatabase } from './health.js';
 export { dbEnvSchema, historyRetentionSetting, readReplicaSettings, replicaOf } from './environment.js';
 export {
   API_KEY_PREFIX,
   MIN_CHOSEN_KEY_LENGTH,
   activeApiKeyPrefixes,
+  apiKeyByHash,
+  type ApiKeyByHashRow,
   apiKeyPrefixOf,
   createApiKey,
   createAuditedApiKey,
   findApiKey,
   hashApiKey,
+  recordApiKeyUse,
   type ApiKeyIdentity,
   type CreateApiKeyInput,
   type CreatedApiKey,

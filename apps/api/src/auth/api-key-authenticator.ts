@@ -3,28 +3,19 @@ import { ConfigService } from '@nestjs/config';
 import {
   activeApiKeyPrefixes,
   AGENT_TOKEN_PREFIX,
+  apiKeyByHash,
   apiKeyPrefixOf,
   hashApiKey,
   MIN_CHOSEN_KEY_LENGTH,
   PrismaService,
   ReadDb,
-  type Role,
+  recordApiKeyUse,
 } from '@zw/db';
 import type { ApiConfig } from '../config.js';
 import { ProblemException } from '../problem.js';
 import type { Caller } from './caller.js';
 import { CredentialPrefixes } from './credential-prefixes.js';
 import { UnauthenticatedThrottle } from './unauthenticated-throttle.js';
-
-interface KeyRow {
-  id: string;
-  name: string;
-  expires_at: Date | null;
-  organization_id: string;
-  role: Role;
-  revoked: boolean;
-  stale_use: boolean;
-}
 
 interface CachedKey {
   caller: Caller | null;
@@ -128,12 +119,7 @@ export class ApiKeyAuthenticator {
     const cached = this.cache.get(cacheKey);
     const now = Date.now();
     if (cached && cached.expiresAt > now) return cached;
-    const [row] = await this.db.query<KeyRow>(
-      `SELECT id::text, name, expires_at, organization_id::text, role::text AS role, revoked_at IS NOT NULL AS revoked,
-              (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => $2)) AS stale_use
-         FROM api_keys WHERE key_hash = $1`,
-      [hash, LAST_USED_RESOLUTION_S],
-    );
+    const row = await apiKeyByHash(this.db, hash, LAST_USED_RESOLUTION_S);
     const entry: CachedKey = row
       ? {
           caller: {
@@ -160,9 +146,9 @@ export class ApiKeyAuthenticator {
   }
 
   private touch(keyId: string): void {
-    this.db
-      .query(`UPDATE api_keys SET last_used_at = now() WHERE id = $1`, [keyId])
-      .catch((error: unknown) => this.logger.warn(`could not record use of key ${keyId}: ${String(error)}`));
+    recordApiKeyUse(this.db, keyId).catch((error: unknown) =>
+      this.logger.warn(`could not record use of key ${keyId}: ${String(error)}`),
+    );
   }
 }
 

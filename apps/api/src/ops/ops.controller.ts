@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, type OnApplicationBootstrap, type OnModuleDestroy, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ReadDb } from '@zw/db';
+import { pingDatabase, ReadDb } from '@zw/db';
 import type { Redis } from 'ioredis';
 import type { ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -176,10 +176,7 @@ export class OpsController implements OnApplicationBootstrap, OnModuleDestroy {
   async readyz(@Res() response: ServerResponse): Promise<void> {
     // The saturation figures are read before the checks, whose own queries would wait in the same line.
     const saturation = this.saturation();
-    const [postgres, redis] = await Promise.all([
-      check(() => this.db.query('SELECT 1')),
-      check(() => this.redis.ping()),
-    ]);
+    const [postgres, redis] = await Promise.all([check(() => pingDatabase(this.db)), check(() => this.redis.ping())]);
     const checks = { postgres, redis };
     const failed = [
       ...Object.entries(checks)

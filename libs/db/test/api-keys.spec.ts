@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addCluster, repositoryDatabase, type RepositoryDatabase } from '../../../test/support/repositories.js';
+import { apiKeyByHash, createApiKey, hashApiKey, recordApiKeyUse } from '../src/index.js';
+
+let db: RepositoryDatabase;
+let organizationId: string;
+
+beforeAll(async () => {
+  db = await repositoryDatabase('repo_api_keys');
+  ({ organizationId } = await addCluster(db.prisma, { organizationSlug: 'keys', name: 'a' }));
+});
+
+afterAll(async () => {
+  await db?.drop();
+});
+
+describe('apiKeyByHash', () => {
+  it("reads a key by its secret's hash, with its organization, role and expiry", async () => {
+    const expiresAt = new Date('2030-01-01T00:00:00Z');
+    const { apiKey, key } = await createApiKey(db.prisma, { organizationId, name: 'ci', role: 'operator', expiresAt });
+
+    expect(await apiKeyByHash(db.readDb, hashApiKey(key), 60)).toEqual({
+      id: apiKey.id,
+      name: 'ci',
+      expires_at: expiresAt,
+      organization_id: organizationId,
+      role: 'operator',
+      revoked: false,
+      stale_use: true,
+    });
+  });
+
+  it('says a key is revoked, and knows no secret that is not a key', async () => {
+    const { apiKey, key } = await createApiKey(db.prisma, { organizationId, name: 'old', role: 'viewer' });
+    await db.prisma.apiKey.update({ where: { id: apiKey.id }, data: { revokedAt: new Date() } });
+
+    expect((await apiKeyByHash(db.readDb, hashApiKey(key), 60))?.revoked).toBe(true);
+    expect(await apiKeyByHash(db.readDb, hashApiKey('zwk_no-such-key-at-all'), 60)).toBeNull();
+  });
+});
+
+describe('recordApiKeyUse', () => {
+  it("records a use, after which the key's use is recent", async () => {
+    const { apiKey, key } = await createApiKey(db.prisma, { organizationId, name: 'used', role: 'admin' });
+    expect((await apiKeyByHash(db.readDb, hashApiKey(key), 3600))?.stale_use).toBe(true);
+
+    await recordApiKeyUse(db.readDb, apiKey.id);
+
+    const stored = await db.prisma.apiKey.findUniqueOrThrow({ where: { id: apiKey.id } });
+    expect(stored.lastUsedAt).not.toBeNull();
+    expect((await apiKeyByHash(db.readDb, hashApiKey(key), 3600))?.stale_use).toBe(false);
+  });
+});
