@@ -1,0 +1,49 @@
+import { ESLint } from 'eslint';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * SQL lives in libs/db repositories, each with its spec on real Postgres; apps call them. The lint rule
+ * that keeps it there is checked here against every form a statement takes: Prisma's raw calls and
+ * helpers, and a pg `query` handed SQL text.
+ */
+const ROOT = join(__dirname, '..', '..');
+const CONFIG = join(ROOT, 'eslint.config.mjs');
+
+const RAW_SQL = [
+  'await prisma.$queryRaw`SELECT 1`;',
+  'await prisma.$queryRawUnsafe("SELECT 1");',
+  'await tx.$executeRaw`UPDATE snapshots SET status = ${status}`;',
+  'await tx.$executeRawUnsafe("DELETE FROM snapshots");',
+  'const part = Prisma.sql`cluster_id = ${id}`;',
+  'const column = Prisma.raw("captured_at");',
+  'await db.query("SELECT organization_id FROM clusters WHERE id = $1", [id]);',
+  'await db.query(`\n  WITH newest AS (SELECT 1) SELECT * FROM newest`);',
+];
+
+async function problems(statement: string, filePath: string): Promise<string[]> {
+  const code = `import { Prisma } from '@zw/db';\ndeclare const prisma: never, tx: never, db: never;\ndeclare const id: string, status: string;\nexport async function f() {\n  ${statement}\n}\n`;
+  const [result] = await new ESLint({ cwd: ROOT }).lintText(code, { filePath: join(ROOT, filePath) });
+  return result.messages.filter((m) => m.message.includes('libs/db')).map((m) => m.ruleId ?? m.message);
+}
+
+describe('SQL lives in libs/db', () => {
+  it.each(RAW_SQL)('lint refuses `%s` in an app', async (statement) => {
+    expect(await problems(statement, 'apps/api/src/clusters/example.ts')).toHaveLength(1);
+    expect(await problems(statement, 'apps/worker/src/example.ts')).toHaveLength(1);
+  });
+
+  it.each(RAW_SQL)('lint lets libs/db hold `%s`', async (statement) => {
+    expect(await problems(statement, 'libs/db/src/example.ts')).toEqual([]);
+  });
+
+  it('lets an app ask a query of anything but SQL text', async () => {
+    expect(await problems('await db.query(promql);', 'apps/worker/src/example.ts')).toEqual([]);
+  });
+
+  it('allows SQL only in files that exist (an entry goes when its file moves its SQL out)', async () => {
+    const { SQL_IN_APPS_ALLOWLIST } = (await import(CONFIG)) as { SQL_IN_APPS_ALLOWLIST: string[] };
+    for (const file of SQL_IN_APPS_ALLOWLIST) expect(existsSync(join(ROOT, file)), file).toBe(true);
+  });
+});
