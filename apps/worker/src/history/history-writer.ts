@@ -98,20 +98,17 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
   }
   const changed: SavingsDaySpan[] = [];
   const closed: bigint[] = [];
-  if (plan.endAtSnapshot.length > 0) {
-    const oldEnds = new Map([...atPrevious.values()].map((ref) => [ref.id, ref.validTo]));
-    const ended = await tx.$queryRaw<{ id: bigint; service_id: bigint; valid_from: Date }[]>`
-      UPDATE service_intervals SET valid_to = ${at}::timestamptz WHERE id = ANY(${plan.endAtSnapshot}::bigint[])
-      RETURNING id, service_id, valid_from`;
-    // An open interval closed now: its days are added to the savings roll-up. One that ended later (a
-    // snapshot inserted into the past) loses its days after `at`, which its copy from `next` on takes back:
-    // every day of it is summed again, not only those whose pieces changed, as a day row's head keeps the
-    // bounds of the interval holding at its first instant.
-    for (const row of ended) {
-      const oldEnd = oldEnds.get(row.id) ?? null;
-      if (oldEnd) changed.push({ serviceId: row.service_id, from: row.valid_from, to: oldEnd });
-      else closed.push(row.id);
-    }
+  const fresh = plan.inserts.filter((insert) => insert.state !== null).map((insert) => insert.state!);
+  const { ended, inserted } = await closeAndOpen(tx, clusterId, at, next, plan.endAtSnapshot, fresh);
+  // An open interval closed now: its days are added to the savings roll-up. One that ended later (a
+  // snapshot inserted into the past) loses its days after `at`, which its copy from `next` on takes back:
+  // every day of it is summed again, not only those whose pieces changed, as a day row's head keeps the
+  // bounds of the interval holding at its first instant.
+  const oldEnds = new Map([...atPrevious.values()].map((ref) => [ref.id, ref.validTo]));
+  for (const row of ended) {
+    const oldEnd = oldEnds.get(row.id) ?? null;
+    if (oldEnd) changed.push({ serviceId: row.serviceId, from: row.validFrom, to: oldEnd });
+    else closed.push(row.id);
   }
   if (plan.startAtSnapshot.length > 0) {
     const extended = await tx.$queryRaw<{ service_id: bigint; valid_to: Date | null }[]>`
@@ -119,11 +116,7 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
       RETURNING service_id, valid_to`;
     changed.push(...extended.map((row) => ({ serviceId: row.service_id, from: at, to: row.valid_to ?? next! })));
   }
-  const fresh = plan.inserts.filter((insert) => insert.state !== null).map((insert) => insert.state!);
-  if (fresh.length > 0) {
-    const inserted = await insertIntervals(tx, clusterId, at, next, fresh);
-    if (next) changed.push(...inserted.map((serviceId) => ({ serviceId, from: at, to: next })));
-  }
+  if (next) changed.push(...inserted.map((serviceId) => ({ serviceId, from: at, to: next })));
   await addClosedIntervalsToSavingsDays(tx, clusterId, closed);
   await refreshSavingsDays(tx, clusterId, changed);
   const nothingChanged = plan.endAtSnapshot.length === 0 && plan.inserts.length === 0;
@@ -219,79 +212,97 @@ async function intervalsCovering(
 }
 
 /**
- * New intervals from `at` to `next` (open-ended when null), registering Services never seen before, and
- * the fixes they name that the cluster has not stored yet.
+ * In one statement (the cluster's lock is held meanwhile, so its round trips are what other snapshots of
+ * the cluster wait for): ends the intervals `endIds` at `at`, and opens new intervals from `at` to `next`
+ * (open-ended when null) for `states`, registering Services never seen before and storing the fixes they
+ * name that the cluster has not stored yet. A fix content stored already is not parsed again: its JSON is
+ * cast only for the rows the NOT EXISTS lets through. Returns the ended intervals and the Services of the
+ * new ones.
+ *
+ * The new rows of cluster_services and service_fix_contents are not visible to the rest of the statement,
+ * hence the Services taken from both `registered` and the table; only this worker, under the cluster's
+ * lock, inserts them, so no concurrent insert can fall between the two.
  */
-async function insertIntervals(
+async function closeAndOpen(
   tx: Tx,
   clusterId: string,
   at: Date,
   next: Date | null,
+  endIds: bigint[],
   states: ServiceState[],
-): Promise<bigint[]> {
-  const namespaces = states.map((s) => s.namespace);
-  const names = states.map((s) => s.name);
-  await tx.$executeRaw`
-    INSERT INTO cluster_services (cluster_id, namespace, name)
-    SELECT ${clusterId}::uuid, namespace, name FROM unnest(${namespaces}::text[], ${names}::text[]) AS t(namespace, name)
-    ON CONFLICT (cluster_id, namespace, name) DO NOTHING`;
-  await storeFixContents(tx, clusterId, states);
+): Promise<{ ended: { id: bigint; serviceId: bigint; validFrom: Date }[]; inserted: bigint[] }> {
+  if (endIds.length === 0 && states.length === 0) return { ended: [], inserted: [] };
   const savings = states.map((s) => s.savings);
   const verdicts = states.map((s) => s.verdict);
-  const inserted = await tx.$queryRaw<{ service_id: bigint }[]>`
-    INSERT INTO service_intervals (cluster_id, service_id, valid_from, valid_to, state_hash, routing, hint_state,
-                                   hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints,
-                                   ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
-                                   preview_state, preview_reason, preview_cross_zone, managed_by, honours_hints,
-                                   data_path_reason, fixes_hash, fix_fraction)
-    SELECT ${clusterId}::uuid, s.id, ${at}::timestamptz, ${next}::timestamptz, t.state_hash, t.routing::routing_mode,
-           t.hint_state::hint_state, t.hint_reason, t.zones::jsonb, t.without_hints, t.with_hints,
-           t.ready_endpoints, t.traffic_annotation, t.traffic_gb, t.traffic_source,
-           t.preview_state::hint_state, t.preview_reason, t.preview_cross_zone, t.managed_by, t.honours_hints,
-           t.data_path_reason, decode(t.fixes_hash, 'hex'), t.fix_fraction
-      FROM unnest(${namespaces}::text[], ${names}::text[],
-                  ${states.map((s) => s.stateHash)}::bigint[],
-                  ${states.map((s) => s.routing)}::text[],
-                  ${states.map((s) => s.hintState)}::text[],
-                  ${states.map((s) => s.hintReason)}::text[],
-                  ${states.map((s) => JSON.stringify(canonicalZones(s.zones)))}::text[],
-                  ${states.map((s) => s.crossZoneWithoutHints)}::float8[],
-                  ${states.map((s) => s.crossZoneWithHints)}::float8[],
-                  ${savings.map((s) => s?.readyEndpoints ?? 0)}::int[],
-                  ${savings.map((s) => s?.trafficAnnotation ?? null)}::text[],
-                  ${savings.map((s) => s?.trafficGb ?? 0)}::float8[],
-                  ${savings.map((s) => s?.trafficSource ?? null)}::text[],
-                  ${savings.map((s) => s?.previewState ?? null)}::text[],
-                  ${savings.map((s) => s?.previewReason ?? null)}::text[],
-                  ${savings.map((s) => s?.previewCrossZone ?? null)}::float8[],
-                  ${verdicts.map((v) => v?.managedBy ?? null)}::text[],
-                  ${verdicts.map((v) => v?.honoursHints ?? null)}::boolean[],
-                  ${verdicts.map((v) => v?.dataPathReason ?? null)}::text[],
-                  ${states.map((s) => s.fixes?.hash ?? null)}::text[],
-                  ${states.map((s) => s.fixes?.fraction ?? null)}::float8[])
+  const contents = new Map(states.flatMap((s) => (s.fixes ? [[s.fixes.hash, s.fixes.json]] : [])));
+  const rows = await tx.$queryRaw<{ id: bigint | null; service_id: bigint; valid_from: Date | null }[]>`
+    WITH ended AS (
+      UPDATE service_intervals SET valid_to = ${at}::timestamptz WHERE id = ANY(${endIds}::bigint[])
+      RETURNING id, service_id, valid_from
+    ), t AS (
+      SELECT * FROM unnest(${states.map((s) => s.namespace)}::text[], ${states.map((s) => s.name)}::text[],
+                           ${states.map((s) => s.stateHash)}::bigint[],
+                           ${states.map((s) => s.routing)}::text[],
+                           ${states.map((s) => s.hintState)}::text[],
+                           ${states.map((s) => s.hintReason)}::text[],
+                           ${states.map((s) => JSON.stringify(canonicalZones(s.zones)))}::text[],
+                           ${states.map((s) => s.crossZoneWithoutHints)}::float8[],
+                           ${states.map((s) => s.crossZoneWithHints)}::float8[],
+                           ${savings.map((s) => s?.readyEndpoints ?? 0)}::int[],
+                           ${savings.map((s) => s?.trafficAnnotation ?? null)}::text[],
+                           ${savings.map((s) => s?.trafficGb ?? 0)}::float8[],
+                           ${savings.map((s) => s?.trafficSource ?? null)}::text[],
+                           ${savings.map((s) => s?.previewState ?? null)}::text[],
+                           ${savings.map((s) => s?.previewReason ?? null)}::text[],
+                           ${savings.map((s) => s?.previewCrossZone ?? null)}::float8[],
+                           ${verdicts.map((v) => v?.managedBy ?? null)}::text[],
+                           ${verdicts.map((v) => v?.honoursHints ?? null)}::boolean[],
+                           ${verdicts.map((v) => v?.dataPathReason ?? null)}::text[],
+                           ${states.map((s) => s.fixes?.hash ?? null)}::text[],
+                           ${states.map((s) => s.fixes?.fraction ?? null)}::float8[])
         AS t(namespace, name, state_hash, routing, hint_state, hint_reason, zones, without_hints, with_hints,
              ready_endpoints, traffic_annotation, traffic_gb, traffic_source, preview_state, preview_reason,
              preview_cross_zone, managed_by, honours_hints, data_path_reason, fixes_hash, fix_fraction)
-      JOIN cluster_services s
-        ON s.cluster_id = ${clusterId}::uuid AND s.namespace = t.namespace AND s.name = t.name
-    RETURNING service_id`;
-  return inserted.map((row) => row.service_id);
-}
-
-/**
- * The fixes these states name, each stored once per cluster and distinct content. A content stored
- * already is not parsed again: its JSON is cast only for the rows the NOT EXISTS lets through.
- */
-async function storeFixContents(tx: Tx, clusterId: string, states: ServiceState[]): Promise<void> {
-  const contents = new Map(states.flatMap((s) => (s.fixes ? [[s.fixes.hash, s.fixes.json]] : [])));
-  if (contents.size === 0) return;
-  await tx.$executeRaw`
-    INSERT INTO service_fix_contents (cluster_id, hash, fixes)
-    SELECT ${clusterId}::uuid, decode(t.hash, 'hex'), t.json::jsonb
-      FROM unnest(${[...contents.keys()]}::text[], ${[...contents.values()]}::text[]) AS t(hash, json)
-     WHERE NOT EXISTS (SELECT 1 FROM service_fix_contents c
-                        WHERE c.cluster_id = ${clusterId}::uuid AND c.hash = decode(t.hash, 'hex'))
-    ON CONFLICT (cluster_id, hash) DO NOTHING`;
+    ), registered AS (
+      INSERT INTO cluster_services (cluster_id, namespace, name)
+      SELECT ${clusterId}::uuid, namespace, name FROM t
+      ON CONFLICT (cluster_id, namespace, name) DO NOTHING
+      RETURNING id, namespace, name
+    ), services AS (
+      SELECT id, namespace, name FROM registered
+      UNION ALL
+      SELECT s.id, s.namespace, s.name FROM t
+        JOIN cluster_services s ON s.cluster_id = ${clusterId}::uuid AND s.namespace = t.namespace AND s.name = t.name
+    ), fix_contents AS (
+      INSERT INTO service_fix_contents (cluster_id, hash, fixes)
+      SELECT ${clusterId}::uuid, decode(c.hash, 'hex'), c.json::jsonb
+        FROM unnest(${[...contents.keys()]}::text[], ${[...contents.values()]}::text[]) AS c(hash, json)
+       WHERE NOT EXISTS (SELECT 1 FROM service_fix_contents f
+                          WHERE f.cluster_id = ${clusterId}::uuid AND f.hash = decode(c.hash, 'hex'))
+      ON CONFLICT (cluster_id, hash) DO NOTHING
+    ), inserted AS (
+      INSERT INTO service_intervals (cluster_id, service_id, valid_from, valid_to, state_hash, routing, hint_state,
+                                     hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints,
+                                     ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
+                                     preview_state, preview_reason, preview_cross_zone, managed_by, honours_hints,
+                                     data_path_reason, fixes_hash, fix_fraction)
+      SELECT ${clusterId}::uuid, s.id, ${at}::timestamptz, ${next}::timestamptz, t.state_hash, t.routing::routing_mode,
+             t.hint_state::hint_state, t.hint_reason, t.zones::jsonb, t.without_hints, t.with_hints,
+             t.ready_endpoints, t.traffic_annotation, t.traffic_gb, t.traffic_source,
+             t.preview_state::hint_state, t.preview_reason, t.preview_cross_zone, t.managed_by, t.honours_hints,
+             t.data_path_reason, decode(t.fixes_hash, 'hex'), t.fix_fraction
+        FROM t JOIN services s ON s.namespace = t.namespace AND s.name = t.name
+      RETURNING service_id
+    )
+    SELECT id, service_id, valid_from FROM ended
+    UNION ALL
+    SELECT NULL, service_id, NULL FROM inserted`;
+  return {
+    ended: rows
+      .filter((row) => row.id !== null)
+      .map((row) => ({ id: row.id!, serviceId: row.service_id, validFrom: row.valid_from! })),
+    inserted: rows.filter((row) => row.id === null).map((row) => row.service_id),
+  };
 }
 
 /**
