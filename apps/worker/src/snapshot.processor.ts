@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type Type } fr
 import { capturedAtRetentionProblem } from '@zw/core';
 import {
   claimSnapshot,
+  type ClaimedSnapshot,
   ClusterBusyError,
   isBeingRecorded,
   lockCluster,
@@ -22,6 +23,7 @@ import { analyzerId } from './analyzer.js';
 import { DependencyOutages, OutageWaitInterrupted } from './dependency-outages.js';
 import { UnprocessableSnapshotError } from './snapshot-analysis.js';
 import { JobMetricsRecorder } from './job-metrics.js';
+import { WriteOrder, type WriteTurn } from './write-order.js';
 import { ReadModelPublisher } from './read-model-events.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
 
@@ -42,6 +44,7 @@ export type SnapshotJobResult = { recorded: false; reason: string } | ({ recorde
 export class SnapshotProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger('SnapshotProcessor');
   private readonly analyzer = analyzerId();
+  private readonly writeOrder = new WriteOrder();
 
   constructor(
     @Inject(PrismaService) private readonly prisma: PrismaService,
@@ -117,6 +120,19 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
   private async record(snapshotId: string): Promise<SnapshotJobResult> {
     const claimed = await claimSnapshot(this.prisma, snapshotId);
     if (!claimed) return { recorded: false, reason: 'already processed, failed or deleted' };
+    const turn = this.writeOrder.enter(claimed.clusterId, claimed.capturedAt);
+    try {
+      return await this.recordClaimed(snapshotId, claimed, turn);
+    } finally {
+      turn.leave();
+    }
+  }
+
+  private async recordClaimed(
+    snapshotId: string,
+    claimed: ClaimedSnapshot,
+    turn: WriteTurn,
+  ): Promise<SnapshotJobResult> {
     // Decision: the retention rule is ingest's, as of when the snapshot arrived (the API refused it if it
     // was already too old then). One that aged past the window while it waited is still recorded: what of
     // it is past the window the retention job prunes with everything else of its age.
@@ -124,6 +140,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     const tooOld = capturedAtRetentionProblem(claimed.capturedAt, claimed.receivedAt, historyDays);
     if (tooOld) throw new UnprocessableSnapshotError(tooOld);
     if (claimed.repeats) {
+      await turn.afterEarlier(PREDECESSOR_WAIT_MS);
       if (!claimed.repeats.recorded) await this.untilRecorded(claimed.repeats.snapshotId);
       const repeated = await this.write(claimed.clusterId, (tx) => recordRepeat(tx, snapshotId, this.analyzer));
       if (repeated === 'not-waiting') return { recorded: false, reason: 'recorded meanwhile by another run' };
@@ -132,6 +149,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     const gzip = claimed.repeats ? await readSnapshotPayload(this.prisma, snapshotId) : claimed.gzip;
     if (!gzip) throw new UnprocessableSnapshotError('raw payload is gone (pruned or never stored)');
     const analyzed = await this.analysis.analyze(claimed.clusterId, gzip, claimed.overrides);
+    await turn.afterEarlier(PREDECESSOR_WAIT_MS);
     const outcome = await this.write(claimed.clusterId, (tx) =>
       recordSnapshot(tx, {
         clusterId: claimed.clusterId,
