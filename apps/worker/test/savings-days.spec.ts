@@ -107,7 +107,7 @@ function history(): { at: Date; services: ServiceState[] }[] {
 }
 
 /**
- * The migrations' backfills (the roll-up's, its heads', then its week tails'), into a scratch table: the roll-up as it must
+ * The migrations' backfills (the roll-up's, its heads', its week tails', its opportunities' crossings), into a scratch table: the roll-up as it must
  * be for the intervals stored now.
  */
 async function rebuiltFromScratch(clusterIds: string[]): Promise<unknown[]> {
@@ -115,7 +115,7 @@ async function rebuiltFromScratch(clusterIds: string[]): Promise<unknown[]> {
   await prisma.$executeRawUnsafe(
     'CREATE TABLE savings_days_rebuilt (LIKE service_savings_days INCLUDING DEFAULTS INCLUDING CONSTRAINTS)',
   );
-  for (const migration of ['_savings_days', '_savings_day_heads', '_savings_week_tails']) {
+  for (const migration of ['_savings_days', '_savings_day_heads', '_savings_week_tails', '_savings_measured_share']) {
     for (const statement of backfillOf(migration).split(';')) {
       if (/INSERT|UPDATE/.test(statement)) await prisma.$executeRawUnsafe(statement);
     }
@@ -189,6 +189,9 @@ beforeAll(async () => {
   // Traffic values set through the API and measured by a traffic source override the snapshots' for the whole range.
   await prisma.$executeRaw`UPDATE cluster_services SET monthly_traffic_gb = 321.5 WHERE name IN ('svc-2', 'svc-11')`;
   await prisma.$executeRaw`UPDATE cluster_services SET measured_traffic_gb = 77.25 WHERE name IN ('svc-4', 'svc-11', 'svc-13')`;
+  // A measured share crossing zones replaces the model's withHints interval by interval, with a measured
+  // volume or without one; these Services' states change, so they are opportunities for part of the range.
+  await prisma.$executeRaw`UPDATE cluster_services SET measured_cross_zone = 0.37 WHERE name IN ('svc-4', 'svc-5', 'svc-8')`;
 });
 
 afterAll(async () => {

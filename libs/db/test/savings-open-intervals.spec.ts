@@ -18,7 +18,7 @@ import {
  * roll-up rows) instead of grouping it with them. Every way a Service can hold pieces in a range is
  * here, in two clusters at two prices: an open interval alone (inside the range or from before it), a
  * closed one then an open one, closed ones only (a Service gone), and API, measured volumes and measured
- * shares over each; the answers equal the interval-by-interval reference (test/support/savings-reference.ts).
+ * shares (with and without a measured volume) over each, opportunities for all or part of the range; the answers equal the interval-by-interval reference (test/support/savings-reference.ts).
  */
 
 const HOUR = 3600_000;
@@ -73,11 +73,12 @@ function intervalsOf(index: number): { from: number; to: number | null; variant:
 }
 
 /**
- * Services whose volume and share crossing zones are measured: each holds one interval (an opportunity or
- * not for the whole range), since the statement prorates a measured share over a Service that was an
- * opportunity for part of the range (see `MISSED_GB_SQL`) where the reference integrates it exactly.
+ * Services whose volume and share crossing zones are measured, over every kind of history (also an
+ * opportunity for part of the range: its other interval has hints), and Services with a measured share but
+ * no measured volume (the share applies to the snapshots' volume).
  */
-const measured = (index: number) => index % 4 === 0 && [0, 2, 4].includes(index % 5);
+const measured = (index: number) => index % 4 === 0;
+const measuredShareOnly = (index: number) => index % 4 === 2;
 
 async function insertHistory(clusterId: string): Promise<void> {
   const spans: SavingsDaySpan[] = [];
@@ -86,7 +87,7 @@ async function insertHistory(clusterId: string): Promise<void> {
       INSERT INTO cluster_services (cluster_id, namespace, name, monthly_traffic_gb, measured_traffic_gb, measured_cross_zone)
       VALUES (${clusterId}::uuid, ${`team-${index % 3}`}, ${`svc-${index}`},
               ${index % 7 === 0 ? 123.5 : null}::float8, ${measured(index) ? 45 : null}::float8,
-              ${measured(index) ? 0.3 : null}::float8)
+              ${measured(index) || measuredShareOnly(index) ? 0.3 : null}::float8)
       RETURNING id`;
     for (const interval of intervalsOf(index)) {
       const s = stateOf(index, interval.variant);

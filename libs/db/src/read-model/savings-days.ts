@@ -37,6 +37,10 @@ function weightedFiguresSql(weights: string): string {
           COALESCE(${m} * i.traffic_gb * ${missed}, 0) AS missed_traffic,
           CASE WHEN ${missed} IS NOT NULL THEN ${m} ELSE 0 END AS opportunity_months,
           CASE WHEN ${missed} IS NOT NULL THEN ${m} * i.traffic_gb ELSE 0 END AS opportunity_traffic,
+          CASE WHEN ${missed} IS NOT NULL THEN ${m} * COALESCE(i.cross_zone_with_hints, 0) ELSE 0 END
+            AS opportunity_with_months,
+          CASE WHEN ${missed} IS NOT NULL THEN ${m} * i.traffic_gb * COALESCE(i.cross_zone_with_hints, 0) ELSE 0 END
+            AS opportunity_with_traffic,
           COALESCE(i.traffic_source = 'annotation', false) AS annotation,
           COALESCE(i.traffic_source = 'default-per-endpoint', false) AS default_source,
           ${missed} IS NOT NULL AS opportunity,
@@ -72,6 +76,8 @@ const SUMMED = [
   'missed_traffic',
   'opportunity_months',
   'opportunity_traffic',
+  'opportunity_with_months',
+  'opportunity_with_traffic',
 ];
 const FLAG_COLUMNS = ['annotation', 'default_source', 'opportunity', 'opportunity_default'];
 const FLAGS = FLAG_COLUMNS.map((c) => `bool_or(${c}) AS ${c}`).join(', ');
@@ -128,8 +134,8 @@ export const HEAD_AS_INTERVAL_SQL = `SELECT r.cluster_id, r.service_id, ${HEAD_C
 
 /** The roll-up's columns after its keys, in the order SUMMED_FIGURES_SQL gives them. */
 export const FIGURE_COLUMNS = `months, traffic_months, without_months, without_traffic, with_months, with_traffic,
-  missed_months, missed_traffic, opportunity_months, opportunity_traffic, annotation, default_source,
-  opportunity, opportunity_default`;
+  missed_months, missed_traffic, opportunity_months, opportunity_traffic, opportunity_with_months,
+  opportunity_with_traffic, annotation, default_source, opportunity, opportunity_default`;
 
 /**
  * A week's tails: the rows of a Service from one of its days to the end of its ISO week, for the days

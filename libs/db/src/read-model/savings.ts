@@ -108,10 +108,9 @@ export interface OpportunityRow {
  * since overrides the snapshot's for the whole range: gb × Σ months, else Σ months × traffic_gb.
  * Likewise a measured share crossing zones (MEASURED_SHARE_SQL) replaces the model's withHints fraction
  * for the whole range: with_gb = traffic × share, and an opportunity's missed GB is what it crosses as
- * measured less what it would cross with topology-mode Auto (the model's: missed by the model, plus the
- * measured crossings, less the model's as-routed crossings over the months it was an opportunity, which
- * the roll-up keeps only as part of with_months: exact when the Service was an opportunity all the
- * range, prorated by its opportunity months otherwise).
+ * measured less what it would cross with topology-mode Auto, over the intervals it was an opportunity:
+ * missed by the model, plus the measured crossings of those intervals, less the model's as-routed
+ * crossings of the same intervals (the roll-up's opportunity_with_*), as the reference integrates it.
  *
  * A cluster's price is looked up in the parameter arrays: joined from their unnest, the Services were
  * estimated at a handful, and Postgres looked each one up in cluster_services instead of hashing them.
@@ -121,7 +120,8 @@ export interface OpportunityRow {
  */
 /**
  * The Services of the clusters asked for with a traffic value of their own (set through the API or
- * measured), through their partial index (cluster_services_own_traffic): few or none in most clusters.
+ * measured, or a measured share crossing zones: it applies without a measured volume too, as in the
+ * reference and the summaries' roll-up), through their partial index (cluster_services_own_traffic).
  * Only they change a Service's figures, so only they are joined to every Service's sums; names are looked
  * up for the Services an answer shows (see {@link namedSql}), and the namespace for every Service only when
  * the query filters or groups by it.
@@ -132,7 +132,8 @@ export interface OpportunityRow {
  * 1.8 s at 200 clusters), now a hash join on the clusters' unnest. See bench/RESULTS.md (organization read).
  */
 const OWN_TRAFFIC_SQL = `SELECT id, monthly_traffic_gb, measured_traffic_gb, measured_cross_zone FROM cluster_services
-      WHERE cluster_id = ANY($1::uuid[]) AND (monthly_traffic_gb IS NOT NULL OR measured_traffic_gb IS NOT NULL)`;
+      WHERE cluster_id = ANY($1::uuid[])
+        AND (monthly_traffic_gb IS NOT NULL OR measured_traffic_gb IS NOT NULL OR measured_cross_zone IS NOT NULL)`;
 
 /**
  * A Service's figures from its sums `w` and its row `s` (null when it has no traffic value of its own):
@@ -152,9 +153,9 @@ const MODEL_WITH_GB_SQL = byOwnGb('with_months', 'with_traffic');
 const MODEL_MISSED_GB_SQL = byOwnGb('missed_months', 'missed_traffic');
 const OPPORTUNITY_GB_M_SQL = byOwnGb('opportunity_months', 'opportunity_traffic');
 const WITH_GB_SQL = `CASE WHEN ${SHARE_SQL} IS NULL THEN ${MODEL_WITH_GB_SQL} ELSE ${GB_M_SQL} * ${SHARE_SQL} END`;
+const OPPORTUNITY_WITH_GB_SQL = byOwnGb('opportunity_with_months', 'opportunity_with_traffic');
 const MISSED_GB_SQL = `CASE WHEN ${SHARE_SQL} IS NULL OR NOT w.opportunity THEN ${MODEL_MISSED_GB_SQL}
-  ELSE ${MODEL_MISSED_GB_SQL} + ${OPPORTUNITY_GB_M_SQL} * ${SHARE_SQL}
-       - ${MODEL_WITH_GB_SQL} * w.opportunity_months / w.months END`;
+  ELSE ${MODEL_MISSED_GB_SQL} + ${OPPORTUNITY_GB_M_SQL} * ${SHARE_SQL} - ${OPPORTUNITY_WITH_GB_SQL} END`;
 
 const RIGHT_EDGE_FROM_ROLLUP = '(SELECT from_rollup FROM right_edge)::uuid[]';
 const RAW_RIGHT_EDGE = '(SELECT raw FROM right_edge)::uuid[]';
