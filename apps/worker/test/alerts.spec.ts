@@ -1,6 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { generateFleetSnapshot, type KubernetesList } from '@zw/core';
 import { createPrismaClient, type PrismaClient } from '@zw/db';
+import { ALERTS_QUEUE, redisConnectionFromUrl } from '@zw/queue';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type HttpReceiver,
@@ -10,6 +12,7 @@ import {
   verifyStandardWebhook,
 } from '../../../test/support/alert-receivers.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
+import { freePort } from '../../../test/support/prometheus.js';
 import { buildApps, type RunningProcess, startApp } from '../../../test/support/processes.js';
 import {
   apiClient,
@@ -79,6 +82,64 @@ async function allDeliveriesFinished(): Promise<boolean> {
   return open === 0;
 }
 
+/**
+ * An organization of its own (so no other test's rule fires for it) with one cluster, a Slack and a
+ * signed webhook channel on the receiver under `/<slug>/…`, and one rule over both channels.
+ */
+async function organizationWithRule(slug: string, rule: Record<string, unknown>) {
+  const own = await createTenant(prisma, slug);
+  const operator = apiClient(url, own.operatorKey);
+  const channels: string[] = [];
+  let secret = '';
+  for (const kind of ['slack', 'webhook'] as const) {
+    const created = await operator.post<{ id: string; secret: string | null }>('/v1/alert-channels', {
+      name: `${slug} ${kind}`,
+      kind,
+      target: `${receiver.url}/${slug}/${kind}`,
+    });
+    expect(created.status).toBe(201);
+    channels.push(created.body.id);
+    secret = created.body.secret ?? secret;
+  }
+  const made = await operator.post('/v1/alert-rules', { name: slug, channelIds: channels, ...rule });
+  expect(made.status, JSON.stringify(made.body)).toBe(201);
+  const ownCluster = await createCluster(prisma, own, `${slug}-cluster`);
+  return { tenant: own, cluster: ownCluster, channels, secret, slack: `/${slug}/slack`, hook: `/${slug}/webhook` };
+}
+
+type Organization = Awaited<ReturnType<typeof organizationWithRule>>;
+
+/** One opening message per channel, then (after `clear`) one resolve per channel, of the rule's kind. */
+async function expectOneOpenAndOneResolve(org: Organization, kind: string, clear: () => Promise<void>) {
+  await waitFor('the opening messages', async () => on(org.slack).length >= 1 && on(org.hook).length >= 1, 60_000);
+  await waitFor('every delivery finished', allDeliveriesFinished, 60_000);
+  const opened = await prisma.alert.findMany({ where: { clusterId: org.cluster.id } });
+  expect(opened).toEqual([expect.objectContaining({ kind, subject: `cluster:${org.cluster.id}`, resolvedAt: null })]);
+  expect(verifyStandardWebhook(org.secret, on(org.hook)[0])).toMatchObject({
+    type: 'alert.opened',
+    data: { link: `${PUBLIC_URL}/clusters/${org.cluster.id}`, alert: { kind } },
+  });
+  expect(JSON.parse(on(org.slack)[0].body).text).toContain('[ALERT]');
+
+  await clear();
+  await waitFor('the resolve messages', async () => on(org.slack).length >= 2 && on(org.hook).length >= 2, 60_000);
+  await waitFor('every delivery finished', allDeliveriesFinished, 60_000);
+  expect(on(org.slack)).toHaveLength(2);
+  expect(on(org.hook)).toHaveLength(2);
+  expect(JSON.parse(on(org.slack)[1].body).text).toContain('[RESOLVED]');
+  expect(verifyStandardWebhook(org.secret, on(org.hook)[1])).toMatchObject({ type: 'alert.resolved' });
+  const after = await prisma.alert.findMany({ where: { clusterId: org.cluster.id } });
+  expect(after).toHaveLength(1);
+  expect(after[0].resolvedAt).not.toBeNull();
+  const deliveries = await prisma.alertDelivery.findMany({ where: { channelId: { in: org.channels } } });
+  expect(deliveries.map((delivery) => `${delivery.event} ${delivery.status}`).sort()).toEqual([
+    'opened succeeded',
+    'opened succeeded',
+    'resolved succeeded',
+    'resolved succeeded',
+  ]);
+}
+
 beforeAll(async () => {
   db = await createTestDatabase('alerts');
   buildApps();
@@ -102,6 +163,11 @@ beforeAll(async () => {
     WORKER_LOCK_DURATION_MS: '2000',
     WORKER_STALLED_INTERVAL_MS: '1000',
     SWEEP_EVERY_MS: '1000',
+    TRAFFIC_SOURCES_ALLOW_PRIVATE_ADDRESSES: 'true',
+    TRAFFIC_SOURCE_MIN_WINDOW_SECONDS: '1',
+    TRAFFIC_SOURCE_ATTEMPTS: '2',
+    TRAFFIC_SOURCE_BACKOFF_MS: '100',
+    TRAFFIC_SOURCE_TIMEOUT_MS: '1500',
   };
   Object.assign(process.env, env);
   prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 2 });
@@ -365,5 +431,100 @@ describe('a worker killed mid-delivery', () => {
     } finally {
       await held.close();
     }
+  }, 240_000);
+});
+
+describe('other rule kinds from condition to resolve', () => {
+  it('agent-stale: opened by an old newest snapshot, resolved by a fresh one', async () => {
+    const org = await organizationWithRule('stale', { kind: 'agent-stale' });
+    // STALE_AFTER_SECONDS is 900 (the default): a snapshot captured two hours ago is stale when it arrives.
+    await push(healthy(), new Date(Date.now() - 2 * 3600_000), org.cluster.token);
+    await expectOneOpenAndOneResolve(org, 'agent-stale', () => push(healthy(), new Date(), org.cluster.token));
+  }, 240_000);
+
+  it('traffic-source-failing: opened by a source the worker cannot reach, resolved when it is removed', async () => {
+    const org = await organizationWithRule('traffic', { kind: 'traffic-source-failing' });
+    await push(healthy(), new Date(Date.now() - 3600_000), org.cluster.token);
+    const admin = apiClient(url, org.tenant.adminKey);
+    const path = `/v1/clusters/${org.cluster.id}/traffic-source`;
+    const closed = await freePort();
+    const configured = await admin.put(path, {
+      clusterValue: 'measured',
+      preset: 'istio',
+      url: `http://127.0.0.1:${closed}`,
+      window: '5s',
+      interval: '1h',
+    });
+    expect([200, 201], JSON.stringify(configured.body)).toContain(configured.status);
+    await expectOneOpenAndOneResolve(org, 'traffic-source-failing', async () => {
+      expect((await admin.delete(path)).status).toBeLessThan(300);
+    });
+  }, 240_000);
+});
+
+describe('quiet hours', () => {
+  it("hold a rule's messages until the window ends; an alert opened and cleared inside it sends neither", async () => {
+    // A window around the worker's clock (UTC), ending two hours from now. BullMQ's delay is what the
+    // held messages wait on: promoting the delayed jobs below is the window ending.
+    const minute = (ms: number) => Math.floor(ms / 60_000) * 60_000;
+    const clock = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+    const end = new Date(minute(Date.now() + 2 * 3600_000));
+    const quietHours = { start: clock(Date.now() - 3600_000), end: clock(end.getTime()), timeZone: 'UTC' };
+    const org = await organizationWithRule('quiet', { kind: 'hints-lost', quietHours });
+    const brief = await createCluster(prisma, org.tenant, 'quiet-brief');
+    const start = Date.now() - 3 * 3600_000;
+    for (const token of [org.cluster.token, brief.token]) {
+      await push(healthy(), new Date(start), token);
+      await push(withoutZoneOnFirstNode(healthy()), new Date(start + 3600_000), token);
+    }
+    await push(healthy(), new Date(start + 2 * 3600_000), brief.token);
+    // org.cluster: opened on 2 channels; brief: opened and resolved on 2 channels.
+    const held = await waitFor(
+      'the held deliveries',
+      async () => {
+        const rows = await prisma.alertDelivery.findMany({ where: { channelId: { in: org.channels } } });
+        return rows.length === 6 ? rows : null;
+      },
+      60_000,
+    );
+    const queue = new Queue(ALERTS_QUEUE, { connection: redisConnectionFromUrl(TEST_REDIS_URL), prefix });
+    try {
+      for (const row of held) {
+        expect(row).toMatchObject({ status: 'pending', attempts: 0, notBefore: end });
+        expect(await queue.getJobState(row.id)).toBe('delayed');
+      }
+      expect(on(org.slack)).toHaveLength(0);
+      expect(on(org.hook)).toHaveLength(0);
+
+      // Resolves first: both jobs wake at the same instant, and nothing orders them.
+      const resolvesFirst = [...held].sort((a, b) => b.event.localeCompare(a.event));
+      for (const row of resolvesFirst) await (await queue.getJob(row.id))!.promote();
+      await waitFor('every delivery finished', allDeliveriesFinished, 60_000);
+    } finally {
+      await queue.close();
+    }
+    const alerts = await prisma.alert.findMany({ where: { clusterId: { in: [org.cluster.id, brief.id] } } });
+    const kept = alerts.find((alert) => alert.clusterId === org.cluster.id)!;
+    expect(on(org.slack)).toHaveLength(1);
+    expect(on(org.hook)).toHaveLength(1);
+    expect(verifyStandardWebhook(org.secret, on(org.hook)[0])).toMatchObject({
+      type: 'alert.opened',
+      data: { alert: { id: kept.id, kind: 'hints-lost' } },
+    });
+    const finished = await prisma.alertDelivery.findMany({ where: { channelId: { in: org.channels } } });
+    const outcome = (alertId: string) =>
+      finished
+        .filter((delivery) => delivery.alertId === alertId)
+        .map((delivery) => `${delivery.event} ${delivery.status} ${delivery.lastError ?? ''}`.trim())
+        .sort();
+    expect(outcome(kept.id)).toEqual(['opened succeeded', 'opened succeeded']);
+    const cleared = alerts.find((alert) => alert.clusterId === brief.id)!;
+    expect(cleared.resolvedAt).not.toBeNull();
+    expect(outcome(cleared.id)).toEqual([
+      'opened skipped opened and cleared during quiet hours',
+      'opened skipped opened and cleared during quiet hours',
+      'resolved skipped opened and cleared during quiet hours',
+      'resolved skipped opened and cleared during quiet hours',
+    ]);
   }, 240_000);
 });

@@ -61,9 +61,19 @@ export function organizationNames(db: Db, organizationId: string): Promise<{ slu
 }
 
 /** The pending resolve of an alert on a channel (an alert opened and cleared during quiet hours). */
-export function pendingResolve(db: Db, alertId: string, channelId: string) {
+/**
+ * The other message of an alert on a channel (its resolve for an opening, its opening for a resolve),
+ * still held for quiet hours and not yet sent.
+ */
+export function heldCounterpart(db: Db, alertId: string, channelId: string, event: 'opened' | 'resolved') {
   return db.alertDelivery.findFirst({
-    where: { alertId, channelId, event: 'resolved', status: 'pending' },
+    where: {
+      alertId,
+      channelId,
+      event: event === 'opened' ? 'resolved' : 'opened',
+      status: 'pending',
+      notBefore: { not: null },
+    },
     select: { id: true },
   });
 }

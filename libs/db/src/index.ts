@@ -241,7 +241,7 @@ export {
   organizationChannelIds,
   organizationNames,
   clusterOrganizationId,
-  pendingResolve,
+  heldCounterpart,
   skipDelivery,
   type DeliveryStatus,
   type DeliveryToSend,

@@ -6,9 +6,9 @@ import {
   deliveryToSend,
   type DeliveryToSend,
   finishAttempt,
+  heldCounterpart,
   openChannelSecrets,
   organizationNames,
-  pendingResolve,
   PrismaService,
   raiseChannelFailing,
   skipDelivery,
@@ -73,11 +73,12 @@ export class AlertDeliverer {
     if (!['pending', 'sending'].includes(delivery.status)) return { sent: false, skipped: delivery.status };
     const { channel, alert } = delivery;
     if (!channel.enabled) return this.finish(deliveryId, 'the channel is disabled');
-    // An alert that opened and cleared within the quiet hours: neither message is worth sending.
-    if (delivery.event === 'opened' && alert?.resolvedAt && delivery.notBefore) {
-      const resolve = await pendingResolve(this.prisma, alert.id, channel.id);
-      if (resolve) {
-        await this.finish(resolve.id, 'opened and cleared during quiet hours');
+    // An alert that opened and cleared within the quiet hours: neither message is worth sending. Both
+    // jobs wake at the window's end and may run at once, in either order, so each checks for the other.
+    if (isAlertEvent(delivery.event) && alert?.resolvedAt && delivery.notBefore) {
+      const other = await heldCounterpart(this.prisma, alert.id, channel.id, delivery.event);
+      if (other) {
+        await this.finish(other.id, 'opened and cleared during quiet hours');
         return this.finish(deliveryId, 'opened and cleared during quiet hours');
       }
     }
@@ -160,6 +161,10 @@ export class AlertDeliverer {
     await skipDelivery(this.prisma, id, why);
     return { sent: false, skipped: why };
   }
+}
+
+function isAlertEvent(event: string): event is 'opened' | 'resolved' {
+  return event === 'opened' || event === 'resolved';
 }
 
 function alertView(alert: NonNullable<DeliveryToSend['alert']>): AlertEvent['alert'] {
