@@ -110,6 +110,8 @@ export async function waitForPort(port: number): Promise<void> {
 
 /** One bench's private stack: its own database (migrated), queue prefix, and the apps it started. */
 export interface BenchStack {
+  /** The database's name, and its URL. */
+  database: string;
   databaseUrl: string;
   prisma: PrismaClient;
   /** What every app of this stack is started with: its database, Redis and queue prefix. */
@@ -142,6 +144,7 @@ export async function withBenchStack(
   const apis: ChildProcess[] = [];
   const workers: ChildProcess[] = [];
   const stack: BenchStack = {
+    database,
     databaseUrl,
     prisma,
     env,

@@ -1,22 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { generateFleetSnapshot } from '@zw/core';
-import { createApiKey, createPrismaClient, registerCluster } from '@zw/db';
+import { createApiKey, registerCluster } from '@zw/db';
 import { pending } from './api.js';
-import {
-  deleteKeys,
-  dropDatabase,
-  freePort,
-  inParallel,
-  migrate,
-  reachable,
-  REDIS_URL,
-  SERVER_URL,
-  startApp,
-  stop,
-  waitForPort,
-  waitUntil,
-  withCapturedAt,
-} from './local-stack.js';
+import { inParallel, waitUntil, withBenchStack, withCapturedAt } from './local-stack.js';
 
 /**
  * Organization-wide reads (`BENCH_ONLY=orgread`): one organization of BENCH_ORG_CLUSTERS clusters
@@ -33,30 +19,11 @@ const BLOCKS = 3;
 const TARGET_MS = 1000;
 
 export async function runOrgReadBench(): Promise<string[]> {
-  if (!(await reachable(SERVER_URL)) || !(await reachable(REDIS_URL))) {
-    return [`orgread: skipped: PostgreSQL (${SERVER_URL}) or Redis (${REDIS_URL}) not reachable`];
-  }
   const clusterCount = Number(process.env.BENCH_ORG_CLUSTERS ?? 200);
   const services = Number(process.env.BENCH_ORG_SERVICES ?? 1000);
-  const database = `zw_benchorg_${process.pid}`;
-  const databaseUrl = `${SERVER_URL}/${database}`;
-  const prefix = `zwbenchorg-${process.pid}`;
-  migrate(databaseUrl);
-  const prisma = createPrismaClient({ databaseUrl, poolMax: 4 });
-  const port = await freePort();
-  const env = {
-    DATABASE_URL: databaseUrl,
-    REDIS_URL,
-    QUEUE_PREFIX: prefix,
-    NO_COLOR: '1',
-    RATE_LIMIT_REQUESTS: '100000000',
-    QUERY_CACHE_TTL_MS: '0',
-  };
-  const api = startApp('api', { ...env, PORT: String(port), HOST: '127.0.0.1' });
-  const worker = startApp('worker', { ...env, WORKER_CONCURRENCY: '2' });
-  try {
-    await waitForPort(port);
-    const apiUrl = `http://127.0.0.1:${port}`;
+  return withBenchStack('org', {}, async ({ prisma, startApi, startWorker }) => {
+    const apiUrl = await startApi({ RATE_LIMIT_REQUESTS: '100000000', QUERY_CACHE_TTL_MS: '0' });
+    startWorker({ WORKER_CONCURRENCY: '2' });
     const started = performance.now();
     const slug = 'bench-org';
     const clusters: { id: string; token: string }[] = [];
@@ -146,13 +113,7 @@ export async function runOrgReadBench(): Promise<string[]> {
       );
     }
     return lines;
-  } finally {
-    await stop(worker);
-    await stop(api);
-    await prisma.$disconnect();
-    await dropDatabase(database);
-    await deleteKeys(prefix);
-  }
+  });
 }
 
 function median(values: number[]): number {

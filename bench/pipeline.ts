@@ -2,22 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { cpuBetween, type CpuTimes, postgresBackends, threadsCpu } from './cpu-time.js';
 import { analyzeSnapshot, generateFleetSnapshot, type KubernetesList, parseSnapshot } from '@zw/core';
-import { createPrismaClient, type PrismaClient, registerCluster, tableBytes } from '@zw/db';
-import {
-  SERVER_URL,
-  REDIS_URL,
-  withCapturedAt,
-  inParallel,
-  waitUntil,
-  startApp,
-  stop,
-  migrate,
-  dropDatabase,
-  deleteKeys,
-  reachable,
-  freePort,
-  waitForPort,
-} from './local-stack.js';
+import { type PrismaClient, registerCluster, tableBytes } from '@zw/db';
+import { inParallel, stop, waitUntil, withBenchStack, withCapturedAt } from './local-stack.js';
 
 /**
  * The ingest → queue → worker → history pipeline, measured with the real processes (compiled api and
@@ -55,55 +41,30 @@ interface Context {
 }
 
 export async function runPipelineBench(): Promise<string[]> {
-  if (!(await reachable(SERVER_URL)) || !(await reachable(REDIS_URL))) {
-    return [
-      `pipeline: skipped: PostgreSQL (${SERVER_URL}) or Redis (${REDIS_URL}) not reachable (scripts/ensure-services.sh starts them)`,
-    ];
-  }
-  const database = `zw_bench_${process.pid}`;
-  const databaseUrl = `${SERVER_URL}/${database}`;
-  const prefix = `zwbench-${process.pid}`;
-  migrate(databaseUrl);
-  const prisma = createPrismaClient({ databaseUrl, poolMax: 2 });
-  const port = await freePort();
-  const env = { DATABASE_URL: databaseUrl, REDIS_URL, QUEUE_PREFIX: prefix, WORKER_CONCURRENCY, NO_COLOR: '1' };
-  const workerEnv = { ...env, WORKER_CPU_NICE: process.env.WORKER_CPU_NICE ?? '0' };
-  // The bench measures throughput, not the per-token push limit: one agent token pushes every snapshot.
-  const api = startApp('api', {
-    ...env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    INGEST_RATE_LIMIT_REQUESTS: '100000000',
-    INGEST_RATE_LIMIT_BURST: '100000000',
-  });
-  let worker: ChildProcess | undefined;
-  const context: Context = {
-    prisma,
-    apiUrl: `http://127.0.0.1:${port}`,
-    databaseName: database,
-    async startWorker() {
-      worker = startApp('worker', workerEnv);
-      return worker;
-    },
-    async stopWorker() {
-      if (worker) await stop(worker);
-      worker = undefined;
-    },
-  };
-  try {
-    await waitForPort(port);
+  return withBenchStack('pipeline', { poolMax: 2 }, async ({ database, prisma, startApi, startWorker }) => {
+    // The bench measures throughput, not the per-token push limit: one agent token pushes every snapshot.
+    const apiUrl = await startApi({ INGEST_RATE_LIMIT_REQUESTS: '100000000', INGEST_RATE_LIMIT_BURST: '100000000' });
+    const workerEnv = { WORKER_CONCURRENCY, WORKER_CPU_NICE: process.env.WORKER_CPU_NICE ?? '0' };
+    let worker: ChildProcess | undefined;
+    const context: Context = {
+      prisma,
+      apiUrl,
+      databaseName: database,
+      async startWorker() {
+        worker = startWorker(workerEnv);
+        return worker;
+      },
+      async stopWorker() {
+        if (worker) await stop(worker);
+        worker = undefined;
+      },
+    };
     return [
       ...(await midSizeThroughput(context, 'mixed')),
       ...(await midSizeThroughput(context, 'every-snapshot-changed')),
       ...(await largeSnapshot(context)),
     ];
-  } finally {
-    await context.stopWorker();
-    await stop(api);
-    await prisma.$disconnect();
-    await dropDatabase(database);
-    await deleteKeys(prefix);
-  }
+  });
 }
 
 /**

@@ -1,32 +1,16 @@
-import type { ChildProcess } from 'node:child_process';
 import { Agent, get } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { generateFleetSnapshot, type KubernetesList } from '@zw/core';
 import {
   createApiKey,
   createOrganization,
-  createPrismaClient,
   ensureIntervalPartitions,
   intervalPartitions,
   type PrismaClient,
   registerCluster,
   tableBytes,
 } from '@zw/db';
-import {
-  SERVER_URL,
-  REDIS_URL,
-  withCapturedAt,
-  inParallel,
-  waitUntil,
-  startApp,
-  stop,
-  migrate,
-  dropDatabase,
-  deleteKeys,
-  reachable,
-  freePort,
-  waitForPort,
-} from './local-stack.js';
+import { inParallel, waitUntil, withBenchStack, withCapturedAt } from './local-stack.js';
 
 /**
  * `BENCH_ONLY=scale npm run bench`: a fleet pushing a snapshot per cluster every five minutes over a
@@ -84,40 +68,18 @@ interface Fleet {
 }
 
 export async function runScaleBench(): Promise<string[]> {
-  if (!(await reachable(SERVER_URL)) || !(await reachable(REDIS_URL))) {
-    return [`scale: skipped: PostgreSQL (${SERVER_URL}) or Redis (${REDIS_URL}) not reachable`];
-  }
   const size = scaleSize();
-  const database = `zw_benchscale_${process.pid}`;
-  const databaseUrl = `${SERVER_URL}/${database}`;
-  const prefix = `zwbenchscale-${process.pid}`;
-  migrate(databaseUrl);
-  const prisma = createPrismaClient({ databaseUrl, poolMax: 4 });
-  const port = await freePort();
-  const env = { DATABASE_URL: databaseUrl, REDIS_URL, QUEUE_PREFIX: prefix, NO_COLOR: '1' };
-  const api = startApp('api', {
-    ...env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    RATE_LIMIT_REQUESTS: '100000000',
-    INGEST_RATE_LIMIT_REQUESTS: '100000000',
-    INGEST_RATE_LIMIT_BURST: '100000000',
-    QUERY_CACHE_TTL_MS: '0',
-  });
-  const workers: ChildProcess[] = [];
-  try {
-    await waitForPort(port);
-    const apiUrl = `http://127.0.0.1:${port}`;
+  return withBenchStack('scale', {}, async ({ prisma, startApi, startWorker }) => {
+    const apiUrl = await startApi({
+      RATE_LIMIT_REQUESTS: '100000000',
+      INGEST_RATE_LIMIT_REQUESTS: '100000000',
+      INGEST_RATE_LIMIT_BURST: '100000000',
+      QUERY_CACHE_TTL_MS: '0',
+    });
     const fleet = await registerFleet(prisma, size);
-    for (let i = 0; i < size.workers; i++) workers.push(startApp('worker', env));
-    return await simulate(prisma, apiUrl, fleet, size);
-  } finally {
-    for (const worker of workers) await stop(worker);
-    await stop(api);
-    await prisma.$disconnect();
-    await dropDatabase(database);
-    await deleteKeys(prefix);
-  }
+    for (let i = 0; i < size.workers; i++) startWorker();
+    return simulate(prisma, apiUrl, fleet, size);
+  });
 }
 
 async function registerFleet(prisma: PrismaClient, size: Size): Promise<Fleet> {
