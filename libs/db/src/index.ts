@@ -146,6 +146,7 @@ export { addClosedIntervalsToSavingsDays, refreshSavingsDays, type SavingsDaySpa
 export * from './reports.js';
 export {
   clearMeasurements,
+  clustersWithTrafficSource,
   openSecret,
   recordTrafficFailure,
   sealSecret,

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Db } from './db-client.js';
 import type { PrismaClient } from './generated/prisma/client.js';
+import type { ReadDb } from './read-db.js';
 import { refreshLatestRollup } from './read-model/rollup.js';
 
 /**
@@ -129,4 +130,13 @@ export async function clearMeasurements(db: Db, clusterId: string): Promise<void
     UPDATE cluster_services SET measured_traffic_gb = NULL, measured_cross_zone = NULL, measured_at = NULL
      WHERE cluster_id = ${clusterId}::uuid AND measured_at IS NOT NULL`;
   await refreshLatestRollup(db, clusterId);
+}
+
+/** Which of these clusters have a traffic source configured. */
+export async function clustersWithTrafficSource(db: ReadDb, clusterIds: readonly string[]): Promise<Set<string>> {
+  const rows = await db.query<{ cluster_id: string }>(
+    'SELECT cluster_id::text FROM traffic_sources WHERE cluster_id = ANY($1::uuid[])',
+    [clusterIds],
+  );
+  return new Set(rows.map((row) => row.cluster_id));
 }

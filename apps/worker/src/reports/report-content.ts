@@ -1,5 +1,6 @@
 import { crossZonePrice } from '@zw/core';
 import {
+  clustersWithTrafficSource,
   fixRankingRows,
   measuredComparisonFigures,
   measuredComparisons,
@@ -134,13 +135,9 @@ async function measuredClusters(
   db: ReadDb,
   clusters: readonly { id: string; pricing: { pricePerGb: number } }[],
 ): Promise<MeasuredClusterRow[]> {
-  const withSource = new Set(
-    (
-      await db.query<{ cluster_id: string }>(
-        'SELECT cluster_id::text FROM traffic_sources WHERE cluster_id = ANY($1::uuid[])',
-        [clusters.map((cluster) => cluster.id)],
-      )
-    ).map((row) => row.cluster_id),
+  const withSource = await clustersWithTrafficSource(
+    db,
+    clusters.map((cluster) => cluster.id),
   );
   const measured = clusters.filter((cluster) => withSource.has(cluster.id));
   const rows = await measuredComparisons(
