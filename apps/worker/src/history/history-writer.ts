@@ -10,6 +10,20 @@ import {
 } from '@zw/db';
 import type { AnalysisSettings } from '../cluster-overrides.js';
 import { type IntervalRef, planIntervals } from './interval-plan.js';
+
+/**
+ * A stored interval with its start. service_intervals is partitioned by valid_from (weekly): a statement
+ * that names each row by (id, valid_from), its primary key, is planned against the partitions holding
+ * those rows only, not against every week kept.
+ */
+interface StoredInterval extends IntervalRef {
+  validFrom: Date;
+}
+
+/** The starts of these intervals, for the partition key beside their ids (see StoredInterval). */
+function startsOf(ids: readonly bigint[], intervals: ReadonlyMap<bigint, StoredInterval>): string[] {
+  return ids.map((id) => intervals.get(id)!.validFrom.toISOString());
+}
 import { canonicalZones, type ServiceState, serviceKey } from './service-state.js';
 
 type Tx = Prisma.TransactionClient;
@@ -72,13 +86,11 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
   const placed = await placeSnapshot(tx, record);
   if (!placed) return null;
   const { previous, next, observed, atPrevious } = placed;
-  const plan = planIntervals({
-    at,
-    next,
-    observed,
-    atPrevious,
-    atNext: next ? await intervalsCovering(tx, clusterId, next, [...observed.keys(), ...atPrevious.keys()]) : new Map(),
-  });
+  const atNext = next
+    ? await intervalsCovering(tx, clusterId, next, [...observed.keys(), ...atPrevious.keys()])
+    : new Map<string, StoredInterval>();
+  const plan = planIntervals({ at, next, observed, atPrevious, atNext });
+  const known = new Map([...atPrevious.values(), ...atNext.values()].map((interval) => [interval.id, interval]));
 
   const copies = plan.inserts.filter((insert) => insert.copyOf !== null).map((insert) => insert.copyOf!);
   if (copies.length > 0) {
@@ -94,12 +106,14 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
              ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
              preview_state, preview_reason, preview_cross_zone, managed_by, honours_hints, data_path_reason,
              fixes_hash, fix_fraction
-      FROM service_intervals WHERE id = ANY(${copies}::bigint[])`;
+      FROM service_intervals
+     WHERE id = ANY(${copies}::bigint[]) AND valid_from = ANY(${startsOf(copies, known)}::timestamptz[])`;
   }
   const changed: SavingsDaySpan[] = [];
   const closed: bigint[] = [];
   const fresh = plan.inserts.filter((insert) => insert.state !== null).map((insert) => insert.state!);
-  const { ended, inserted } = await closeAndOpen(tx, clusterId, at, next, plan.endAtSnapshot, fresh);
+  const ends = { ids: plan.endAtSnapshot, starts: startsOf(plan.endAtSnapshot, known) };
+  const { ended, inserted } = await closeAndOpen(tx, clusterId, at, next, ends, fresh);
   // An open interval closed now: its days are added to the savings roll-up. One that ended later (a
   // snapshot inserted into the past) loses its days after `at`, which its copy from `next` on takes back:
   // every day of it is summed again, not only those whose pieces changed, as a day row's head keeps the
@@ -112,7 +126,9 @@ export async function recordSnapshot(tx: Tx, record: SnapshotRecord): Promise<Re
   }
   if (plan.startAtSnapshot.length > 0) {
     const extended = await tx.$queryRaw<{ service_id: bigint; valid_to: Date | null }[]>`
-      UPDATE service_intervals SET valid_from = ${at}::timestamptz WHERE id = ANY(${plan.startAtSnapshot}::bigint[])
+      UPDATE service_intervals SET valid_from = ${at}::timestamptz
+       WHERE id = ANY(${plan.startAtSnapshot}::bigint[])
+         AND valid_from = ANY(${startsOf(plan.startAtSnapshot, known)}::timestamptz[])
       RETURNING service_id, valid_to`;
     changed.push(...extended.map((row) => ({ serviceId: row.service_id, from: at, to: row.valid_to ?? next! })));
   }
@@ -148,7 +164,8 @@ async function placeSnapshot(tx: Tx, record: SnapshotRecord) {
       state_hash: bigint | null;
       valid_to: Date | null;
       key: string;
-      previous: Date | null;
+      /** The position row: the previous snapshot's captured-at; a previous row: its interval's valid_from. */
+      since: Date | null;
     }[]
   >`
     WITH placement AS (
@@ -163,16 +180,16 @@ async function placeSnapshot(tx: Tx, record: SnapshotRecord) {
       SELECT * FROM unnest(${services.map((s) => serviceKey(s.namespace, s.name))}::text[],
                            ${services.map((s) => s.stateHash)}::bigint[])
     ), at_previous AS (
-      SELECT i.id, i.state_hash, i.valid_to, s.namespace || '/' || s.name AS key
+      SELECT i.id, i.state_hash, i.valid_from, i.valid_to, s.namespace || '/' || s.name AS key
         FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id, placement
        WHERE i.cluster_id = ${record.clusterId}::uuid AND i.valid_from <= placement.previous
          AND (i.valid_to IS NULL OR i.valid_to > placement.previous)
     )
     SELECT 'position' AS side, NULL::bigint AS id, NULL::bigint AS state_hash, next AS valid_to, status AS key,
-           previous
+           previous AS since
       FROM placement
     UNION ALL
-    SELECT 'previous', p.id, p.state_hash, p.valid_to, p.key, NULL
+    SELECT 'previous', p.id, p.state_hash, p.valid_to, p.key, p.valid_from
       FROM at_previous p LEFT JOIN observed o USING (key)
      WHERE o.state_hash IS DISTINCT FROM p.state_hash
     UNION ALL
@@ -182,14 +199,20 @@ async function placeSnapshot(tx: Tx, record: SnapshotRecord) {
   const position = rows.find((row) => row.side === 'position');
   if (position?.key !== 'queued' && position?.key !== 'processing') return null;
   const observed = new Map<string, ServiceState>();
-  const atPrevious = new Map<string, IntervalRef>();
+  const atPrevious = new Map<string, StoredInterval>();
   for (const row of rows) {
     if (row.side === 'observed') observed.set(row.key, byKey.get(row.key)!);
     if (row.side === 'previous') {
-      atPrevious.set(row.key, { id: row.id!, key: row.key, stateHash: row.state_hash!, validTo: row.valid_to });
+      atPrevious.set(row.key, {
+        id: row.id!,
+        key: row.key,
+        stateHash: row.state_hash!,
+        validFrom: row.since!,
+        validTo: row.valid_to,
+      });
     }
   }
-  return { previous: position.previous, next: position.valid_to, observed, atPrevious };
+  return { previous: position.since, next: position.valid_to, observed, atPrevious };
 }
 
 /** The intervals of these Services (by key) holding at instant `t`. */
@@ -198,22 +221,27 @@ async function intervalsCovering(
   clusterId: string,
   t: Date,
   keys: string[],
-): Promise<Map<string, IntervalRef>> {
+): Promise<Map<string, StoredInterval>> {
   if (keys.length === 0) return new Map();
-  const rows = await tx.$queryRaw<{ id: bigint; state_hash: bigint; valid_to: Date | null; key: string }[]>`
-    SELECT i.id, i.state_hash, i.valid_to, s.namespace || '/' || s.name AS key
+  const rows = await tx.$queryRaw<
+    { id: bigint; state_hash: bigint; valid_from: Date; valid_to: Date | null; key: string }[]
+  >`
+    SELECT i.id, i.state_hash, i.valid_from, i.valid_to, s.namespace || '/' || s.name AS key
       FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id
      WHERE i.cluster_id = ${clusterId}::uuid AND i.valid_from <= ${t}::timestamptz
        AND (i.valid_to IS NULL OR i.valid_to > ${t}::timestamptz)
        AND s.namespace || '/' || s.name = ANY(${keys}::text[])`;
   return new Map(
-    rows.map((row) => [row.key, { id: row.id, key: row.key, stateHash: row.state_hash, validTo: row.valid_to }]),
+    rows.map((row) => [
+      row.key,
+      { id: row.id, key: row.key, stateHash: row.state_hash, validFrom: row.valid_from, validTo: row.valid_to },
+    ]),
   );
 }
 
 /**
  * In one statement (the cluster's lock is held meanwhile, so its round trips are what other snapshots of
- * the cluster wait for): ends the intervals `endIds` at `at`, and opens new intervals from `at` to `next`
+ * the cluster wait for): ends the intervals `ends` (by id and start) at `at`, and opens new intervals from `at` to `next`
  * (open-ended when null) for `states`, registering Services never seen before and storing the fixes they
  * name that the cluster has not stored yet. A fix content stored already is not parsed again: its JSON is
  * cast only for the rows the NOT EXISTS lets through. Returns the ended intervals and the Services of the
@@ -228,16 +256,17 @@ async function closeAndOpen(
   clusterId: string,
   at: Date,
   next: Date | null,
-  endIds: bigint[],
+  ends: { ids: bigint[]; starts: string[] },
   states: ServiceState[],
 ): Promise<{ ended: { id: bigint; serviceId: bigint; validFrom: Date }[]; inserted: bigint[] }> {
-  if (endIds.length === 0 && states.length === 0) return { ended: [], inserted: [] };
+  if (ends.ids.length === 0 && states.length === 0) return { ended: [], inserted: [] };
   const savings = states.map((s) => s.savings);
   const verdicts = states.map((s) => s.verdict);
   const contents = new Map(states.flatMap((s) => (s.fixes ? [[s.fixes.hash, s.fixes.json]] : [])));
   const rows = await tx.$queryRaw<{ id: bigint | null; service_id: bigint; valid_from: Date | null }[]>`
     WITH ended AS (
-      UPDATE service_intervals SET valid_to = ${at}::timestamptz WHERE id = ANY(${endIds}::bigint[])
+      UPDATE service_intervals SET valid_to = ${at}::timestamptz
+       WHERE id = ANY(${ends.ids}::bigint[]) AND valid_from = ANY(${ends.starts}::timestamptz[])
       RETURNING id, service_id, valid_from
     ), t AS (
       SELECT * FROM unnest(${states.map((s) => s.namespace)}::text[], ${states.map((s) => s.name)}::text[],
