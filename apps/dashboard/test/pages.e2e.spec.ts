@@ -105,6 +105,9 @@ describe.skipIf(skipReason !== '')(
         TRAFFIC_SOURCES_ENCRYPTION_KEY: 'a-test-only-traffic-source-key',
         REPORT_WEBHOOK_ALLOW_PRIVATE: 'true',
         REPORT_WEBHOOK_BACKOFF_MS: '200',
+        // Alert channels are sealed with the keyring: a test-only key, never a deployment's.
+        SECRET_ENCRYPTION_KEYS: 'test-1:a-test-only-secret-encryption-key',
+        ALERT_ALLOW_PRIVATE: 'true',
       });
       tenant = await createTenant(stack.prisma, 'pages');
       cluster = await createCluster(stack.prisma, tenant, 'pages-eu', { cloud: 'aws', region: 'eu-west-1' });
@@ -250,6 +253,31 @@ describe.skipIf(skipReason !== '')(
         .click();
       await panel.getByText('No webhook').waitFor();
       expect((await api().get(`/v1/report-schedules/${schedule.id}`)).body.webhook).toBeNull();
+      expect(session.errors).toEqual([]);
+    });
+
+    it("sends a schedule's reports to an alert channel picked on its recipients panel", async () => {
+      const { page } = session;
+      const channel = await api().post<{ id: string }>('/v1/alert-channels', {
+        name: 'reports on slack',
+        kind: 'slack',
+        target: receiver.url,
+      });
+      expect(channel.status).toBe(201);
+      await page.goto(`${stack.url}/reports`);
+      await settled(page, 'Reports');
+      await page.locator('tr[data-schedule="to the hook"]').getByRole('button', { name: 'Recipients' }).click();
+      const panel = page.getByTestId('report-channels');
+      await panel.getByText('No alert channel delivers these reports.').waitFor();
+      await panel.getByRole('checkbox', { name: 'reports on slack' }).check();
+      await panel.getByRole('button', { name: 'Save channels' }).click();
+      const listed = panel.getByTestId('report-channel-list').locator(`li[data-channel="${channel.body.id}"]`);
+      await listed.waitFor();
+      expect(await listed.textContent()).toContain('reports on slack');
+      const schedule = (await api().get('/v1/report-schedules')).body.schedules.find(
+        (entry: { name: string }) => entry.name === 'to the hook',
+      );
+      expect(schedule.channelIds).toEqual([channel.body.id]);
       expect(session.errors).toEqual([]);
     });
 

@@ -10,6 +10,7 @@ import { useIdentity } from '../identity';
 import { useUrlState } from '../url-state';
 import { Secret } from '../components/secret';
 import { Webhook } from '../components/reports/webhook';
+import { ReportChannels } from '../components/reports/channels';
 import type { Report, Schedule, ScheduleAnswer } from '../types';
 
 export default function ReportsPage() {
@@ -80,7 +81,12 @@ export default function ReportsPage() {
       {scheduleId &&
         schedules.data?.schedules
           .filter((schedule) => schedule.id === scheduleId)
-          .map((schedule) => <Webhook key={schedule.id} schedule={schedule} admin={admin} />)}
+          .map((schedule) => (
+            <div key={schedule.id}>
+              <Webhook schedule={schedule} admin={admin} />
+              <ReportChannels schedule={schedule} admin={admin} />
+            </div>
+          ))}
       <h2>
         Reports
         {scheduleId && schedules.data
