@@ -70,6 +70,33 @@ function healthy(services = 1): KubernetesList {
   });
 }
 
+/**
+ * The same Services with no topology routing asked for, their slices still carrying the hints: enabling
+ * routing would populate hints (an opportunity), and the hints differ from what the controller computes
+ * now (drift).
+ */
+function unrouted(): KubernetesList {
+  const list = healthy();
+  for (const item of list.items) {
+    if (item.kind !== 'Service') continue;
+    const service = item as { spec?: Record<string, unknown>; metadata: { annotations?: Record<string, string> } };
+    delete service.spec?.trafficDistribution;
+    service.metadata.annotations = {};
+  }
+  return list;
+}
+
+/** The list with every EndpointSlice's hints removed, as the controller leaves a Service without routing. */
+function withoutHints(list: KubernetesList): KubernetesList {
+  for (const item of list.items) {
+    if (item.kind !== 'EndpointSlice') continue;
+    for (const endpoint of (item as { endpoints?: { hints?: unknown }[] }).endpoints ?? []) delete endpoint.hints;
+  }
+  return list;
+}
+
+const ORGANIZATION_PRICE = 0.05;
+
 async function push(list: KubernetesList, at: Date, token = cluster.token): Promise<void> {
   const id = await pushSnapshot(url, token, capturedAt(list, at));
   await waitProcessed(prisma, [id], 60_000);
@@ -459,6 +486,36 @@ describe('other rule kinds from condition to resolve', () => {
     await expectOneOpenAndOneResolve(org, 'traffic-source-failing', async () => {
       expect((await admin.delete(path)).status).toBeLessThan(300);
     });
+  }, 240_000);
+});
+
+describe('savings missed, at the price every other figure uses', () => {
+  it("opens above the threshold at the organization's price, and resolves once routing is on", async () => {
+    const org = await organizationWithRule('missed', { kind: 'savings-missed', threshold: 0 });
+    await prisma.organization.update({
+      where: { id: org.tenant.organizationId },
+      data: { crossZonePricePerGb: ORGANIZATION_PRICE },
+    });
+    await push(unrouted(), new Date(Date.now() - 3600_000), org.cluster.token);
+    const [summary] = await prisma.snapshotSummary.findMany({ where: { clusterId: org.cluster.id } });
+    expect(summary.missedGb).toBeGreaterThan(0);
+    await expectOneOpenAndOneResolve(org, 'savings-missed', () => push(healthy(), new Date(), org.cluster.token));
+    const [alert] = await prisma.alert.findMany({ where: { clusterId: org.cluster.id } });
+    expect(alert.details).toMatchObject({
+      pricePerGb: ORGANIZATION_PRICE,
+      priceSource: 'organization-override',
+      estimatedMonthly: { amount: Number((summary.missedGb! * ORGANIZATION_PRICE).toFixed(2)), currency: 'USD' },
+    });
+  }, 240_000);
+});
+
+describe('drift from condition to resolve', () => {
+  it('opens when slices carry hints their Service no longer asks for, and resolves once the hints are gone', async () => {
+    const org = await organizationWithRule('drift', { kind: 'drift' });
+    await push(unrouted(), new Date(Date.now() - 3600_000), org.cluster.token);
+    const [summary] = await prisma.snapshotSummary.findMany({ where: { clusterId: org.cluster.id } });
+    expect(summary.servicesWithDrift).toBeGreaterThan(0);
+    await expectOneOpenAndOneResolve(org, 'drift', () => push(withoutHints(unrouted()), new Date(), org.cluster.token));
   }, 240_000);
 });
 

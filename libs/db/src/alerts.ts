@@ -134,6 +134,7 @@ interface NewestSummary {
   cloud: string;
   region: string | null;
   price: string | null;
+  organization_price: string | null;
   drift: number;
   missed_gb: number | null;
   captured_at: Date;
@@ -142,8 +143,10 @@ interface NewestSummary {
 function newestSummaries(db: Db, scope: ClusterScope): Promise<NewestSummary[]> {
   return db.$queryRaw<NewestSummary[]>`
     SELECT c.id::text AS cluster_id, c.name AS cluster_name, c.cloud::text AS cloud, c.region,
-           c.cross_zone_price_per_gb::text AS price, ss.services_with_drift AS drift, ss.missed_gb, ss.captured_at
+           c.cross_zone_price_per_gb::text AS price, o.cross_zone_price_per_gb::text AS organization_price,
+           ss.services_with_drift AS drift, ss.missed_gb, ss.captured_at
       FROM clusters c
+      JOIN organizations o ON o.id = c.organization_id
       JOIN LATERAL (SELECT * FROM snapshot_summaries x WHERE x.cluster_id = c.id
                      ORDER BY x.captured_at DESC LIMIT 1) ss ON true
      WHERE c.organization_id = ${scope.organizationId}::uuid
@@ -165,7 +168,8 @@ async function drift(db: Db, scope: ClusterScope): Promise<AlertCondition[]> {
 /**
  * Clusters whose missed savings (cross-zone GB per month that topology routing would save, times the
  * cluster's price) exceed the threshold. Estimated: the GB come from the traffic values known, the price
- * from the cluster's own or the cloud's list price (libs/core savings.ts crossZonePrice).
+ * as every other figure takes it: the cluster's own, the organization's, or the catalogue's (libs/core
+ * savings.ts crossZonePrice).
  */
 async function savingsMissed(db: Db, scope: ClusterScope, threshold: number): Promise<AlertCondition[]> {
   const conditions: AlertCondition[] = [];
@@ -175,6 +179,7 @@ async function savingsMissed(db: Db, scope: ClusterScope, threshold: number): Pr
       cloud: row.cloud,
       region: row.region,
       overridePerGb: row.price === null ? null : Number(row.price),
+      organizationOverridePerGb: row.organization_price === null ? null : Number(row.organization_price),
     });
     const amount = row.missed_gb * price.pricePerGb;
     if (!(amount > threshold)) continue;
