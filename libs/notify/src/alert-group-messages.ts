@@ -4,7 +4,7 @@
  * page. Pure: channel-senders.ts sends it.
  */
 import { escapeHtml } from '@zw/reports';
-import { type AlertEvent, alertTitle } from './alert-messages.js';
+import { type AlertEvent, alertTitle, slackEscape, teamsCard } from './alert-messages.js';
 import type { ChannelMessage } from './channel-message.js';
 
 export interface AlertGroupEvent {
@@ -41,10 +41,6 @@ function listed(event: AlertGroupEvent, limit: number): string[] {
   return more > 0 ? [...lines, `… and ${more} more`] : lines;
 }
 
-function slackEscape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 function slackGroup(event: AlertGroupEvent): Record<string, unknown> {
   return {
     text: slackEscape(groupText(event)),
@@ -76,32 +72,20 @@ function slackGroup(event: AlertGroupEvent): Record<string, unknown> {
 }
 
 function teamsGroup(event: AlertGroupEvent): Record<string, unknown> {
-  return {
-    type: 'message',
-    attachments: [
+  return teamsCard(
+    [
       {
-        contentType: 'application/vnd.microsoft.card.adaptive',
-        contentUrl: null,
-        content: {
-          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-          type: 'AdaptiveCard',
-          version: '1.4',
-          body: [
-            {
-              type: 'TextBlock',
-              size: 'Medium',
-              weight: 'Bolder',
-              text: groupTitle(event),
-              wrap: true,
-              color: event.type === 'opened' ? 'Attention' : 'Good',
-            },
-            ...listed(event, CHAT_LINES).map((line) => ({ type: 'TextBlock', text: `- ${line}`, wrap: true })),
-          ],
-          actions: [{ type: 'Action.OpenUrl', title: LINK_LABEL, url: event.link }],
-        },
+        type: 'TextBlock',
+        size: 'Medium',
+        weight: 'Bolder',
+        text: groupTitle(event),
+        wrap: true,
+        color: event.type === 'opened' ? 'Attention' : 'Good',
       },
+      ...listed(event, CHAT_LINES).map((line) => ({ type: 'TextBlock', text: `- ${line}`, wrap: true })),
     ],
-  };
+    { title: LINK_LABEL, url: event.link },
+  );
 }
 
 export function alertGroupMessage(event: AlertGroupEvent): ChannelMessage {

@@ -68,7 +68,7 @@ function linkLabel(event: AlertEvent): string {
 }
 
 /** Slack's `<url|label>` escapes: &, < and > in text (https://api.slack.com/reference/surfaces/formatting). */
-function slackEscape(text: string): string {
+export function slackEscape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
@@ -117,6 +117,25 @@ export function teamsMessage(event: AlertEvent): Record<string, unknown> {
     { title: 'Opened', value: event.alert.openedAt },
     event.alert.resolvedAt ? { title: 'Resolved', value: event.alert.resolvedAt } : null,
   ].filter((fact) => fact !== null);
+  return teamsCard(
+    [
+      {
+        type: 'TextBlock',
+        size: 'Medium',
+        weight: 'Bolder',
+        text: alertTitle(event),
+        wrap: true,
+        color: event.type === 'opened' ? 'Attention' : event.type === 'resolved' ? 'Good' : 'Default',
+      },
+      { type: 'TextBlock', text: event.alert.summary, wrap: true },
+      { type: 'FactSet', facts },
+    ],
+    { title: linkLabel(event), url: event.link },
+  );
+}
+
+/** One Adaptive Card attachment with `body` and one button opening `link`, as Teams' incoming webhooks take it. */
+export function teamsCard(body: unknown[], link: { title: string; url: string }): Record<string, unknown> {
   return {
     type: 'message',
     attachments: [
@@ -127,19 +146,8 @@ export function teamsMessage(event: AlertEvent): Record<string, unknown> {
           $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
           type: 'AdaptiveCard',
           version: '1.4',
-          body: [
-            {
-              type: 'TextBlock',
-              size: 'Medium',
-              weight: 'Bolder',
-              text: alertTitle(event),
-              wrap: true,
-              color: event.type === 'opened' ? 'Attention' : event.type === 'resolved' ? 'Good' : 'Default',
-            },
-            { type: 'TextBlock', text: event.alert.summary, wrap: true },
-            { type: 'FactSet', facts },
-          ],
-          actions: [{ type: 'Action.OpenUrl', title: linkLabel(event), url: event.link }],
+          body,
+          actions: [{ type: 'Action.OpenUrl', title: link.title, url: link.url }],
         },
       },
     ],

@@ -4,6 +4,7 @@
  * Standard Webhooks body (`type: report.ready`). Pure: channel-senders.ts sends them.
  */
 import { escapeHtml, formatMoney } from '@zw/reports';
+import { slackEscape, teamsCard } from './alert-messages.js';
 import type { ChannelMessage, EmailContent } from './channel-message.js';
 
 export interface ReportFigure {
@@ -76,10 +77,6 @@ function reportText(event: ReportEvent): string {
 
 const LINK_LABEL = 'Open the report';
 
-function slackEscape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 function slackReport(event: ReportEvent): Record<string, unknown> {
   return {
     text: slackEscape(reportText(event)),
@@ -108,26 +105,14 @@ function slackReport(event: ReportEvent): Record<string, unknown> {
 }
 
 function teamsReport(event: ReportEvent): Record<string, unknown> {
-  return {
-    type: 'message',
-    attachments: [
-      {
-        contentType: 'application/vnd.microsoft.card.adaptive',
-        contentUrl: null,
-        content: {
-          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-          type: 'AdaptiveCard',
-          version: '1.4',
-          body: [
-            { type: 'TextBlock', size: 'Medium', weight: 'Bolder', text: reportTitle(event), wrap: true },
-            { type: 'TextBlock', text: event.organization.name, wrap: true, isSubtle: true },
-            { type: 'FactSet', facts: reportFacts(event) },
-          ],
-          actions: [{ type: 'Action.OpenUrl', title: LINK_LABEL, url: event.link }],
-        },
-      },
+  return teamsCard(
+    [
+      { type: 'TextBlock', size: 'Medium', weight: 'Bolder', text: reportTitle(event), wrap: true },
+      { type: 'TextBlock', text: event.organization.name, wrap: true, isSubtle: true },
+      { type: 'FactSet', facts: reportFacts(event) },
     ],
-  };
+    { title: LINK_LABEL, url: event.link },
+  );
 }
 
 function fileStem(event: ReportEvent): string {
