@@ -43,8 +43,9 @@ export async function intervalPartitions(db: PrismaClient | Prisma.TransactionCl
 
 /**
  * Creates the week of `now` and the `weeksAhead` after it where missing. Rows the default partition
- * already holds for such a week (a snapshot captured ahead of the clock) move into it in the same
- * transaction, as attaching a range the default partition holds rows of would fail.
+ * already holds for such a week (a snapshot captured ahead of the clock, history recorded before the week
+ * was created) move into it in the same transaction, as attaching a range the default partition holds
+ * rows of would fail. Weeks are created ahead, so the table is locked (briefly) about once a week.
  */
 export async function ensureIntervalPartitions(db: PrismaClient, now: Date, weeksAhead: number): Promise<string[]> {
   const existing = new Set((await intervalPartitions(db)).map((week) => week.name));
@@ -54,7 +55,10 @@ export async function ensureIntervalPartitions(db: PrismaClient, now: Date, week
     if (existing.has(week.name)) continue;
     await inPartitionTransaction(db, async (tx) => {
       const table = Prisma.raw(`"${week.name}"`);
-      await tx.$executeRaw`LOCK TABLE ${Prisma.raw(DEFAULT_PARTITION)} IN ACCESS EXCLUSIVE MODE`;
+      // The whole table, not the default partition alone: a statement planned before the new week
+      // exists and run after the move (a fresh snapshot) would find its rows in neither partition.
+      // Locking the parent stops statements before they are planned; they plan again once it commits.
+      await tx.$executeRaw`LOCK TABLE ${Prisma.raw(PARENT)} IN ACCESS EXCLUSIVE MODE`;
       await tx.$executeRaw`CREATE TABLE ${table} (LIKE ${Prisma.raw(PARENT)} INCLUDING DEFAULTS)`;
       await tx.$executeRaw`
         WITH moved AS (DELETE FROM ${Prisma.raw(DEFAULT_PARTITION)}

@@ -1,5 +1,7 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
+import { waitFor } from '../../../test/support/wait.js';
 import {
   createPrismaClient,
   dropExpiredIntervalPartitions,
@@ -123,6 +125,35 @@ describe('interval partitions', () => {
     expect(await partitionsOf(ahead)).toEqual(['service_intervals_w20260914', 'service_intervals_default']);
   });
 
+  it('moves rows into a new week without hiding them from a statement that waited for the move', async () => {
+    // A statement planned before the week exists and run after its rows moved out of the default
+    // partition would read neither copy (the history writer then re-opened every Service of a cluster).
+    // The reader here queues behind the move, which queues behind a transaction reading the default.
+    const clusterId = await newCluster('parts-concurrent', 'c');
+    const services = await Promise.all(['a', 'b', 'c'].map((name) => addService(clusterId, name)));
+    for (const service of services) await addInterval(clusterId, service, at(71, 3), null);
+    const holder = await connected();
+    const reader = await connected();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT count(*) FROM service_intervals_default');
+      const move = ensureIntervalPartitions(prisma, at(71), 0);
+      await waitForLockWaits(1);
+      const read = reader.query<{ n: string }>(
+        `SELECT count(*) AS n FROM service_intervals WHERE cluster_id = $1 AND valid_from >= $2`,
+        [clusterId, at(70)],
+      );
+      await waitForLockWaits(2);
+      await holder.query('COMMIT');
+
+      expect(await move).toEqual(['service_intervals_w20261116']);
+      expect(Number((await read).rows[0].n)).toBe(services.length);
+      expect(await partitionsOf(services[0])).toEqual(['service_intervals_w20261116']);
+    } finally {
+      await Promise.all([holder.end(), reader.end()]);
+    }
+  });
+
   it('drops whole weeks past retention, keeping open and still-held intervals and the fixes they name', async () => {
     // Weeks from 2026-09-07 (created above) and two before it.
     await ensureIntervalPartitions(prisma, at(-14), 1);
@@ -204,3 +235,19 @@ describe('interval partitions', () => {
     expect(Number(row.services)).toBeGreaterThan(0);
   });
 });
+
+async function connected(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  return client;
+}
+
+/** Until `count` lock requests in the test database wait (an outcome of the sessions' order, not a delay). */
+async function waitForLockWaits(count: number): Promise<void> {
+  await waitFor(`${count} waiting lock request(s)`, async () => {
+    const [row] = await prisma.$queryRaw<{ n: bigint }[]>`
+      SELECT count(DISTINCT l.pid) AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE NOT l.granted AND a.datname = current_database()`;
+    return Number(row.n) >= count;
+  });
+}
