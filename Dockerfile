@@ -22,6 +22,7 @@ COPY libs/db/package.json libs/db/
 COPY libs/notify/package.json libs/notify/
 COPY libs/queue/package.json libs/queue/
 COPY libs/reports/package.json libs/reports/
+COPY libs/secrets/package.json libs/secrets/
 COPY prisma/schema.prisma prisma/
 COPY scripts/no-schema-engine.sh scripts/
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund

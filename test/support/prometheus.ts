@@ -108,20 +108,24 @@ export interface CountingProxy {
   url: string;
   /** Query requests (`/api/v1/query`) seen so far, with the PromQL each carried. */
   queries: string[];
+  /** The Authorization header of each of those requests (null: none). */
+  authorizations: (string | null)[];
   mode: ProxyMode;
   stop(): Promise<void>;
 }
 
 export async function startCountingProxy(upstream: string): Promise<CountingProxy> {
   const target = new URL(upstream);
-  const proxy: Omit<CountingProxy, 'url' | 'stop'> = { queries: [], mode: 'forward' };
+  const proxy: Omit<CountingProxy, 'url' | 'stop'> = { queries: [], authorizations: [], mode: 'forward' };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (req.url?.startsWith('/api/v1/query'))
+      if (req.url?.startsWith('/api/v1/query')) {
         proxy.queries.push(new URLSearchParams(body.toString()).get('query') ?? '');
+        proxy.authorizations.push(req.headers.authorization ?? null);
+      }
       if (proxy.mode === 'drop') return req.socket.destroy();
       if (proxy.mode === 'hang') return;
       if (proxy.mode === 'html') {

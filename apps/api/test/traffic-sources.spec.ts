@@ -1,7 +1,10 @@
 import { type KubernetesList, type TrafficPreset } from '@zw/core';
+import { openAuthHeader, sealAuthHeader } from '@zw/db';
 import { redisConnectionFromUrl, TRAFFIC_QUEUE, trafficSchedulerId } from '@zw/queue';
+import { parseKeyring, sealedKeyId } from '@zw/secrets';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TrafficMeasurer } from '../../worker/src/traffic/traffic-measurer.service.js';
 import { TrafficScheduler } from '../../worker/src/traffic/traffic-scheduler.service.js';
 import {
   startCountingProxy,
@@ -26,6 +29,7 @@ import {
 } from '../../../test/support/query-api.js';
 import { capturedAt, fleet } from '../../../test/support/snapshots.js';
 import { presetCounters, type TrafficPlan, withWorkloads } from '../../../test/support/traffic.js';
+import { sealedHeaderless } from '../../../test/support/legacy-secrets.js';
 import { TEST_REDIS_URL } from '../../../test/support/redis.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { ProblemSchema } from '../src/http/schemas.js';
@@ -41,6 +45,9 @@ const missing = prometheusMissing();
 if (missing) console.warn(missing);
 
 const CUSTOM_TEMPLATE = 'sum by (namespace, service) (increase(zw_test_service_bytes_total[$window]))';
+/** The deployment's keyring, and the key auth headers were sealed with before it (test-only keys). */
+const SECRET_KEYS = 'k2:a-test-only-secret-keyring-key';
+const TRAFFIC_KEY = 'a-test-only-traffic-sources-key';
 
 let stack: QueryStack;
 let tenant: Tenant;
@@ -91,6 +98,8 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
       TRAFFIC_SOURCE_ATTEMPTS: '2',
       TRAFFIC_SOURCE_BACKOFF_MS: '100',
       TRAFFIC_SOURCE_TIMEOUT_MS: '1500',
+      SECRET_ENCRYPTION_KEYS: SECRET_KEYS,
+      TRAFFIC_SOURCES_ENCRYPTION_KEY: TRAFFIC_KEY,
     });
     tenant = await createTenant(stack.prisma, 'traffic');
     cluster = await createCluster(stack.prisma, tenant, 'measured', { cloud: 'aws', region: 'us-east-1' });
@@ -417,7 +426,6 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
         /queryTemplate.*\$window/,
       ],
       [{ preset: 'istio', url: proxy.url, queryTemplate: CUSTOM_TEMPLATE }, /queryTemplate.*only for the custom/],
-      [{ preset: 'istio', url: proxy.url, authHeader: 'Bearer x' }, /authHeader.*TRAFFIC_SOURCES_ENCRYPTION_KEY/],
       [{ preset: 'istio', url: proxy.url, colour: 'blue' }, /colour/],
     ];
     for (const [body, detail] of cases) {
@@ -527,6 +535,61 @@ describe.skipIf(missing !== null)('traffic sources through a real Prometheus', (
     } finally {
       await queue.close();
     }
+  }, 30_000);
+
+  it('an auth header stored before the keyring is still sent, and re-sealed with the keyring when saved', async () => {
+    const body = { preset: 'custom', url: proxy.url, window: '5s', interval: '1h', queryTemplate: CUSTOM_TEMPLATE };
+    const first = await configure(body);
+    expect((await attempted(first.before)).status).toBe('ok');
+    // Stored the old way: `iv ‖ tag ‖ ciphertext` under one SHA-256 of TRAFFIC_SOURCES_ENCRYPTION_KEY.
+    const header = 'Bearer from-before-the-keyring';
+    const legacy = sealedHeaderless(TRAFFIC_KEY, header);
+    await stack.prisma.clusterTrafficSource.update({ where: { clusterId: cluster.id }, data: { authHeader: legacy } });
+    const sent = proxy.authorizations.length;
+    expect(await stack.worker.get(TrafficMeasurer).measure(cluster.id)).toMatchObject({ measured: true });
+    expect(proxy.authorizations.slice(sent)).toContain(header);
+    const read = await stack.prisma.clusterTrafficSource.findUniqueOrThrow({ where: { clusterId: cluster.id } });
+    expect(Buffer.from(read.authHeader!).equals(Buffer.from(legacy))).toBe(true); // reading rewrites nothing
+
+    // The next save re-seals it: version 2 under the keyring's current key, bound to this cluster's
+    // source; the keyring alone opens it (the old key is no longer needed for it).
+    const second = await configure(body);
+    expect(second.source.hasAuthHeader).toBe(true);
+    const saved = (await stack.prisma.clusterTrafficSource.findUniqueOrThrow({ where: { clusterId: cluster.id } }))
+      .authHeader!;
+    expect(saved[0]).toBe(2);
+    expect(sealedKeyId(saved)).toBe('k2');
+    expect(Buffer.from(saved).toString('latin1')).not.toContain('from-before');
+    expect(openAuthHeader(parseKeyring(SECRET_KEYS), cluster.id, saved)).toBe(header);
+    expect((await attempted(second.before)).status).toBe('ok');
+    expect(proxy.authorizations.at(-1)).toBe(header);
+    // Saved again, it is left as it is.
+    await configure(body);
+    const again = (await stack.prisma.clusterTrafficSource.findUniqueOrThrow({ where: { clusterId: cluster.id } }))
+      .authHeader!;
+    expect(Buffer.from(again).equals(Buffer.from(saved))).toBe(true);
+  }, 30_000);
+
+  it('a sealed header copied to another cluster, or under a key the keyring lost, is refused and says why', async () => {
+    const other = await createCluster(stack.prisma, tenant, 'copied-to', { cloud: 'aws' });
+    const body = { preset: 'custom', url: proxy.url, window: '5s', interval: '1h', queryTemplate: CUSTOM_TEMPLATE };
+    await configure({ ...body, authHeader: 'Bearer mine' });
+    // Its own first measurement done, so none runs alongside the ones below.
+    await attempted((await configure(body, other.id)).before, 2, other.id);
+    const measurer = stack.worker.get(TrafficMeasurer);
+    const refusedWith = async (authHeader: Uint8Array<ArrayBuffer>, reason: RegExp) => {
+      await stack.prisma.clusterTrafficSource.update({ where: { clusterId: other.id }, data: { authHeader } });
+      await expect(measurer.measure(other.id)).rejects.toThrow(/bad-credentials/);
+      const answer = await admin().get(`/v1/clusters/${other.id}/traffic-source`);
+      const source = TrafficSourceSchema.parse(answer.body);
+      expect(source.status).toBe('bad-credentials');
+      expect(source.lastError).toMatch(reason);
+    };
+    const mine = (await stack.prisma.clusterTrafficSource.findUniqueOrThrow({ where: { clusterId: cluster.id } }))
+      .authHeader!;
+    await refusedWith(mine, /cannot be decrypted: sealed with key "k2", but it does not open with that key/);
+    const gone = sealAuthHeader(parseKeyring('gone-1:a-key-no-longer-configured'), other.id, 'Bearer lost');
+    await refusedWith(gone, /sealed with key "gone-1", which the keyring does not hold .*set it again/);
   }, 30_000);
 
   it('a Pod-mapped preset before the cluster has a snapshot is the status no-snapshot', async () => {

@@ -6,10 +6,9 @@
  * evaluator (another worker) finds the alert already open or resolved and creates nothing.
  */
 import { crossZonePrice } from '@zw/core';
-import type { SecretKeyring } from '@zw/reports';
 import type { Db } from './db-client.js';
 import type { PrismaClient } from './generated/prisma/client.js';
-import { openWithKeyring, sealWithKeyring } from '@zw/reports';
+import { openWithKeyring, type SecretKeyring, sealWithKeyring } from '@zw/secrets';
 
 export const ALERT_RULE_KINDS = [
   'hints-lost',

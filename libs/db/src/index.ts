@@ -147,9 +147,10 @@ export * from './reports.js';
 export {
   clearMeasurements,
   clustersWithTrafficSource,
-  openSecret,
+  openAuthHeader,
   recordTrafficFailure,
-  sealSecret,
+  resealedAuthHeader,
+  sealAuthHeader,
   storeMeasurements,
   type MeasurementOutcome,
   type ServiceMeasurement,
@@ -170,8 +171,6 @@ export {
   type FailedSnapshotRow,
   type FailedSnapshotSelection,
 } from './failed-snapshots.js';
-// The one keyring lives in @zw/reports (libs/reports/src/secret-keyring.ts); re-exported for callers of @zw/db.
-export { openWithKeyring, sealedKeyId, sealWithKeyring } from '@zw/reports';
 export {
   NO_WEBHOOK_SECRET,
   readWebhookSecret,

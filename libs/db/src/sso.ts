@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { openWithKeyring, type SecretKeyring, sealWithKeyring } from '@zw/reports';
+import { openWithKeyring, type SecretKeyring, sealWithKeyring } from '@zw/secrets';
 import type { Db } from './db-client.js';
 import type { Role, Session, SsoConfig, User } from './generated/prisma/client.js';
 import { strongestRole } from './roles.js';

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { isSealedCurrent, openSealed, type SecretKeyring, sealWithKeyring } from '@zw/secrets';
 import type { Db } from './db-client.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import type { ReadDb } from './read-db.js';
@@ -10,28 +10,37 @@ import { refreshLatestRollup } from './read-model/rollup.js';
  * per-endpoint default (EFFECTIVE_TRAFFIC_SQL).
  */
 
-/** A Prometheus Authorization header at rest: AES-256-GCM, `iv(12) ‖ tag(16) ‖ ciphertext`. */
-export function sealSecret(text: string, key: string): Uint8Array<ArrayBuffer> {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', keyOf(key), iv);
-  const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-  return new Uint8Array(Buffer.concat([iv, cipher.getAuthTag(), body]));
+/** What a source's Prometheus Authorization header belongs to: bound to its sealed bytes as associated data. */
+function authHeaderContext(clusterId: string): string {
+  return `traffic-source.auth-header:${clusterId}`;
 }
 
-/** The header back, or null when the key changed or the bytes were tampered with. */
-export function openSecret(sealed: Uint8Array, key: string): string | null {
-  const bytes = Buffer.from(sealed);
+/** The cluster's traffic source's Authorization header at rest: sealed with the keyring (libs/secrets). */
+export function sealAuthHeader(keyring: SecretKeyring, clusterId: string, header: string): Uint8Array<ArrayBuffer> {
+  return sealWithKeyring(keyring, header, authHeaderContext(clusterId));
+}
+
+/** The header back; a SealedSecretError says why not (key gone or changed, tampered, another cluster's). */
+export function openAuthHeader(keyring: SecretKeyring, clusterId: string, sealed: Uint8Array): string {
+  return openSealed(keyring, sealed, authHeaderContext(clusterId));
+}
+
+/**
+ * A stored header in the form sealed now (an older form, or a retired key, re-sealed with the current
+ * key), or null when it already is in that form or does not open (then it stays as it is, and measuring
+ * reports why it does not open).
+ */
+export function resealedAuthHeader(
+  keyring: SecretKeyring,
+  clusterId: string,
+  sealed: Uint8Array,
+): Uint8Array<ArrayBuffer> | null {
+  if (isSealedCurrent(keyring, sealed)) return null;
   try {
-    const decipher = createDecipheriv('aes-256-gcm', keyOf(key), bytes.subarray(0, 12));
-    decipher.setAuthTag(bytes.subarray(12, 28));
-    return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
+    return sealAuthHeader(keyring, clusterId, openAuthHeader(keyring, clusterId, sealed));
   } catch {
     return null;
   }
-}
-
-function keyOf(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
 }
 
 export interface ServiceMeasurement {

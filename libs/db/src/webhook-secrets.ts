@@ -1,5 +1,5 @@
 import type { PrismaClient } from './generated/prisma/client.js';
-import { openWithKeyring, type SecretKeyring, sealWithKeyring } from '@zw/reports';
+import { openWithKeyring, type SecretKeyring, sealWithKeyring } from '@zw/secrets';
 
 /**
  * Report webhooks' signing secrets at rest: sealed with the current key of REPORT_WEBHOOK_ENCRYPTION_KEYS

@@ -1,5 +1,5 @@
 import type { DefaultJobOptions, Queue } from 'bullmq';
-import { keyringProblem, parseKeyring, type SecretKeyring } from '@zw/reports';
+import { keyringProblem, parseKeyring, type SecretKeyring } from '@zw/secrets';
 import { z } from 'zod';
 
 /**
@@ -82,14 +82,14 @@ export const reportsEnvSchema = z.object({
    */
   /**
    * Keys that encrypt webhook signing secrets at rest: `id:key,id:key,…` (ids of letters, digits, _ . -;
-   * keys of 16+ characters, whose SHA-256 is the AES-256-GCM key). The first seals new secrets; the others
-   * only open what they sealed, and the worker re-encrypts those under the first at start. Without it,
-   * schedules cannot be given a webhook.
+   * keys of 16+ characters, from which HKDF-SHA-256 derives the AES-256-GCM key: libs/secrets). The first
+   * seals new secrets; the others only open what they sealed, and the worker re-encrypts those under the
+   * first at start. Without it, schedules cannot be given a webhook.
    */
   REPORT_WEBHOOK_ENCRYPTION_KEYS: keyringSetting,
   /**
    * The deployment's keyring for every secret a tenant stores (webhook signing secrets, SSO client
-   * secrets, channel addresses and secrets), in the form above. When unset, REPORT_WEBHOOK_ENCRYPTION_KEYS
+   * secrets, channel addresses and secrets, traffic sources' auth headers), in the form above. When unset, REPORT_WEBHOOK_ENCRYPTION_KEYS
    * (its older name) is the keyring.
    */
   SECRET_ENCRYPTION_KEYS: keyringSetting,

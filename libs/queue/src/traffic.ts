@@ -1,6 +1,9 @@
 import type { DefaultJobOptions, Queue } from 'bullmq';
 import { outboundUrlProblem } from '@zw/reports';
+import type { SecretKeyring } from '@zw/secrets';
 import { z } from 'zod';
+import { parseEnvironment } from './environment.js';
+import { reportsEnvSchema, secretKeyringOf } from './reports.js';
 
 /**
  * Measured traffic: the queue, jobs and settings api and worker share.
@@ -49,8 +52,11 @@ export const trafficEnvSchema = z.object({
   /** Shortest interval a cluster may ask to be measured at. */
   TRAFFIC_SOURCE_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(60),
   /**
-   * Key that encrypts Prometheus Authorization headers at rest (any string of 16+ characters; its
-   * SHA-256 is the AES-256-GCM key). Without it, sources can be configured without credentials only.
+   * The key that encrypted Prometheus Authorization headers before the deployment's keyring sealed them
+   * (SECRET_ENCRYPTION_KEYS): kept to open the headers it sealed, which the API re-seals with the keyring
+   * on the source's next write. It is in the traffic sources' keyring as key `traffic-sources`, the
+   * current one when SECRET_ENCRYPTION_KEYS (and REPORT_WEBHOOK_ENCRYPTION_KEYS) is unset
+   * ({@link trafficSourceKeyringOf}).
    */
   TRAFFIC_SOURCES_ENCRYPTION_KEY: z.string().min(16).optional(),
   /** Largest Prometheus answer read, in bytes (10,000 Services' series fit in a few MB). */
@@ -62,6 +68,24 @@ export const trafficEnvSchema = z.object({
 });
 
 export type TrafficConfig = z.output<typeof trafficEnvSchema>;
+
+/** The id TRAFFIC_SOURCES_ENCRYPTION_KEY has in the traffic sources' keyring. */
+export const TRAFFIC_SOURCES_KEY_ID = 'traffic-sources';
+
+/**
+ * The keyring traffic sources' auth headers are sealed with: the deployment's (SECRET_ENCRYPTION_KEYS, else
+ * REPORT_WEBHOOK_ENCRYPTION_KEYS). TRAFFIC_SOURCES_ENCRYPTION_KEY, the setting from before the keyring,
+ * opens the headers it sealed (the keyring's headerless form) and is in the ring as key `traffic-sources`:
+ * the current key when the deployment has no keyring, so a deployment that set only it keeps storing
+ * headers, and they still open once SECRET_ENCRYPTION_KEYS is set. Null when neither is set.
+ */
+export function trafficSourceKeyringOf(env: Record<string, unknown>): SecretKeyring | null {
+  const keyring = secretKeyringOf(parseEnvironment(reportsEnvSchema, env));
+  const legacy = parseEnvironment(trafficEnvSchema, env).TRAFFIC_SOURCES_ENCRYPTION_KEY;
+  if (legacy === undefined) return keyring;
+  const keys = new Map([[TRAFFIC_SOURCES_KEY_ID, legacy], ...(keyring?.keys ?? [])]);
+  return { currentId: keyring?.currentId ?? TRAFFIC_SOURCES_KEY_ID, keys, headerlessKey: legacy };
+}
 
 export function measureJobOptions(
   config: Pick<TrafficConfig, 'TRAFFIC_SOURCE_ATTEMPTS' | 'TRAFFIC_SOURCE_BACKOFF_MS'>,

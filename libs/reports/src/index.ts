@@ -11,4 +11,3 @@ export * from './html.js';
 export * from './webhook.js';
 export { escapeHtml } from './html-escape.js';
 export * from './webhook-address.js';
-export * from './secret-keyring.js';

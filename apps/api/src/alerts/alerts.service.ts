@@ -14,7 +14,8 @@ import {
 } from '@zw/db';
 import { emailTargetProblem, newWebhookSecret } from '@zw/notify';
 import { ALERTS_QUEUE, type AlertsConfig, enqueueAlertDelivery } from '@zw/queue';
-import { type SecretKeyring, webhookUrlProblem } from '@zw/reports';
+import { webhookUrlProblem } from '@zw/reports';
+import type { SecretKeyring } from '@zw/secrets';
 import type { Queue } from 'bullmq';
 import type { z } from 'zod';
 import { SECRET_KEYRING } from '../auth/secret-keyring.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { findSsoSettingsForToken, groupsOfClaim, PrismaService, roleOfGroups } from '@zw/db';
-import type { SecretKeyring } from '@zw/reports';
+import type { SecretKeyring } from '@zw/secrets';
 import { decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
 import { ProblemException } from '../problem.js';
 import { OidcIssuers } from './oidc-issuers.js';

@@ -16,10 +16,10 @@ import {
   nextOccurrence,
   previousPeriod,
   type ReportCadence,
-  type SecretKeyring,
   timingProblems,
   webhookUrlProblem,
 } from '@zw/reports';
+import type { SecretKeyring } from '@zw/secrets';
 import type { Queue } from 'bullmq';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';

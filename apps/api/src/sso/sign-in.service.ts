@@ -14,7 +14,7 @@ import {
   takeSignInAttempt,
   upsertMember,
 } from '@zw/db';
-import type { SecretKeyring } from '@zw/reports';
+import type { SecretKeyring } from '@zw/secrets';
 import type { IncomingMessage } from 'node:http';
 import * as oidc from 'openid-client';
 import type { Caller } from '../auth/caller.js';

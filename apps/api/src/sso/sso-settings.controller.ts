@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Put, Req } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type AuditActor, findSsoSettings, Prisma, PrismaService, recordAudit, saveSsoSettings } from '@zw/db';
-import { outboundUrlProblem, type SecretKeyring } from '@zw/reports';
+import { outboundUrlProblem } from '@zw/reports';
+import type { SecretKeyring } from '@zw/secrets';
 import { ConfigService } from '@nestjs/config';
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';

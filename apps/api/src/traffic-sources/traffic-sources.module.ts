@@ -6,13 +6,13 @@ import { ServicesModule } from '../services/services.module.js';
 import { QueryQueuesModule } from '../queues.js';
 import { QueueAvailabilityModule } from '../http/queue-availability.module.js';
 import { TrafficSourcesController } from './traffic-sources.controller.js';
-import { trafficConfigProvider } from './traffic-config.js';
+import { trafficConfigProvider, trafficKeyringProvider } from './traffic-config.js';
 import { TrafficSourcesService } from './traffic-sources.service.js';
 
 /** Each cluster's traffic source: its settings, a test, and what it measured. */
 @Module({
   imports: [AuthModule, ReadDbModule, ReadModelCacheModule, ServicesModule, QueryQueuesModule, QueueAvailabilityModule],
   controllers: [TrafficSourcesController],
-  providers: [trafficConfigProvider, TrafficSourcesService],
+  providers: [trafficConfigProvider, trafficKeyringProvider, TrafficSourcesService],
 })
 export class TrafficSourcesModule {}

@@ -11,16 +11,18 @@ import {
   PrismaService,
   ReadDb,
   recordAudit,
-  sealSecret,
+  resealedAuthHeader,
+  sealAuthHeader,
 } from '@zw/db';
 import { enqueueTrafficSourceSync, prometheusUrlProblem, TRAFFIC_QUEUE, type TrafficConfig } from '@zw/queue';
+import type { SecretKeyring } from '@zw/secrets';
 import type { Queue } from 'bullmq';
 import type { z } from 'zod';
 import { ReadModelCache } from '../cache/read-model-cache.js';
 import { QueueAvailability } from '../http/queue-availability.js';
 import { notFound, validationProblem } from '../problem.js';
 import { ServicesService, priceOf } from '../services/services.service.js';
-import { TRAFFIC_CONFIG } from './traffic-config.js';
+import { TRAFFIC_CONFIG, TRAFFIC_KEYRING } from './traffic-config.js';
 import { durationSeconds, type PutTrafficSourceBody, type TrafficSourceSchema } from './traffic-sources.schemas.js';
 
 type TrafficSourceView = z.output<typeof TrafficSourceSchema>;
@@ -113,6 +115,7 @@ export class TrafficSourcesService {
     @Inject(ReadModelCache) private readonly cache: ReadModelCache,
     @InjectQueue(TRAFFIC_QUEUE) private readonly queue: Queue,
     @Inject(TRAFFIC_CONFIG) private readonly config: TrafficConfig,
+    @Inject(TRAFFIC_KEYRING) private readonly keyring: SecretKeyring | null,
     @Inject(QueueAvailability) private readonly queueAvailability: QueueAvailability,
   ) {}
 
@@ -135,7 +138,7 @@ export class TrafficSourcesService {
       lastError: null,
       coverage: null,
       consecutiveFailures: 0,
-      ...(body.authHeader !== undefined ? { authHeader: this.sealed(body.authHeader) } : {}),
+      ...this.authHeaderColumn(clusterId, body.authHeader, existing),
     };
     const row = await this.prisma.$transaction(async (tx) => {
       const saved = await tx.clusterTrafficSource.upsert({
@@ -217,10 +220,10 @@ export class TrafficSourcesService {
     }
     const caProblem = body.caBundle === null ? null : caBundleProblem(body.caBundle);
     if (caProblem) throw problem('caBundle', caProblem);
-    if (body.authHeader && !this.config.TRAFFIC_SOURCES_ENCRYPTION_KEY) {
+    if (body.authHeader && !this.keyring) {
       throw problem(
         'authHeader',
-        'this deployment stores no credentials: its operator must set TRAFFIC_SOURCES_ENCRYPTION_KEY',
+        'this deployment stores no credentials: its operator must set SECRET_ENCRYPTION_KEYS',
       );
     }
     return {
@@ -235,8 +238,19 @@ export class TrafficSourcesService {
     };
   }
 
-  private sealed(header: string | null): Uint8Array<ArrayBuffer> | null {
-    if (header === null) return null;
-    return sealSecret(header, this.config.TRAFFIC_SOURCES_ENCRYPTION_KEY!);
+  /**
+   * The auth header as the body sets it (null clears it), else the stored one re-sealed when it is in an
+   * older form or under a retired key (the next write moves it to the keyring's current form), else nothing.
+   */
+  private authHeaderColumn(
+    clusterId: string,
+    header: string | null | undefined,
+    existing: ClusterTrafficSource | null,
+  ): { authHeader?: Uint8Array<ArrayBuffer> | null } {
+    if (header === null) return { authHeader: null };
+    if (header !== undefined) return { authHeader: sealAuthHeader(this.keyring!, clusterId, header) };
+    const resealed =
+      existing?.authHeader && this.keyring ? resealedAuthHeader(this.keyring, clusterId, existing.authHeader) : null;
+    return resealed ? { authHeader: resealed } : {};
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { PrismaService, resealWebhookSecrets } from '@zw/db';
 import { type ReportsConfig, secretKeyringOf } from '@zw/queue';
-import type { SecretKeyring } from '@zw/reports';
+import type { SecretKeyring } from '@zw/secrets';
 import { REPORTS_CONFIG } from './reports-worker.config.js';
 
 /**

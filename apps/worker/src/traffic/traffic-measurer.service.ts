@@ -21,16 +21,17 @@ import {
 import {
   type ClusterTrafficSource,
   newestProcessedPayload,
-  openSecret,
+  openAuthHeader,
   PrismaService,
   recordTrafficFailure,
   storeMeasurements,
 } from '@zw/db';
 import type { TrafficConfig } from '@zw/queue';
+import { SealedSecretError, type SecretKeyring } from '@zw/secrets';
 import { ReadModelPublisher } from '../read-model-events.js';
 import { readPayload } from '../snapshot-analysis.js';
 import { PrometheusQueryError, queryPrometheus } from './prometheus-client.js';
-import { TRAFFIC_CONFIG } from './traffic-config.js';
+import { TRAFFIC_CONFIG, TRAFFIC_KEYRING } from './traffic-config.js';
 
 export type MeasureResult = { measured: true; services: number; series: number } | { measured: false; reason: string };
 
@@ -51,6 +52,7 @@ export class TrafficMeasurer {
   constructor(
     @Inject(PrismaService) private readonly prisma: PrismaService,
     @Inject(TRAFFIC_CONFIG) private readonly config: TrafficConfig,
+    @Inject(TRAFFIC_KEYRING) private readonly keyring: SecretKeyring | null,
     @Inject(ReadModelPublisher) private readonly events: ReadModelPublisher,
   ) {}
 
@@ -173,15 +175,15 @@ export class TrafficMeasurer {
 
   private authHeaderOf(source: ClusterTrafficSource): string | null {
     if (!source.authHeader) return null;
-    const key = this.config.TRAFFIC_SOURCES_ENCRYPTION_KEY;
-    const header = key ? openSecret(source.authHeader, key) : null;
-    if (header === null) {
-      throw new PrometheusQueryError(
-        'bad-credentials',
-        'the stored auth header cannot be decrypted (TRAFFIC_SOURCES_ENCRYPTION_KEY missing or changed): set it again',
-      );
+    const unreadable = (why: string) =>
+      new PrometheusQueryError('bad-credentials', `the stored auth header cannot be decrypted: ${why}; set it again`);
+    if (!this.keyring) throw unreadable('this deployment has no secret keyring (SECRET_ENCRYPTION_KEYS)');
+    try {
+      return openAuthHeader(this.keyring, source.clusterId, source.authHeader);
+    } catch (error) {
+      if (!(error instanceof SealedSecretError)) throw error;
+      throw unreadable(`${error.message} (SECRET_ENCRYPTION_KEYS; from before it, TRAFFIC_SOURCES_ENCRYPTION_KEY)`);
     }
-    return header;
   }
 
   /** Services by Pod and owner, from the newest processed snapshot whose payload is still stored; null if none. */

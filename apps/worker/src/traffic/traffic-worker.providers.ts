@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import type { DynamicModule, Provider } from '@nestjs/common';
 import { queueRegistration, TRAFFIC_QUEUE } from '@zw/queue';
 import type { WorkerConfig } from '../config.js';
-import { trafficConfigProvider } from './traffic-config.js';
+import { trafficConfigProvider, trafficKeyringProvider } from './traffic-config.js';
 import { TrafficMeasurer } from './traffic-measurer.service.js';
 import { TrafficScheduler } from './traffic-scheduler.service.js';
 import { TrafficProcessor } from './traffic.processor.js';
@@ -14,6 +14,7 @@ export function trafficWorkerImports(config: WorkerConfig): DynamicModule[] {
 
 export const trafficWorkerProviders: Provider[] = [
   trafficConfigProvider,
+  trafficKeyringProvider,
   TrafficScheduler,
   TrafficMeasurer,
   TrafficProcessor,
