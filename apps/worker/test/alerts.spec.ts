@@ -11,6 +11,12 @@ import {
   startSmtpSink,
   verifyStandardWebhook,
 } from '../../../test/support/alert-receivers.js';
+import {
+  alertDeliverySettings,
+  type ChannelKind,
+  createChannelOfEachKind,
+  PUBLIC_URL,
+} from '../../../test/support/alert-channels.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
 import { freePort } from '../../../test/support/prometheus.js';
 import { buildApps, type RunningProcess, startApp } from '../../../test/support/processes.js';
@@ -36,8 +42,6 @@ import { createApiApp } from '../../api/src/http-app.js';
  * failing raises an alert of its own, and a worker killed mid-delivery leaves a message the receiver
  * acts on once (the same webhook-id), not zero times and not two.
  */
-const PUBLIC_URL = 'https://zonewise.example.com';
-
 let db: TestDatabase;
 let prisma: PrismaClient;
 let api: INestApplication;
@@ -49,7 +53,7 @@ let tenant: Tenant;
 let cluster: { id: string; token: string };
 let env: Record<string, string>;
 let webhookSecret: string;
-const channelIds: Record<string, string> = {};
+let channelIds: Record<ChannelKind, string>;
 const prefix = uniquePrefix('alerts');
 
 function startWorker(): RunningProcess {
@@ -178,15 +182,9 @@ beforeAll(async () => {
     QUEUE_PREFIX: prefix,
     DB_POOL_MAX: '4',
     READ_POOL_MAX: '4',
-    SECRET_ENCRYPTION_KEYS: 'test-1:a-test-only-secret-encryption-key',
-    ALERT_ALLOW_PRIVATE: 'true',
-    ALERT_DELIVERY_ATTEMPTS: '3',
-    ALERT_DELIVERY_BACKOFF_MS: '200',
+    ...alertDeliverySettings(smtp, 'zonewise <alerts@zonewise.test>'),
     ALERT_SWEEP_EVERY_MS: '1000',
     ALERT_SWEEP_GRACE_MS: '5000',
-    SMTP_URL: smtp.url,
-    SMTP_FROM: 'zonewise <alerts@zonewise.test>',
-    PUBLIC_URL,
     WORKER_LOCK_DURATION_MS: '2000',
     WORKER_STALLED_INTERVAL_MS: '1000',
     SWEEP_EVERY_MS: '1000',
@@ -204,23 +202,18 @@ beforeAll(async () => {
   startWorker();
   tenant = await createTenant(prisma, 'alerts');
   cluster = await createCluster(prisma, tenant, 'prod-eu');
-  const operator = apiClient(url, tenant.operatorKey);
-  for (const [kind, target] of [
-    ['slack', `${receiver.url}/slack`],
-    ['teams', `${receiver.url}/teams`],
-    ['email', 'oncall@acme.test'],
-    ['webhook', `${receiver.url}/hook`],
-  ] as const) {
-    const created = await operator.post<{ id: string; secret: string | null; targetHint: string }>(
-      '/v1/alert-channels',
-      { name: `${kind} channel`, kind, target },
-    );
-    expect(created.status).toBe(201);
-    expect(JSON.stringify(created.body)).not.toContain('/slack');
-    channelIds[kind] = created.body.id;
-    if (kind === 'webhook') webhookSecret = created.body.secret!;
-  }
-  const rule = await operator.post('/v1/alert-rules', {
+  ({ channelIds, webhookSecret } = await createChannelOfEachKind(
+    url,
+    tenant.operatorKey,
+    {
+      slack: `${receiver.url}/slack`,
+      teams: `${receiver.url}/teams`,
+      email: 'oncall@acme.test',
+      webhook: `${receiver.url}/hook`,
+    },
+    (kind) => `${kind} channel`,
+  ));
+  const rule = await apiClient(url, tenant.operatorKey).post('/v1/alert-rules', {
     name: 'Hints lost',
     kind: 'hints-lost',
     channelIds: Object.values(channelIds),

@@ -8,6 +8,12 @@ import {
   verifyStandardWebhook,
 } from '../../../test/support/alert-receivers.js';
 import {
+  alertDeliverySettings,
+  type ChannelKind,
+  createChannelOfEachKind,
+  PUBLIC_URL,
+} from '../../../test/support/alert-channels.js';
+import {
   apiClient,
   createCluster,
   createTenant,
@@ -28,7 +34,6 @@ import { ReportGenerator } from '../src/reports/report-generator.service.js';
  * reaches each once (a failing one after a retry), with its headline figures and a link into the
  * dashboard; the email carries the report; every message shows in the delivery log.
  */
-const PUBLIC_URL = 'https://zonewise.example.com';
 const DAY = 24 * 3_600_000;
 const periodEnd = new Date(Math.floor(Date.now() / DAY) * DAY);
 const periodStart = new Date(periodEnd.getTime() - DAY);
@@ -40,7 +45,7 @@ let flaky: HttpReceiver;
 let smtp: SmtpSink;
 let legacy: WebhookReceiver;
 let webhookSecret: string;
-const channelIds: Record<string, string> = {};
+let channelIds: Record<ChannelKind, string>;
 
 interface LoggedDelivery {
   id: string;
@@ -58,38 +63,27 @@ beforeAll(async () => {
   smtp = await startSmtpSink();
   legacy = await startWebhookReceiver();
   stack = await startQueryStack('rchan', {
-    SECRET_ENCRYPTION_KEYS: 'test-1:a-test-only-secret-encryption-key',
+    ...alertDeliverySettings(smtp, 'zonewise <reports@zonewise.test>'),
     REPORT_MIN_INTERVAL_SECONDS: '1',
     REPORT_WEBHOOK_ALLOW_PRIVATE: 'true',
     REPORT_SWEEP_EVERY_MS: '600000',
-    ALERT_ALLOW_PRIVATE: 'true',
-    ALERT_DELIVERY_ATTEMPTS: '3',
-    ALERT_DELIVERY_BACKOFF_MS: '200',
-    SMTP_URL: smtp.url,
-    SMTP_FROM: 'zonewise <reports@zonewise.test>',
-    PUBLIC_URL,
   });
   tenant = await createTenant(stack.prisma, 'report-channels');
   const cluster = await createCluster(stack.prisma, tenant, 'prod-us', { cloud: 'aws', region: 'us-east-1' });
   const ids: string[] = [];
   for (const point of dayOfHistory(periodStart)) ids.push(await pushSnapshot(stack.url, cluster.token, point.list));
   await waitProcessed(stack.prisma, ids);
-  const operator = apiClient(stack.url, tenant.operatorKey);
-  for (const [kind, target] of [
-    ['slack', `${flaky.url}/slack`],
-    ['teams', `${receiver.url}/teams`],
-    ['email', 'finops@acme.test'],
-    ['webhook', `${receiver.url}/hook`],
-  ] as const) {
-    const created = await operator.post<{ id: string; secret: string | null }>('/v1/alert-channels', {
-      name: `${kind} reports`,
-      kind,
-      target,
-    });
-    expect(created.status).toBe(201);
-    channelIds[kind] = created.body.id;
-    if (kind === 'webhook') webhookSecret = created.body.secret!;
-  }
+  ({ channelIds, webhookSecret } = await createChannelOfEachKind(
+    stack.url,
+    tenant.operatorKey,
+    {
+      slack: `${flaky.url}/slack`,
+      teams: `${receiver.url}/teams`,
+      email: 'finops@acme.test',
+      webhook: `${receiver.url}/hook`,
+    },
+    (kind) => `${kind} reports`,
+  ));
 }, 180_000);
 
 afterAll(async () => {
