@@ -40,8 +40,15 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number
   }
 }
 
+/**
+ * Node options for the worker the benches start, split on spaces: `BENCH_WORKER_NODE_ARGS="--cpu-prof
+ * --cpu-prof-dir=/tmp/prof"` profiles its main and analysis threads (Node refuses --cpu-prof in NODE_OPTIONS).
+ */
+const WORKER_NODE_ARGS = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 export function startApp(app: 'api' | 'worker', env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', app, 'main.js')], {
+  const nodeArgs = app === 'worker' ? WORKER_NODE_ARGS : [];
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist', 'apps', app, 'main.js')], {
     cwd: ROOT,
     env: { ...process.env, METRICS_PORT: '0', ...env }, // the API's metrics port: any free one
     stdio: ['ignore', 'ignore', 'inherit'],
