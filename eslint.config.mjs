@@ -11,6 +11,28 @@ export const SQL_IN_APPS_ALLOWLIST = [
   'apps/worker/src/history/history-writer.ts',
 ];
 
+/** Folders of apps/api/src still to declare their return types (issue 28); each goes when it is done. */
+const RETURN_TYPES_PENDING = [
+  'api-keys',
+  'auth',
+  'clusters',
+  'fleet',
+  'heavy-reads',
+  'http',
+  'ops',
+  'pricing',
+  'problem.ts',
+  'recommendations',
+  'reports',
+  'savings',
+  'services',
+  'simulate',
+  'snapshots',
+  'sso',
+  'traffic-sources',
+  'trends',
+].map((part) => `apps/api/src/${part}${part.endsWith('.ts') ? '' : '/**'}`);
+
 const RAW_SQL_MESSAGE = 'SQL lives in libs/db repositories (with a spec under libs/db/test); call one from the app.';
 /** A statement's first word, at the start of a string or template handed to a pg `query`. */
 const SQL_START = '/^\\s*(SELECT|WITH|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|TRUNCATE|LOCK)\\b/i';
@@ -72,6 +94,16 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // One contract for answers (issue 28): every exported function and every public method of an exported
+    // class (controllers, resolvers, services) declares what it returns, named by the response schemas'
+    // types, so a change to an answer is a change to a declared type, not an accident of inference.
+    // explicit-module-boundary-types rather than explicit-function-return-type: the latter also flags
+    // private helpers and inline callbacks, whose inferred types nobody outside the file depends on.
+    files: ['apps/api/src/**/*.ts'],
+    ignores: RETURN_TYPES_PENDING,
+    rules: { '@typescript-eslint/explicit-module-boundary-types': 'error' },
   },
   {
     // Imports run one way: apps -> libs; libs never import apps.

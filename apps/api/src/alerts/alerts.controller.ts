@@ -10,14 +10,20 @@ import { parseInput } from '../http/validation.js';
 import {
   AlertSchema,
   AlertsQuery,
+  type AlertView,
   ChannelSchema,
+  type ChannelView,
   CreateChannelBody,
   CreatedChannelSchema,
+  type CreatedChannelView,
   CreateRuleBody,
   DeliveriesQuery,
   DeliverySchema,
+  type DeliveryView,
   ListOf,
+  type ListView,
   RuleSchema,
+  type RuleView,
   UpdateChannelBody,
   UpdateRuleBody,
 } from './alerts.schemas.js';
@@ -35,7 +41,7 @@ export class AlertsController {
   @Get('alert-channels')
   @ApiOperation({ summary: "The organization's alert channels (targets are shown by host or address only)" })
   @ApiResponseFrom(200, ListOf(ChannelSchema), 'every channel, oldest first')
-  listChannels(@CurrentCaller() caller: Caller) {
+  listChannels(@CurrentCaller() caller: Caller): Promise<ListView<ChannelView>> {
     return this.alerts.listChannels(caller.organizationId);
   }
 
@@ -46,7 +52,11 @@ export class AlertsController {
   })
   @ApiBodyFrom(CreateChannelBody)
   @ApiResponseFrom(201, CreatedChannelSchema, 'created')
-  createChannel(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Body() body: unknown) {
+  createChannel(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Body() body: unknown,
+  ): Promise<CreatedChannelView> {
     return this.alerts.createChannel(caller.organizationId, parseInput(CreateChannelBody, body, 'body'), actor);
   }
 
@@ -61,7 +71,7 @@ export class AlertsController {
     @CurrentActor() actor: AuditActor,
     @Param('id') id: string,
     @Body() body: unknown,
-  ) {
+  ): Promise<ChannelView> {
     return this.alerts.updateChannel(
       caller.organizationId,
       idOf(id),
@@ -88,14 +98,18 @@ export class AlertsController {
   @ApiOperation({ summary: 'Send a test message to the channel; follow its delivery in the delivery log' })
   @ApiPathParams({ id: 'alert channel id' })
   @ApiResponseFrom(201, DeliverySchema, 'the test delivery, queued')
-  sendTest(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Param('id') id: string) {
+  sendTest(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Param('id') id: string,
+  ): Promise<DeliveryView> {
     return this.alerts.sendTest(caller.organizationId, idOf(id), actor);
   }
 
   @Get('alert-rules')
   @ApiOperation({ summary: "The organization's alert rules, with how many alerts each has open" })
   @ApiResponseFrom(200, ListOf(RuleSchema), 'every rule, oldest first')
-  listRules(@CurrentCaller() caller: Caller) {
+  listRules(@CurrentCaller() caller: Caller): Promise<ListView<RuleView>> {
     return this.alerts.listRules(caller.organizationId);
   }
 
@@ -104,7 +118,11 @@ export class AlertsController {
   @ApiOperation({ summary: 'Add a rule: the worker evaluates it after each snapshot and every sweep' })
   @ApiBodyFrom(CreateRuleBody)
   @ApiResponseFrom(201, RuleSchema, 'created')
-  createRule(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Body() body: unknown) {
+  createRule(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Body() body: unknown,
+  ): Promise<RuleView> {
     return this.alerts.createRule(caller.organizationId, parseInput(CreateRuleBody, body, 'body'), actor);
   }
 
@@ -119,7 +137,7 @@ export class AlertsController {
     @CurrentActor() actor: AuditActor,
     @Param('id') id: string,
     @Body() body: unknown,
-  ) {
+  ): Promise<RuleView> {
     return this.alerts.updateRule(caller.organizationId, idOf(id), parseInput(UpdateRuleBody, body, 'body'), actor);
   }
 
@@ -140,7 +158,7 @@ export class AlertsController {
   @ApiOperation({ summary: "The organization's alerts, newest first: open ones, resolved ones, or both" })
   @ApiQueryFrom(AlertsQuery)
   @ApiResponseFrom(200, ListOf(AlertSchema), 'alerts')
-  listAlerts(@CurrentCaller() caller: Caller, @Query() query: unknown) {
+  listAlerts(@CurrentCaller() caller: Caller, @Query() query: unknown): Promise<ListView<AlertView>> {
     return this.alerts.listAlerts(caller.organizationId, parseInput(AlertsQuery, query, 'query'));
   }
 
@@ -148,7 +166,7 @@ export class AlertsController {
   @ApiOperation({ summary: 'The delivery log: every message to every channel, its attempts and outcome' })
   @ApiQueryFrom(DeliveriesQuery)
   @ApiResponseFrom(200, ListOf(DeliverySchema), 'deliveries, newest first')
-  listDeliveries(@CurrentCaller() caller: Caller, @Query() query: unknown) {
+  listDeliveries(@CurrentCaller() caller: Caller, @Query() query: unknown): Promise<ListView<DeliveryView>> {
     return this.alerts.listDeliveries(caller.organizationId, parseInput(DeliveriesQuery, query, 'query'));
   }
 
@@ -156,7 +174,7 @@ export class AlertsController {
   @ApiOperation({ summary: 'One delivery' })
   @ApiPathParams({ id: 'alert delivery id' })
   @ApiResponseFrom(200, DeliverySchema, 'the delivery')
-  delivery(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+  delivery(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<DeliveryView> {
     return this.alerts.delivery(caller.organizationId, idOf(id));
   }
 }

@@ -164,4 +164,14 @@ export const DeliveriesQuery = z
 
 export type ListQuery = { limit: number; state?: 'open' | 'resolved' | 'all'; channelId?: string };
 
-export const ListOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
+export const ListOf = <T extends z.ZodType>(item: T): z.ZodObject<{ items: z.ZodArray<T> }> =>
+  z.object({ items: z.array(item) });
+
+/** The answer of a `ListOf(schema)` route. */
+export type ListView<T> = { items: T[] };
+
+export type ChannelView = z.output<typeof ChannelSchema>;
+export type CreatedChannelView = z.output<typeof CreatedChannelSchema>;
+export type RuleView = z.output<typeof RuleSchema>;
+export type AlertView = z.output<typeof AlertSchema>;
+export type DeliveryView = z.output<typeof DeliverySchema>;

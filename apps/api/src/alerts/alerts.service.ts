@@ -23,19 +23,18 @@ import { QueueAvailability } from '../http/queue-availability.js';
 import { notFound, ProblemException, validationProblem } from '../problem.js';
 import { ALERTS_API_CONFIG } from './alerts-config.js';
 import type {
-  AlertSchema,
-  ChannelSchema,
+  AlertView,
+  ChannelView,
   CreateChannelBody,
+  CreatedChannelView,
   CreateRuleBody,
-  DeliverySchema,
+  DeliveryView,
   ListQuery,
-  RuleSchema,
+  ListView,
+  RuleView,
   UpdateChannelBody,
   UpdateRuleBody,
 } from './alerts.schemas.js';
-
-type Channel = z.output<typeof ChannelSchema>;
-type Rule = z.output<typeof RuleSchema>;
 
 interface ChannelRow {
   id: string;
@@ -59,11 +58,11 @@ const CHANNEL_VIEW = {
   updatedAt: true,
 } as const;
 
-function channelView(row: ChannelRow): Channel {
+function channelView(row: ChannelRow): ChannelView {
   return {
     ...row,
-    kind: row.kind as Channel['kind'],
-    signature: row.signature as Channel['signature'],
+    kind: row.kind as ChannelView['kind'],
+    signature: row.signature as ChannelView['signature'],
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -115,11 +114,15 @@ export class AlertsService {
     return new URL(target).host;
   }
 
-  async listChannels(organizationId: string): Promise<{ items: Channel[] }> {
+  async listChannels(organizationId: string): Promise<ListView<ChannelView>> {
     return { items: (await channelsOf(this.prisma, organizationId)).map(channelView) };
   }
 
-  async createChannel(organizationId: string, body: z.output<typeof CreateChannelBody>, actor: AuditActor) {
+  async createChannel(
+    organizationId: string,
+    body: z.output<typeof CreateChannelBody>,
+    actor: AuditActor,
+  ): Promise<CreatedChannelView> {
     if (body.signature && body.kind !== 'webhook') {
       throw validationProblem([{ location: 'body', field: 'signature', message: 'only webhook channels are signed' }]);
     }
@@ -158,7 +161,7 @@ export class AlertsService {
     id: string,
     body: z.output<typeof UpdateChannelBody>,
     actor: AuditActor,
-  ): Promise<Channel> {
+  ): Promise<ChannelView> {
     const current = await this.prisma.alertChannel.findFirst({ where: { id, organizationId } });
     if (!current) throw notFound(`no alert channel ${id} in this organization`);
     if (body.signature && current.kind !== 'webhook') {
@@ -204,7 +207,7 @@ export class AlertsService {
   }
 
   /** Queues a test message to the channel; its delivery shows in the log like any other. */
-  async sendTest(organizationId: string, id: string, actor: AuditActor) {
+  async sendTest(organizationId: string, id: string, actor: AuditActor): Promise<DeliveryView> {
     const channel = await this.prisma.alertChannel.findFirst({ where: { id, organizationId }, select: { id: true } });
     if (!channel) throw notFound(`no alert channel ${id} in this organization`);
     await this.queues.assertAvailable();
@@ -245,12 +248,16 @@ export class AlertsService {
     }
   }
 
-  async listRules(organizationId: string): Promise<{ items: Rule[] }> {
+  async listRules(organizationId: string): Promise<ListView<RuleView>> {
     const rows = await rulesOf(this.prisma, organizationId);
     return { items: rows.map((row) => ruleView(row, row._count.alerts)) };
   }
 
-  async createRule(organizationId: string, body: z.output<typeof CreateRuleBody>, actor: AuditActor): Promise<Rule> {
+  async createRule(
+    organizationId: string,
+    body: z.output<typeof CreateRuleBody>,
+    actor: AuditActor,
+  ): Promise<RuleView> {
     await this.checkRefs(organizationId, body.clusterIds, body.channelIds);
     const row = await this.prisma
       .$transaction(async (tx) => {
@@ -286,7 +293,7 @@ export class AlertsService {
     id: string,
     body: z.output<typeof UpdateRuleBody>,
     actor: AuditActor,
-  ): Promise<Rule> {
+  ): Promise<RuleView> {
     const current = await this.prisma.alertRule.findFirst({ where: { id, organizationId } });
     if (!current) throw notFound(`no alert rule ${id} in this organization`);
     if (current.kind === 'savings-missed' && body.threshold === null) {
@@ -337,9 +344,9 @@ export class AlertsService {
     });
   }
 
-  async listAlerts(organizationId: string, query: ListQuery) {
+  async listAlerts(organizationId: string, query: ListQuery): Promise<ListView<AlertView>> {
     const rows = await alertsOf(this.prisma, organizationId, query.state ?? 'all', query.limit);
-    const items: z.output<typeof AlertSchema>[] = rows.map((row) => ({
+    const items: AlertView[] = rows.map((row) => ({
       id: row.id,
       ruleId: row.ruleId,
       kind: row.kind,
@@ -354,12 +361,12 @@ export class AlertsService {
     return { items };
   }
 
-  async listDeliveries(organizationId: string, query: ListQuery) {
+  async listDeliveries(organizationId: string, query: ListQuery): Promise<ListView<DeliveryView>> {
     const rows = await deliveriesOf(this.prisma, organizationId, query.channelId, query.limit);
     return { items: rows.map(deliveryView) };
   }
 
-  async delivery(organizationId: string, id: string) {
+  async delivery(organizationId: string, id: string): Promise<DeliveryView> {
     const row = await deliveryOf(this.prisma, organizationId, id);
     if (!row) throw notFound(`no alert delivery ${id} in this organization`);
     return deliveryView(row);
@@ -382,11 +389,11 @@ function ruleView(
     updatedAt: Date;
   },
   openAlerts: number,
-): Rule {
+): RuleView {
   return {
     id: row.id,
     name: row.name,
-    kind: row.kind as Rule['kind'],
+    kind: row.kind as RuleView['kind'],
     threshold: row.threshold,
     clusterIds: row.clusterIds,
     channelIds: row.channelIds,
@@ -415,7 +422,7 @@ function deliveryView(row: {
   lastError: string | null;
   sentAt: Date | null;
   createdAt: Date;
-}): z.output<typeof DeliverySchema> {
+}): DeliveryView {
   return {
     id: row.id,
     channelId: row.channelId,
