@@ -13,15 +13,9 @@ export const SQL_IN_APPS_ALLOWLIST = [
 
 /** Folders of apps/api/src still to declare their return types (issue 28); each goes when it is done. */
 const RETURN_TYPES_PENDING = [
-  'api-keys',
-  'auth',
   'clusters',
   'fleet',
-  'heavy-reads',
-  'http',
-  'ops',
   'pricing',
-  'problem.ts',
   'recommendations',
   'reports',
   'savings',

@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import { OUTAGE_RETRY_AFTER_SECONDS, outageDetail, unavailableDependency } from './http/dependency-outage.js';
 import { currentRequestId } from './http/request-id.js';
+import type { Problem } from './http/schemas.js';
 
 /**
  * An RFC 9457 problem: what went wrong, as `application/problem+json`. `extensions` carry machine-readable
@@ -20,7 +21,7 @@ export class ProblemException extends HttpException {
   }
 }
 
-export function problemBody(status: number, detail: string, extensions: Record<string, unknown> = {}) {
+export function problemBody(status: number, detail: string, extensions: Record<string, unknown> = {}): Problem {
   return { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail, ...extensions };
 }
 
@@ -95,7 +96,7 @@ function statusOf(exception: unknown): number | null {
 /** The problem an exception answers with: its own for ours, the library's 4xx, else an opaque 500. */
 export function problemOf(exception: unknown): {
   status: number;
-  body: Record<string, unknown>;
+  body: Problem;
   headers: Record<string, string>;
 } {
   if (exception instanceof ProblemException) {
@@ -131,7 +132,7 @@ export function problemOf(exception: unknown): {
 }
 
 /** An unexpected error's answer: nothing of it, but the request id its log line carries (logInternalError). */
-function internalProblem(): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
+function internalProblem(): { status: number; body: Problem; headers: Record<string, string> } {
   const requestId = currentRequestId();
   if (requestId === undefined) {
     return { status: 500, body: problemBody(500, 'internal error; it has been logged'), headers: {} };

@@ -70,7 +70,11 @@ const CreatedApiKeySchema = z.object({
   key: z.string().describe('the secret, shown only in this answer'),
 });
 
-function apiKeyView(row: ApiKey): z.output<typeof ApiKeySchema> {
+const ApiKeyListSchema = z.object({ apiKeys: z.array(ApiKeySchema) });
+
+type ApiKeyView = z.output<typeof ApiKeySchema>;
+
+function apiKeyView(row: ApiKey): ApiKeyView {
   return {
     id: row.id,
     name: row.name,
@@ -99,7 +103,11 @@ export class ApiKeysController {
   @ApiOperation({ summary: 'Create an API key for this organization; the secret is shown only once' })
   @ApiBodyFrom(CreateApiKeyBody)
   @ApiResponseFrom(201, CreatedApiKeySchema, 'created')
-  async create(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Body() body: unknown) {
+  async create(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Body() body: unknown,
+  ): Promise<z.output<typeof CreatedApiKeySchema>> {
     const { expiresAt, expiresInDays, role, scopes, name } = parseInput(CreateApiKeyBody, body, 'body');
     const expiry =
       expiresAt !== undefined
@@ -118,8 +126,8 @@ export class ApiKeysController {
   @Get()
   @AdminOnly()
   @ApiOperation({ summary: "The organization's API keys (never their secrets)" })
-  @ApiResponseFrom(200, z.object({ apiKeys: z.array(ApiKeySchema) }), 'every key, newest first')
-  async list(@CurrentCaller() caller: Caller) {
+  @ApiResponseFrom(200, ApiKeyListSchema, 'every key, newest first')
+  async list(@CurrentCaller() caller: Caller): Promise<z.output<typeof ApiKeyListSchema>> {
     const rows = await this.prisma.apiKey.findMany({
       where: { organizationId: caller.organizationId },
       orderBy: { createdAt: 'desc' },

@@ -1,4 +1,11 @@
-import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
+import {
+  type CanActivate,
+  type CustomDecorator,
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  SetMetadata,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { type Role, roleAtLeast } from '@zw/db';
 import { ProblemException } from '../problem.js';
@@ -8,7 +15,7 @@ import { type Caller, httpOf } from './caller.js';
 export const REQUIRED_ROLE = 'zonewise:required-role';
 
 /** Marks a handler (or controller) as needing this role at least; the default is `viewer`. */
-export const RequireRole = (role: Role) => SetMetadata(REQUIRED_ROLE, role);
+export const RequireRole = (role: Role): CustomDecorator<string> => SetMetadata(REQUIRED_ROLE, role);
 
 /** The role a handler needs, as RequireRole set it (viewer when it did not). */
 export function requiredRole(reflector: Reflector, context: ExecutionContext): Role {

@@ -53,7 +53,10 @@ export class OidcIssuers {
   }
 
   /** Reads the provider's discovery document now (the settings page checks an issuer before saving it). */
-  discover(settings: Pick<SsoSettings, 'issuer' | 'clientId' | 'clientSecret'>, redirectUri?: string) {
+  discover(
+    settings: Pick<SsoSettings, 'issuer' | 'clientId' | 'clientSecret'>,
+    redirectUri?: string,
+  ): Promise<oidc.Configuration> {
     return oidc.discovery(
       new URL(settings.issuer),
       settings.clientId,

@@ -42,7 +42,9 @@ export class HeavyReadDbCloser implements OnApplicationShutdown {
 }
 
 /** The read-replica settings of the API's configuration. */
-export function replicaSettings(config: ConfigService<ApiConfig, true>) {
+export function replicaSettings(
+  config: ConfigService<ApiConfig, true>,
+): Pick<ApiConfig, 'DATABASE_READ_URL' | 'DATABASE_READ_MAX_LAG_MS'> {
   return {
     DATABASE_READ_URL: config.get('DATABASE_READ_URL', { infer: true }),
     DATABASE_READ_MAX_LAG_MS: config.get('DATABASE_READ_MAX_LAG_MS', { infer: true }),

@@ -16,7 +16,7 @@ export interface CursorPayload {
   t?: string;
 }
 
-export const limitSchema = (defaultLimit: number, max: number) =>
+export const limitSchema = (defaultLimit: number, max: number): z.ZodDefault<z.ZodCoercedNumber> =>
   z.coerce
     .number()
     .int()

@@ -21,6 +21,8 @@ export const ProblemSchema = z
   .loose()
   .describe('RFC 9457 problem details (application/problem+json)');
 
+export type Problem = z.output<typeof ProblemSchema>;
+
 export const uuidParam = z.uuid({ message: 'must be a UUID' });
 
 export const CloudSchema = z.enum(['aws', 'gcp', 'azure', 'onprem', 'other']);

@@ -1,4 +1,11 @@
-import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
+import {
+  type CanActivate,
+  type CustomDecorator,
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  SetMetadata,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
@@ -34,7 +41,7 @@ export function clusterIdOf(id: string): string {
 export const QUERY_SCHEMA = 'zonewise:query-schema';
 
 /** Declares the query parameters a handler takes (ApiQueryFrom does, beside documenting them). */
-export const TakesQuery = (schema: z.ZodObject) => SetMetadata(QUERY_SCHEMA, schema);
+export const TakesQuery = (schema: z.ZodObject): CustomDecorator<string> => SetMetadata(QUERY_SCHEMA, schema);
 
 /**
  * One rule for every REST route: a query parameter the route does not declare is a 400 naming it (and

@@ -155,7 +155,7 @@ export class OpsController implements OnApplicationBootstrap, OnModuleDestroy {
 
   @Get('healthz')
   @ApiOperation({ summary: 'Liveness: the process answers', security: [] })
-  healthz() {
+  healthz(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
