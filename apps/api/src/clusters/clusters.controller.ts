@@ -9,11 +9,15 @@ import { ApiBodyFrom, ApiPathParams, ApiQueryFrom, ApiResponseFrom } from '../ht
 import { clusterIdOf, parseInput } from '../http/validation.js';
 import {
   ClusterListSchema,
+  type ClusterListView,
   ClusterSchema,
+  type ClusterView,
   CreateClusterBody,
   CreatedClusterSchema,
+  type CreatedClusterView,
   ListClustersQuery,
   RotatedTokenSchema,
+  type RotatedTokenView,
   UpdateClusterBody,
 } from './clusters.schemas.js';
 import { ClustersService } from './clusters.service.js';
@@ -33,7 +37,11 @@ export class ClustersController {
   @ApiBodyFrom(CreateClusterBody)
   @ApiResponseFrom(201, CreatedClusterSchema, 'created')
   @ApiResponse({ status: 409, description: 'the organization already has a cluster with this name' })
-  create(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Body() body: unknown) {
+  create(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Body() body: unknown,
+  ): Promise<CreatedClusterView> {
     return this.clusters.create(caller.organizationId, parseInput(CreateClusterBody, body, 'body'), actor);
   }
 
@@ -41,7 +49,7 @@ export class ClustersController {
   @ApiOperation({ summary: "The organization's clusters, by name" })
   @ApiQueryFrom(ListClustersQuery)
   @ApiResponseFrom(200, ClusterListSchema, 'one page of clusters')
-  list(@CurrentCaller() caller: Caller, @Query() query: unknown) {
+  list(@CurrentCaller() caller: Caller, @Query() query: unknown): Promise<ClusterListView> {
     return this.clusters.list(caller.organizationId, parseInput(ListClustersQuery, query, 'query'));
   }
 
@@ -49,7 +57,7 @@ export class ClustersController {
   @ApiOperation({ summary: 'One cluster' })
   @ApiPathParams({ id: 'cluster id' })
   @ApiResponseFrom(200, ClusterSchema, 'the cluster')
-  get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+  get(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<ClusterView> {
     return this.clusters.get(caller.organizationId, clusterIdOf(id));
   }
 
@@ -70,7 +78,7 @@ export class ClustersController {
     @CurrentActor() actor: AuditActor,
     @Param('id') id: string,
     @Body() body: unknown,
-  ) {
+  ): Promise<ClusterView> {
     const clusterId = clusterIdOf(id);
     const changes = parseInput(UpdateClusterBody, body, 'body');
     if (Object.keys(changes).some((field) => !OPERATOR_CLUSTER_FIELDS.has(field))) assertRole(caller, 'admin');
@@ -83,7 +91,11 @@ export class ClustersController {
   @ApiOperation({ summary: "Rotate the cluster's agent token: the old one stops working at once" })
   @ApiPathParams({ id: 'cluster id' })
   @ApiResponseFrom(200, RotatedTokenSchema, 'the new token, shown only once')
-  rotateToken(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Param('id') id: string) {
+  rotateToken(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Param('id') id: string,
+  ): Promise<RotatedTokenView> {
     return this.clusters.rotateToken(caller.organizationId, clusterIdOf(id), actor);
   }
 
@@ -92,7 +104,11 @@ export class ClustersController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a cluster with its agent token, snapshots and history' })
   @ApiPathParams({ id: 'cluster id' })
-  async delete(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Param('id') id: string) {
+  async delete(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Param('id') id: string,
+  ): Promise<void> {
     await this.clusters.delete(caller.organizationId, clusterIdOf(id), actor);
   }
 }

@@ -166,3 +166,8 @@ export const RotatedTokenSchema = z.object({
   prefix: z.string(),
   rotatedAt: isoDate,
 });
+
+export type ClusterView = z.output<typeof ClusterSchema>;
+export type CreatedClusterView = z.output<typeof CreatedClusterSchema>;
+export type ClusterListView = z.output<typeof ClusterListSchema>;
+export type RotatedTokenView = z.output<typeof RotatedTokenSchema>;

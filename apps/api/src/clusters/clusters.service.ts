@@ -15,9 +15,15 @@ import { ReadModelCache } from '../cache/read-model-cache.js';
 import { clusterNotFound, ProblemException } from '../problem.js';
 import { clusterPricing } from '../cluster-pricing.js';
 import { analysisSettingsView } from './analysis-settings.js';
-import type { ClusterSchema, CreateClusterBody, ListClustersQuery, UpdateClusterBody } from './clusters.schemas.js';
-
-type ClusterView = z.output<typeof ClusterSchema>;
+import type {
+  ClusterListView,
+  ClusterView,
+  CreateClusterBody,
+  CreatedClusterView,
+  ListClustersQuery,
+  RotatedTokenView,
+  UpdateClusterBody,
+} from './clusters.schemas.js';
 
 const CLUSTER_SELECT = {
   id: true,
@@ -101,7 +107,11 @@ export class ClustersService {
     @Inject(ReadModelCache) private readonly cache: ReadModelCache,
   ) {}
 
-  async create(organizationId: string, body: z.output<typeof CreateClusterBody>, actor: AuditActor) {
+  async create(
+    organizationId: string,
+    body: z.output<typeof CreateClusterBody>,
+    actor: AuditActor,
+  ): Promise<CreatedClusterView> {
     try {
       return await this.prisma.$transaction(async (tx) => {
         const { id } = await tx.cluster.create({
@@ -143,7 +153,7 @@ export class ClustersService {
     }
   }
 
-  async list(organizationId: string, query: z.output<typeof ListClustersQuery>) {
+  async list(organizationId: string, query: z.output<typeof ListClustersQuery>): Promise<ClusterListView> {
     const print = fingerprint(['clusters']);
     const after = decodeCursor(query.cursor, print);
     const rows = await this.prisma.cluster.findMany({
@@ -164,7 +174,7 @@ export class ClustersService {
     };
   }
 
-  async get(organizationId: string, id: string) {
+  async get(organizationId: string, id: string): Promise<ClusterView> {
     const row = await this.prisma.cluster.findFirst({ where: { id, organizationId }, select: CLUSTER_SELECT });
     if (!row) throw clusterNotFound(id);
     return clusterView(row, (await newestAnalysisSettings(this.prisma, [id])).get(id));
@@ -174,7 +184,12 @@ export class ClustersService {
    * Changes a cluster; the audit log gets a `cluster.update` and, for a new price, a `cluster.price_change`.
    * New overrides of the Kubernetes version or data plane apply from the cluster's next snapshot.
    */
-  async update(organizationId: string, id: string, body: z.output<typeof UpdateClusterBody>, actor: AuditActor) {
+  async update(
+    organizationId: string,
+    id: string,
+    body: z.output<typeof UpdateClusterBody>,
+    actor: AuditActor,
+  ): Promise<ClusterView> {
     try {
       await this.prisma.$transaction(async (tx) => {
         const before = await tx.cluster.findFirst({ where: { id, organizationId }, select: CLUSTER_SELECT });
@@ -221,7 +236,7 @@ export class ClustersService {
     return this.get(organizationId, id);
   }
 
-  async rotateToken(organizationId: string, id: string, actor: AuditActor) {
+  async rotateToken(organizationId: string, id: string, actor: AuditActor): Promise<RotatedTokenView> {
     return this.prisma.$transaction(async (tx) => {
       const cluster = await tx.cluster.findFirst({ where: { id, organizationId }, select: { name: true } });
       if (!cluster) throw clusterNotFound(id);
