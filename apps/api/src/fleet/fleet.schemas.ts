@@ -141,3 +141,4 @@ export const FleetClusterAnswerSchema = z.object({
 });
 
 export type FleetClusterView = z.output<typeof FleetClusterSchema>;
+export type FleetClusterAnswerView = z.output<typeof FleetClusterAnswerSchema>;

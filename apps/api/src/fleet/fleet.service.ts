@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { agentAgeSeconds, type FleetRow, fleetRows, isAgentStale, ReadDb } from '@zw/db';
 import type { ApiConfig } from '../config.js';
 import { clusterPricing } from '../cluster-pricing.js';
-import type { FleetClusterView, FleetView } from './fleet.schemas.js';
+import type { FleetClusterAnswerView, FleetClusterView, FleetView } from './fleet.schemas.js';
 
 /** The dashboard's fleet summary: per cluster, hint states, node info, traffic and agent freshness. */
 @Injectable()
@@ -81,7 +81,7 @@ export class FleetService {
   }
 
   /** One cluster as the fleet summary shows it (its cluster page's summary band), or null if not the caller's. */
-  async cluster(organizationId: string, clusterId: string, now = new Date()) {
+  async cluster(organizationId: string, clusterId: string, now = new Date()): Promise<FleetClusterAnswerView | null> {
     const [row] = await fleetRows(this.db, organizationId, [clusterId]);
     if (!row) return null;
     return {

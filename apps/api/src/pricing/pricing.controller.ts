@@ -6,7 +6,11 @@ import { ApiKeyAuth, OperatorOnly } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiBodyFrom, ApiResponseFrom } from '../http/openapi.js';
 import { parseInput } from '../http/validation.js';
-import { OrganizationPricingSchema, SetOrganizationPriceBody } from './pricing.schemas.js';
+import {
+  OrganizationPricingSchema,
+  type OrganizationPricingView,
+  SetOrganizationPriceBody,
+} from './pricing.schemas.js';
 import { PricingService } from './pricing.service.js';
 
 @ApiTags('pricing')
@@ -20,7 +24,7 @@ export class PricingController {
     summary: "The price catalogue (per provider, with sources and dates), the organization's price and each cluster's",
   })
   @ApiResponseFrom(200, OrganizationPricingSchema, 'the prices and where each comes from')
-  get(@CurrentCaller() caller: Caller) {
+  get(@CurrentCaller() caller: Caller): Promise<OrganizationPricingView> {
     return this.pricing.get(caller.organizationId);
   }
 
@@ -32,7 +36,11 @@ export class PricingController {
   })
   @ApiBodyFrom(SetOrganizationPriceBody)
   @ApiResponseFrom(200, OrganizationPricingSchema, 'the prices as changed')
-  set(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Body() body: unknown) {
+  set(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Body() body: unknown,
+  ): Promise<OrganizationPricingView> {
     const { crossZonePricePerGb } = parseInput(SetOrganizationPriceBody, body, 'body');
     return this.pricing.setOrganizationPrice(caller.organizationId, crossZonePricePerGb, actor);
   }

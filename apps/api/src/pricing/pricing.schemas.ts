@@ -45,3 +45,4 @@ export const OrganizationPricingSchema = z.object({
     )
     .describe('the price each cluster is costed at, and where it comes from'),
 });
+export type OrganizationPricingView = z.output<typeof OrganizationPricingSchema>;

@@ -1,12 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { priceCatalogue } from '@zw/core';
 import { type AuditActor, type Cloud, PrismaService, recordAudit } from '@zw/db';
-import type { z } from 'zod';
 import { ReadModelCache } from '../cache/read-model-cache.js';
 import { clusterPricing } from '../cluster-pricing.js';
-import type { OrganizationPricingSchema } from './pricing.schemas.js';
-
-type PricingView = z.output<typeof OrganizationPricingSchema>;
+import type { OrganizationPricingView } from './pricing.schemas.js';
 
 const numberOrNull = (value: { toString(): string } | null) => (value === null ? null : Number(value));
 
@@ -18,7 +15,7 @@ export class PricingService {
     @Inject(ReadModelCache) private readonly cache: ReadModelCache,
   ) {}
 
-  async get(organizationId: string): Promise<PricingView> {
+  async get(organizationId: string): Promise<OrganizationPricingView> {
     const organization = await this.prisma.organization.findUniqueOrThrow({
       where: { id: organizationId },
       select: {
@@ -50,7 +47,11 @@ export class PricingService {
   }
 
   /** Sets (or, with null, removes) the organization's price; audited; every cached figure is dropped. */
-  async setOrganizationPrice(organizationId: string, pricePerGb: number | null, actor: AuditActor) {
+  async setOrganizationPrice(
+    organizationId: string,
+    pricePerGb: number | null,
+    actor: AuditActor,
+  ): Promise<OrganizationPricingView> {
     await this.prisma.$transaction(async (tx) => {
       const before = await tx.organization.findUniqueOrThrow({
         where: { id: organizationId },
