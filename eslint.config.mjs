@@ -13,10 +13,6 @@ export const SQL_IN_APPS_ALLOWLIST = [
 
 /** Folders of apps/api/src still to declare their return types (issue 28); each goes when it is done. */
 const RETURN_TYPES_PENDING = [
-  'clusters',
-  'fleet',
-  'pricing',
-  'recommendations',
   'reports',
   'savings',
   'services',

@@ -6,7 +6,9 @@ import { ApiPathParams, ApiQueryFrom, ApiResponseFrom } from '../http/openapi.js
 import { clusterIdOf, parseInput } from '../http/validation.js';
 import {
   ClusterRecommendationsSchema,
+  type ClusterRecommendationsView,
   FleetRecommendationsSchema,
+  type FleetRecommendationsView,
   ListRecommendationsQuery,
 } from './recommendations.schemas.js';
 import { RecommendationsService } from './recommendations.service.js';
@@ -24,7 +26,11 @@ export class RecommendationsController {
   @ApiPathParams({ id: 'cluster id' })
   @ApiQueryFrom(ListRecommendationsQuery)
   @ApiResponseFrom(200, ClusterRecommendationsSchema, 'one page of Services with fixes, as of the newest snapshot')
-  cluster(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: unknown) {
+  cluster(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Query() query: unknown,
+  ): Promise<ClusterRecommendationsView> {
     const clusterId = clusterIdOf(id);
     return this.recommendations.cluster(
       caller.organizationId,
@@ -39,7 +45,7 @@ export class RecommendationsController {
   })
   @ApiQueryFrom(ListRecommendationsQuery)
   @ApiResponseFrom(200, FleetRecommendationsSchema, 'one page of Services with fixes, largest saving first')
-  fleet(@CurrentCaller() caller: Caller, @Query() query: unknown) {
+  fleet(@CurrentCaller() caller: Caller, @Query() query: unknown): Promise<FleetRecommendationsView> {
     return this.recommendations.fleet(caller.organizationId, parseInput(ListRecommendationsQuery, query, 'query'));
   }
 }

@@ -10,11 +10,10 @@ import {
   type ServiceFixes,
   ServiceFixesConnection,
 } from './recommendations.models.js';
+import type { ServiceFixesView } from './recommendations.schemas.js';
 import { RecommendationsService } from './recommendations.service.js';
 
 const MAX_PAGE = 500;
-
-type ServiceFixesView = Awaited<ReturnType<RecommendationsService['fleet']>>['services'][number];
 
 /** The fixes over GraphQL: per cluster, and ranked over the fleet; the same pages and cursors as REST. */
 @Resolver(() => Cluster)

@@ -105,3 +105,9 @@ export const FleetRecommendationsSchema = z.object({
     .describe('Services with fixes over every cluster of the organization, largest saving first'),
   nextCursor: z.string().nullable(),
 });
+
+export type RecommendationView = z.output<typeof RecommendationSchema>;
+export type ServiceFixesView = z.output<typeof ServiceFixesSchema>;
+export type NodeBlockersView = z.output<typeof NodeBlockersSchema>;
+export type ClusterRecommendationsView = z.output<typeof ClusterRecommendationsSchema>;
+export type FleetRecommendationsView = z.output<typeof FleetRecommendationsSchema>;

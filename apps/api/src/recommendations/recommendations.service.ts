@@ -4,7 +4,14 @@ import type { z } from 'zod';
 import { clusterNotFound } from '../problem.js';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { type ClusterPricing, type PricedCluster, pricedClusters } from '../cluster-pricing.js';
-import type { ListRecommendationsQuery } from './recommendations.schemas.js';
+import type {
+  ClusterRecommendationsView,
+  FleetRecommendationsView,
+  ListRecommendationsQuery,
+  NodeBlockersView,
+  RecommendationView,
+  ServiceFixesView,
+} from './recommendations.schemas.js';
 
 type Query = z.output<typeof ListRecommendationsQuery>;
 
@@ -17,7 +24,7 @@ type Query = z.output<typeof ListRecommendationsQuery>;
 export class RecommendationsService {
   constructor(@Inject(ReadDb) private readonly db: ReadDb) {}
 
-  async cluster(organizationId: string, clusterId: string, query: Query) {
+  async cluster(organizationId: string, clusterId: string, query: Query): Promise<ClusterRecommendationsView> {
     // The newest snapshot's head is read beside the cluster (one round trip less); it is only used once
     // the cluster is known to be the organization's.
     const [[cluster], head] = await Promise.all([
@@ -35,7 +42,7 @@ export class RecommendationsService {
     };
   }
 
-  async fleet(organizationId: string, query: Query) {
+  async fleet(organizationId: string, query: Query): Promise<FleetRecommendationsView> {
     const clusters = await pricedClusters(this.db, organizationId);
     const byId = new Map(clusters.map((cluster) => [cluster.id, cluster]));
     const page = await this.page(clusters, query, ['fleet-recommendations', organizationId]);
@@ -49,7 +56,12 @@ export class RecommendationsService {
   }
 
   /** One Service's fixes in the cluster's newest snapshot ([] when it has none). */
-  async service(clusterId: string, pricing: ClusterPricing, namespace: string, name: string) {
+  async service(
+    clusterId: string,
+    pricing: ClusterPricing,
+    namespace: string,
+    name: string,
+  ): Promise<RecommendationView[]> {
     const rows = await fixRankingRows(this.db, {
       clusters: [{ id: clusterId, pricePerGb: pricing.pricePerGb }],
       service: { namespace, name },
@@ -80,14 +92,15 @@ export class RecommendationsService {
   }
 }
 
-function serviceFixesView(row: FixRankingRow, pricing: ClusterPricing) {
+/** The stored fixes are what the worker's analysis wrote (the schema's values and shapes), priced here. */
+function serviceFixesView(row: FixRankingRow, pricing: ClusterPricing): ServiceFixesView {
   const { fixes } = row;
   return {
     cluster: { id: row.cluster_id, name: row.cluster_name },
     namespace: row.namespace,
     name: row.name,
-    routing: fixes.routing,
-    hints: { state: fixes.hintState, reason: fixes.hintReason },
+    routing: fixes.routing as ServiceFixesView['routing'],
+    hints: { state: fixes.hintState as ServiceFixesView['hints']['state'], reason: fixes.hintReason },
     traffic: {
       gb: row.traffic_gb,
       source: row.traffic_source,
@@ -100,7 +113,7 @@ function serviceFixesView(row: FixRankingRow, pricing: ClusterPricing) {
       return {
         ...fix,
         savings: { crossZoneFraction: fraction, crossZoneGb, cost: crossZoneGb * pricing.pricePerGb },
-      };
+      } as RecommendationView;
     }),
   };
 }
@@ -110,8 +123,8 @@ function serviceFixesView(row: FixRankingRow, pricing: ClusterPricing) {
  * the GB are kept and the cost follows the cluster's price (API traffic values are per Service and are
  * applied to each Service's own fixes, not to this total).
  */
-function pricedBlockers(blockers: Record<string, unknown>, pricing: ClusterPricing) {
+function pricedBlockers(blockers: Record<string, unknown>, pricing: ClusterPricing): NodeBlockersView {
   const savings = blockers.savings as { crossZoneGb?: number } | undefined;
   const crossZoneGb = Number(savings?.crossZoneGb ?? 0);
-  return { ...blockers, savings: { crossZoneGb, cost: crossZoneGb * pricing.pricePerGb } };
+  return { ...blockers, savings: { crossZoneGb, cost: crossZoneGb * pricing.pricePerGb } } as NodeBlockersView;
 }
