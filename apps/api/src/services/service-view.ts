@@ -2,6 +2,7 @@ import {
   type CostInputs,
   type CrossZoneCost,
   type CrossZonePrice,
+  type HintState,
   type MeasuredContradiction,
   measuredContradiction,
   MONTHLY_TRAFFIC_ANNOTATION,
@@ -10,10 +11,12 @@ import {
   type ModelVsMeasured,
   modelVsMeasured,
   monthlyTrafficGb,
+  type Routing,
   type RoutingPreviewOutcome,
   serviceCost,
 } from '@zw/core';
 import type { ServiceStateRow } from '@zw/db';
+import type { ZoneAllocationView } from './services.schemas.js';
 
 export interface ServiceMonthly {
   withoutHints: CrossZoneCost;
@@ -25,11 +28,20 @@ export interface ServiceMonthly {
   inputs: CostInputs;
 }
 
-export interface ServiceSummaryView {
+/** A Service state's routing and hint state, as the answers show them. */
+export interface RoutingView {
+  routing: Routing;
+  hints: { state: HintState; reason: string | null };
+}
+
+/** The worker stores core's Routing and HintState values as text: read back, they are those values. */
+export function routingView(row: Pick<ServiceStateRow, 'routing' | 'hint_state' | 'hint_reason'>): RoutingView {
+  return { routing: row.routing as Routing, hints: { state: row.hint_state as HintState, reason: row.hint_reason } };
+}
+
+export interface ServiceSummaryView extends RoutingView {
   namespace: string;
   name: string;
-  routing: string;
-  hints: { state: string; reason: string | null };
   readyEndpoints: number;
   /** Since when this state holds (the captured-at of the snapshot that first showed it). */
   since: string;
@@ -137,8 +149,7 @@ export function serviceSummaryView(
   return {
     namespace: row.namespace,
     name: row.name,
-    routing: row.routing,
-    hints: { state: row.hint_state, reason: row.hint_reason },
+    ...routingView(row),
     readyEndpoints: row.ready_endpoints,
     since: row.valid_from.toISOString(),
     crossZone,
@@ -179,7 +190,7 @@ export function serviceSummaryView(
 }
 
 /** The per-zone allocation of a stored state, as a list in zone order. */
-export function zoneAllocations(row: ServiceStateRow) {
+export function zoneAllocations(row: ServiceStateRow): ZoneAllocationView[] {
   return Object.keys(row.zones)
     .sort()
     .map((zone) => {

@@ -13,6 +13,7 @@ import {
   ServiceCountsSchema,
   ServiceDetailQuery,
   ServiceDetailSchema,
+  type ServiceDetailView,
   ServiceListSchema,
   ServiceParams,
   SetTrafficBody,
@@ -89,7 +90,7 @@ export class ServicesController {
     @Param('namespace') namespace: string,
     @Param('name') name: string,
     @Query() query: unknown,
-  ) {
+  ): Promise<ServiceDetailView> {
     const clusterId = clusterIdOf(id);
     const service = parseInput(ServiceParams, { namespace, name }, 'path');
     const window = parseInput(ServiceDetailQuery, query, 'query');
@@ -109,7 +110,7 @@ export class ServicesController {
     @Param('namespace') namespace: string,
     @Param('name') name: string,
     @Body() body: unknown,
-  ) {
+  ): Promise<ServiceDetailView> {
     const clusterId = clusterIdOf(id);
     const service = parseInput(ServiceParams, { namespace, name }, 'path');
     const { monthlyTrafficGb } = parseInput(SetTrafficBody, body, 'body');

@@ -273,3 +273,10 @@ export const ServiceDetailSchema = z.object({
     flapping: z.boolean(),
   }),
 });
+
+export type ServiceSummary = z.output<typeof ServiceSummarySchema>;
+export type ServiceListView = z.output<typeof ServiceListSchema>;
+export type ServiceCountsView = z.output<typeof ServiceCountsSchema>;
+export type ServiceDetailView = z.output<typeof ServiceDetailSchema>;
+export type TimelineView = ServiceDetailView['timeline'];
+export type ZoneAllocationView = z.output<typeof ZoneAllocationSchema>;

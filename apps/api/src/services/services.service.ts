@@ -20,11 +20,19 @@ import { ReadModelCache } from '../cache/read-model-cache.js';
 import { clusterNotFound } from '../problem.js';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { notFound, validationProblem } from '../problem.js';
-import { clusterPricing } from '../cluster-pricing.js';
+import { type ClusterPricing, clusterPricing } from '../cluster-pricing.js';
 import { RecommendationsService } from '../recommendations/recommendations.service.js';
 import { LiveViewService, overridesOf } from './live-view.service.js';
-import { measurementSourceOf, serviceSummaryView, zoneAllocations } from './service-view.js';
-import type { ListServicesQuery, ServiceCountsQuery, ServiceDetailQuery } from './services.schemas.js';
+import { measurementSourceOf, routingView, serviceSummaryView, zoneAllocations } from './service-view.js';
+import type {
+  ListServicesQuery,
+  ServiceCountsQuery,
+  ServiceCountsView,
+  ServiceDetailQuery,
+  ServiceDetailView,
+  ServiceListView,
+  TimelineView,
+} from './services.schemas.js';
 import { DAY_MS } from '@zw/core';
 
 export const DEFAULT_TIMELINE_DAYS = 7;
@@ -35,7 +43,9 @@ export const TIMELINE_LIMIT = 1000;
  */
 const FLAPPING_MIN_CHANGES = 3;
 
-export function priceOf(head: Pick<ClusterHeadRow, 'cloud' | 'region' | 'price_override' | 'org_price_override'>) {
+export function priceOf(
+  head: Pick<ClusterHeadRow, 'cloud' | 'region' | 'price_override' | 'org_price_override'>,
+): ClusterPricing {
   return clusterPricing({
     cloud: head.cloud as 'aws' | 'gcp' | 'azure' | 'other',
     region: head.region,
@@ -66,7 +76,11 @@ export class ServicesService {
    * snapshot when its first page was asked for (the cursor carries it), so snapshots arriving while a
    * client pages through never make rows repeat or go missing.
    */
-  async list(organizationId: string, clusterId: string, query: z.output<typeof ListServicesQuery>) {
+  async list(
+    organizationId: string,
+    clusterId: string,
+    query: z.output<typeof ListServicesQuery>,
+  ): Promise<ServiceListView> {
     const head = await this.head(organizationId, clusterId);
     const descending = (query.order ?? (query.sort === 'name' ? 'asc' : 'desc')) === 'desc';
     if (query.sort === 'name' && descending) {
@@ -110,7 +124,11 @@ export class ServicesService {
   }
 
   /** How many Services of the newest snapshot match the list's filters, in all and by hint state. */
-  async counts(organizationId: string, clusterId: string, query: z.output<typeof ServiceCountsQuery>) {
+  async counts(
+    organizationId: string,
+    clusterId: string,
+    query: z.output<typeof ServiceCountsQuery>,
+  ): Promise<ServiceCountsView> {
     const head = await this.head(organizationId, clusterId);
     const cluster = { id: head.id, name: head.name };
     const at = head.latest_captured_at;
@@ -132,7 +150,7 @@ export class ServicesService {
     name: string,
     query: z.output<typeof ServiceDetailQuery>,
     now = new Date(),
-  ) {
+  ): Promise<ServiceDetailView> {
     const head = await this.head(organizationId, clusterId);
     const service = await findClusterService(this.db, clusterId, namespace, name);
     const latest = service ? await latestServiceInterval(this.db, service.id) : null;
@@ -194,7 +212,7 @@ export class ServicesService {
     name: string,
     gb: number | null,
     actor: AuditActor,
-  ) {
+  ): Promise<ServiceDetailView> {
     await this.head(organizationId, clusterId);
     await this.prisma.$transaction(async (tx) => {
       const before = await tx.clusterService.findFirst({
@@ -222,7 +240,7 @@ export class ServicesService {
   }
 }
 
-export function timelineOf(rows: ServiceStateRow[], from: Date, to: Date) {
+export function timelineOf(rows: ServiceStateRow[], from: Date, to: Date): TimelineView {
   const truncated = rows.length > TIMELINE_LIMIT;
   const kept = rows.slice(0, TIMELINE_LIMIT);
   let changes = 0;
@@ -247,8 +265,7 @@ export function timelineOf(rows: ServiceStateRow[], from: Date, to: Date) {
     entries: kept.map((row) => ({
       from: row.valid_from.toISOString(),
       to: row.valid_to?.toISOString() ?? null,
-      routing: row.routing,
-      hints: { state: row.hint_state, reason: row.hint_reason },
+      ...routingView(row),
       crossZone: { withoutHints: row.cross_zone_without_hints ?? 0, withHints: row.cross_zone_with_hints ?? 0 },
       readyEndpoints: row.ready_endpoints,
     })),
