@@ -13,10 +13,14 @@ import {
   CreateScheduleBody,
   ListSchedulesQuery,
   RunAnswerSchema,
+  type RunAnswerView,
   RunScheduleBody,
   ScheduleAnswerSchema,
+  type ScheduleAnswerView,
   ScheduleListSchema,
+  type ScheduleListView,
   ScheduleSchema,
+  type ScheduleView,
   UpdateScheduleBody,
 } from './reports.schemas.js';
 
@@ -33,7 +37,11 @@ export class ReportSchedulesController {
   })
   @ApiBodyFrom(CreateScheduleBody)
   @ApiResponseFrom(201, ScheduleAnswerSchema, 'created')
-  create(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Body() body: unknown) {
+  create(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Body() body: unknown,
+  ): Promise<ScheduleAnswerView> {
     return this.schedules.create(caller.organizationId, parseInput(CreateScheduleBody, body, 'body'), actor);
   }
 
@@ -41,7 +49,7 @@ export class ReportSchedulesController {
   @ApiOperation({ summary: "The organization's report schedules, oldest first" })
   @ApiQueryFrom(ListSchedulesQuery)
   @ApiResponseFrom(200, ScheduleListSchema, 'one page of schedules')
-  list(@CurrentCaller() caller: Caller, @Query() query: unknown) {
+  list(@CurrentCaller() caller: Caller, @Query() query: unknown): Promise<ScheduleListView> {
     return this.schedules.list(caller.organizationId, parseInput(ListSchedulesQuery, query, 'query'));
   }
 
@@ -49,7 +57,7 @@ export class ReportSchedulesController {
   @ApiOperation({ summary: 'One report schedule, with when it fires next and its latest report' })
   @ApiPathParams({ id: 'report schedule id' })
   @ApiResponseFrom(200, ScheduleSchema, 'the schedule')
-  get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+  get(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<ScheduleView> {
     return this.schedules.get(caller.organizationId, idFromPath(id));
   }
 
@@ -67,7 +75,7 @@ export class ReportSchedulesController {
     @CurrentActor() actor: AuditActor,
     @Param('id') id: string,
     @Body() body: unknown,
-  ) {
+  ): Promise<ScheduleAnswerView> {
     const scheduleId = idFromPath(id);
     const changes = parseInput(UpdateScheduleBody, body, 'body');
     return this.schedules.update(caller.organizationId, scheduleId, changes, actor);
@@ -78,7 +86,11 @@ export class ReportSchedulesController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a schedule with its reports and their deliveries' })
   @ApiPathParams({ id: 'report schedule id' })
-  async delete(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Param('id') id: string) {
+  async delete(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Param('id') id: string,
+  ): Promise<void> {
     await this.schedules.delete(caller.organizationId, idFromPath(id), actor);
   }
 
@@ -98,7 +110,7 @@ export class ReportSchedulesController {
     @Param('id') id: string,
     @Body() body: unknown,
     @Res({ passthrough: true }) response: ServerResponse,
-  ) {
+  ): Promise<RunAnswerView> {
     const scheduleId = idFromPath(id);
     const { accepted, report } = await this.schedules.run(
       caller.organizationId,

@@ -32,11 +32,13 @@ import type {
   CreateScheduleBody,
   ListSchedulesQuery,
   RunScheduleBody,
-  ScheduleSchema,
+  RunView,
+  ScheduleAnswerView,
+  ScheduleListView,
+  ScheduleView,
   UpdateScheduleBody,
 } from './reports.schemas.js';
 
-type ScheduleView = z.output<typeof ScheduleSchema>;
 type Scope = z.output<typeof CreateScheduleBody>['scope'];
 
 /** Webhook secrets look like `zws_<43 base64url chars>`: 256 random bits. */
@@ -123,7 +125,12 @@ export class ReportSchedulesService {
     @Inject(ReportsService) private readonly reports: ReportsService,
   ) {}
 
-  async create(organizationId: string, body: z.output<typeof CreateScheduleBody>, actor: AuditActor, now = new Date()) {
+  async create(
+    organizationId: string,
+    body: z.output<typeof CreateScheduleBody>,
+    actor: AuditActor,
+    now = new Date(),
+  ): Promise<ScheduleAnswerView> {
     const cron = this.checkTiming(body.cadence, body.cron, body.timeZone, now);
     const clusterIds = await this.checkScope(organizationId, body.scope);
     const channelIds = await this.checkChannels(organizationId, body.channelIds);
@@ -162,7 +169,11 @@ export class ReportSchedulesService {
     return { schedule: await this.get(organizationId, id, now), webhookSecret: secret?.secret ?? null };
   }
 
-  async list(organizationId: string, query: z.output<typeof ListSchedulesQuery>, now = new Date()) {
+  async list(
+    organizationId: string,
+    query: z.output<typeof ListSchedulesQuery>,
+    now = new Date(),
+  ): Promise<ScheduleListView> {
     const print = fingerprint(['report-schedules']);
     const after = decodeCursor(query.cursor, print);
     const rows = await this.prisma.reportSchedule.findMany({
@@ -205,7 +216,7 @@ export class ReportSchedulesService {
     body: z.output<typeof UpdateScheduleBody>,
     actor: AuditActor,
     now = new Date(),
-  ) {
+  ): Promise<ScheduleAnswerView> {
     const current = await this.prisma.reportSchedule.findFirst({ where: { id, organizationId } });
     if (!current) throw scheduleNotFound(id);
     const cadence = body.cadence ?? current.cadence;
@@ -286,7 +297,7 @@ export class ReportSchedulesService {
     body: z.output<typeof RunScheduleBody>,
     actor: AuditActor,
     now = new Date(),
-  ) {
+  ): Promise<RunView> {
     const schedule = await this.prisma.reportSchedule.findFirst({ where: { id, organizationId } });
     if (!schedule) throw scheduleNotFound(id);
     // The report is claimed and queued in the reports service's own transaction; the entry follows it.

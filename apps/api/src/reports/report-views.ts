@@ -2,7 +2,7 @@ import type { Prisma } from '@zw/db';
 import { periodLabel } from '@zw/reports';
 import { z } from 'zod';
 import { parseInput } from '../http/validation.js';
-import type { DeliverySchema, ReportSchema } from './reports.schemas.js';
+import type { DeliverySchema, ReportSchema, ReportView } from './reports.schemas.js';
 
 /** The columns a report view needs: never the document or the rendered files. */
 export const REPORT_VIEW_SELECT = {
@@ -58,7 +58,7 @@ function deliveryView(row: DeliveryRow): z.output<typeof DeliverySchema> {
   };
 }
 
-export function reportView(row: ReportViewRow): z.output<typeof ReportSchema> {
+export function reportView(row: ReportViewRow): ReportView {
   const summary = row.summary as StoredSummary | null;
   const period = { start: row.periodStart, end: row.periodEnd };
   return {

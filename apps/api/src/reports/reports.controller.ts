@@ -6,7 +6,14 @@ import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiPathParams, ApiQueryFrom, ApiResponseFrom } from '../http/openapi.js';
 import { parseInput } from '../http/validation.js';
 import { idFromPath } from './report-views.js';
-import { DownloadQuery, ListReportsQuery, ReportListSchema, ReportSchema } from './reports.schemas.js';
+import {
+  DownloadQuery,
+  ListReportsQuery,
+  ReportListSchema,
+  type ReportListView,
+  ReportSchema,
+  type ReportView,
+} from './reports.schemas.js';
 import { ReportsService } from './reports.service.js';
 
 @ApiTags('reports')
@@ -19,7 +26,7 @@ export class ReportsController {
   @ApiOperation({ summary: "The organization's reports (of one schedule with scheduleId), newest period first" })
   @ApiQueryFrom(ListReportsQuery)
   @ApiResponseFrom(200, ReportListSchema, 'one page of reports')
-  list(@CurrentCaller() caller: Caller, @Query() query: unknown) {
+  list(@CurrentCaller() caller: Caller, @Query() query: unknown): Promise<ReportListView> {
     return this.reports.list(caller.organizationId, parseInput(ListReportsQuery, query, 'query'));
   }
 
@@ -27,7 +34,7 @@ export class ReportsController {
   @ApiOperation({ summary: 'One report: its period, status, headline figures, downloads and webhook delivery' })
   @ApiPathParams({ id: 'report id' })
   @ApiResponseFrom(200, ReportSchema, 'the report')
-  get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+  get(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<ReportView> {
     return this.reports.get(caller.organizationId, idFromPath(id));
   }
 

@@ -1,6 +1,5 @@
 import { Inject, UseGuards } from '@nestjs/common';
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
-import type { z } from 'zod';
 import { ApiKeyGuard, RequireRole } from '../auth/api-key.guard.js';
 import type { AuditActor } from '@zw/db';
 import { CurrentActor } from '../audit/audit-actor.js';
@@ -25,15 +24,12 @@ import {
   CreateScheduleBody,
   ListReportsQuery,
   ListSchedulesQuery,
-  type ReportSchema,
+  type ReportView,
   RunScheduleBody,
-  type ScheduleSchema,
+  type ScheduleView,
   UpdateScheduleBody,
 } from './reports.schemas.js';
 import { ReportsService } from './reports.service.js';
-
-type ReportView = z.output<typeof ReportSchema>;
-type ScheduleView = z.output<typeof ScheduleSchema>;
 
 /** Only the fields given (GraphQL passes absent arguments as undefined and explicit ones as null). */
 function present<T extends object>(fields: T): Partial<T> {
@@ -97,7 +93,10 @@ export class ReportsResolver {
   }
 
   @Query(() => ReportScheduleModel, { description: 'one report schedule (NOT_FOUND when not the organization’s)' })
-  async reportSchedule(@CurrentCaller() caller: Caller, @Args('id', { type: () => ID }) id: string) {
+  async reportSchedule(
+    @CurrentCaller() caller: Caller,
+    @Args('id', { type: () => ID }) id: string,
+  ): Promise<ReportScheduleModel> {
     return scheduleModel(await this.schedules.get(caller.organizationId, idFromPath(id)));
   }
 
@@ -115,7 +114,7 @@ export class ReportsResolver {
   }
 
   @Query(() => ReportModel, { description: 'one report (NOT_FOUND when not the organization’s)' })
-  async report(@CurrentCaller() caller: Caller, @Args('id', { type: () => ID }) id: string) {
+  async report(@CurrentCaller() caller: Caller, @Args('id', { type: () => ID }) id: string): Promise<ReportModel> {
     return reportModel(await this.reportsService.get(caller.organizationId, idFromPath(id)));
   }
 
@@ -127,7 +126,7 @@ export class ReportsResolver {
     @CurrentCaller() caller: Caller,
     @CurrentActor() actor: AuditActor,
     @Args('input', { type: () => ReportScheduleInput }) input: ReportScheduleInput,
-  ) {
+  ): Promise<ReportScheduleResultModel> {
     const body = parseInput(
       CreateScheduleBody,
       {
@@ -148,7 +147,7 @@ export class ReportsResolver {
     @CurrentActor() actor: AuditActor,
     @Args('id', { type: () => ID }) id: string,
     @Args('changes', { type: () => ReportScheduleChanges }) changes: ReportScheduleChanges,
-  ) {
+  ): Promise<ReportScheduleResultModel> {
     const scheduleId = idFromPath(id);
     const body = parseInput(
       UpdateScheduleBody,
@@ -169,7 +168,7 @@ export class ReportsResolver {
     @CurrentCaller() caller: Caller,
     @CurrentActor() actor: AuditActor,
     @Args('id', { type: () => ID }) id: string,
-  ) {
+  ): Promise<boolean> {
     await this.schedules.delete(caller.organizationId, idFromPath(id), actor);
     return true;
   }
@@ -181,7 +180,7 @@ export class ReportsResolver {
     @CurrentActor() actor: AuditActor,
     @Args('id', { type: () => ID }) id: string,
     @Args('period', { type: () => ReportRunPeriodEnum, nullable: true }) period?: ReportRunPeriodEnum,
-  ) {
+  ): Promise<ReportModel> {
     const scheduleId = idFromPath(id);
     const body = parseInput(RunScheduleBody, present({ period }), 'body');
     return reportModel((await this.schedules.run(caller.organizationId, scheduleId, body, actor)).report);

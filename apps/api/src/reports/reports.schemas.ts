@@ -227,3 +227,12 @@ export const ReportSchema = z.object({
 export const ReportListSchema = z.object({ reports: z.array(ReportSchema), nextCursor: z.string().nullable() });
 
 export const RunAnswerSchema = z.object({ report: ReportSchema });
+
+export type ScheduleView = z.output<typeof ScheduleSchema>;
+export type ScheduleAnswerView = z.output<typeof ScheduleAnswerSchema>;
+export type ScheduleListView = z.output<typeof ScheduleListSchema>;
+export type ReportView = z.output<typeof ReportSchema>;
+export type ReportListView = z.output<typeof ReportListSchema>;
+export type RunAnswerView = z.output<typeof RunAnswerSchema>;
+/** A run's report, and whether this call has it made (`accepted`) or found it made. */
+export type RunView = RunAnswerView & { accepted: boolean };

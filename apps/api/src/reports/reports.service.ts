@@ -10,7 +10,7 @@ import { QueueAvailability } from '../http/queue-availability.js';
 import { notFound, ProblemException } from '../problem.js';
 import { REPORT_VIEW_SELECT, reportView } from './report-views.js';
 import { REPORTS_CONFIG } from './reports-config.js';
-import type { ListReportsQuery } from './reports.schemas.js';
+import type { ListReportsQuery, ReportListView, ReportView, RunView } from './reports.schemas.js';
 
 const CONTENT_TYPES: Record<ReportFormat, string> = {
   json: 'application/json; charset=utf-8',
@@ -48,7 +48,7 @@ export class ReportsService {
     @Inject(REPORTS_CONFIG) private readonly config: ReportsConfig,
   ) {}
 
-  async list(organizationId: string, query: z.output<typeof ListReportsQuery>) {
+  async list(organizationId: string, query: z.output<typeof ListReportsQuery>): Promise<ReportListView> {
     if (query.scheduleId) {
       const owned = await this.prisma.reportSchedule.count({ where: { id: query.scheduleId, organizationId } });
       if (owned === 0) throw notFound(`no report schedule ${query.scheduleId} in your organization`);
@@ -83,7 +83,7 @@ export class ReportsService {
     };
   }
 
-  async get(organizationId: string, id: string) {
+  async get(organizationId: string, id: string): Promise<ReportView> {
     const row = await this.prisma.report.findFirst({ where: { id, organizationId }, select: REPORT_VIEW_SELECT });
     if (!row) throw reportNotFound(id);
     return reportView(row);
@@ -141,7 +141,7 @@ export class ReportsService {
     periodEnd: Date;
     partial: boolean;
     formats: ReportFormat[];
-  }): Promise<{ accepted: boolean; report: ReturnType<typeof reportView> }> {
+  }): Promise<RunView> {
     const { report, created } = await claimReportPeriod(this.prisma, { ...input, trigger: 'manual' });
     let accepted = created;
     if (!created && report.status === 'failed') {

@@ -108,3 +108,5 @@ export const SavingsSchema = z.object({
     defaultMonthlyGbPerEndpoint: z.number(),
   }),
 });
+
+export type SavingsView = z.output<typeof SavingsSchema>;

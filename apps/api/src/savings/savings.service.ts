@@ -7,7 +7,7 @@ import { HeavyReadBudget } from '../heavy-reads/heavy-read-budget.js';
 import { HEAVY_READ_DB } from '../heavy-reads/heavy-read-db.provider.js';
 import { validationProblem } from '../problem.js';
 import { type PricedCluster, pricedClusters } from '../cluster-pricing.js';
-import type { SavingsQuerySchema } from './savings.schemas.js';
+import type { SavingsQuerySchema, SavingsView } from './savings.schemas.js';
 
 const DEFAULT_RANGE_DAYS = 30;
 
@@ -20,7 +20,11 @@ export class SavingsService {
   ) {}
 
   /** Runs inside the organization's heavy-read budget, on the heavy-read pool. */
-  async savings(organizationId: string, query: z.output<typeof SavingsQuerySchema>, now = new Date()) {
+  async savings(
+    organizationId: string,
+    query: z.output<typeof SavingsQuerySchema>,
+    now = new Date(),
+  ): Promise<SavingsView> {
     return this.budget.run(organizationId, 'savings', () => this.compute(organizationId, query, now));
   }
 
