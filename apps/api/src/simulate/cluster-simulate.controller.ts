@@ -4,7 +4,7 @@ import { ApiKeyAuth } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiBodyFrom, ApiPathParams } from '../http/openapi.js';
 import { clusterIdOf } from '../http/validation.js';
-import { ClusterSimulateService } from './cluster-simulate.service.js';
+import { type ClusterSimulation, ClusterSimulateService } from './cluster-simulate.service.js';
 import { ClusterSimulateBody } from './simulate.schemas.js';
 
 /**
@@ -32,7 +32,11 @@ export class ClusterSimulateController {
       '`{cluster, snapshotId, capturedAt, analysis}`: `analysis` is the `zonewise analyze` JSON of the changed snapshot',
   })
   @ApiResponse({ status: 409, description: 'no processed snapshot of the cluster, or its payload is past retention' })
-  simulate(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
+  simulate(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<ClusterSimulation> {
     return this.simulation.simulate(caller.organizationId, clusterIdOf(id), body);
   }
 }

@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
+  type AnalysisReport,
   analyzeSnapshot,
   applyWhatIf,
   type CheckedSnapshot,
@@ -55,7 +56,7 @@ export class SimulateController {
     'a snapshot (`kubectl get nodes,services,endpointslices,servicecidrs -A -o json`), or `{ "snapshot": …, "whatIf": … }`',
   )
   @ApiResponse({ status: 200, description: 'the `zonewise analyze` JSON of the (changed) snapshot' })
-  async simulate(@CurrentCaller() caller: Caller, @Body() body: unknown) {
+  async simulate(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<AnalysisReport> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw invalid(
         '',

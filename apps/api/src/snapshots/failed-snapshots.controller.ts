@@ -8,9 +8,11 @@ import { ApiBodyFrom, ApiQueryFrom, ApiResponseFrom } from '../http/openapi.js';
 import { parseInput } from '../http/validation.js';
 import {
   FailedSnapshotListSchema,
+  type FailedSnapshotListView,
   FailedSnapshotsQuery,
   RedriveBody,
   RedriveResultSchema,
+  type RedriveResultView,
 } from './failed-snapshots.schemas.js';
 import { FailedSnapshotsService } from './failed-snapshots.service.js';
 
@@ -28,7 +30,7 @@ export class FailedSnapshotsController {
   })
   @ApiQueryFrom(FailedSnapshotsQuery)
   @ApiResponseFrom(200, FailedSnapshotListSchema, 'one page of failed snapshots')
-  list(@CurrentCaller() caller: Caller, @Query() query: unknown) {
+  list(@CurrentCaller() caller: Caller, @Query() query: unknown): Promise<FailedSnapshotListView> {
     return this.failed.list(caller.organizationId, parseInput(FailedSnapshotsQuery, query, 'query'));
   }
 
@@ -42,7 +44,11 @@ export class FailedSnapshotsController {
   })
   @ApiBodyFrom(RedriveBody)
   @ApiResponseFrom(200, RedriveResultSchema, 'the snapshots put back in line')
-  redrive(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor, @Body() body: unknown) {
+  redrive(
+    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: AuditActor,
+    @Body() body: unknown,
+  ): Promise<RedriveResultView> {
     return this.failed.redrive(caller.organizationId, parseInput(RedriveBody, body, 'body'), actor);
   }
 }

@@ -54,7 +54,11 @@ export const RedriveBody = z
   })
   .describe('Which failed snapshots to re-drive; given conditions combine (a snapshot must meet all of them).');
 
+export type FailedSnapshotListView = z.output<typeof FailedSnapshotListSchema>;
+
 export const RedriveResultSchema = z.object({
   redriven: z.number().int().describe('snapshots put back in line now'),
   snapshotIds: z.array(z.uuid()).describe('their ids; a snapshot not failed (any more) is not among them'),
 });
+
+export type RedriveResultView = z.output<typeof RedriveResultSchema>;

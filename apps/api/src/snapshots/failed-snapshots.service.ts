@@ -8,10 +8,10 @@ import type { z } from 'zod';
 import type { ApiConfig } from '../config.js';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import type {
-  FailedSnapshotListSchema,
+  FailedSnapshotListView,
   FailedSnapshotsQuery,
   RedriveBody,
-  RedriveResultSchema,
+  RedriveResultView,
 } from './failed-snapshots.schemas.js';
 import { redriveFailedSnapshots } from './redrive.js';
 
@@ -26,10 +26,7 @@ export class FailedSnapshotsService {
     @Inject(ConfigService) private readonly config: ConfigService<ApiConfig, true>,
   ) {}
 
-  async list(
-    organizationId: string,
-    input: z.output<typeof FailedSnapshotsQuery>,
-  ): Promise<z.output<typeof FailedSnapshotListSchema>> {
+  async list(organizationId: string, input: z.output<typeof FailedSnapshotsQuery>): Promise<FailedSnapshotListView> {
     const print = fingerprint(['failed-snapshots', input.clusterId, input.since]);
     const after = decodeCursor(input.cursor, print);
     const rows = await listFailedSnapshots(
@@ -63,7 +60,7 @@ export class FailedSnapshotsService {
     organizationId: string,
     input: z.output<typeof RedriveBody>,
     actor: AuditActor,
-  ): Promise<z.output<typeof RedriveResultSchema>> {
+  ): Promise<RedriveResultView> {
     const retry = {
       attempts: this.config.get('JOB_ATTEMPTS', { infer: true }),
       backoffMs: this.config.get('JOB_BACKOFF_MS', { infer: true }),

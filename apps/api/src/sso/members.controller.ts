@@ -24,6 +24,9 @@ const MemberSchema = z.object({
   sessionExpiresAt: isoDate.nullable().describe('when their latest open session ends'),
 });
 
+const MemberListSchema = z.object({ members: z.array(MemberSchema) });
+const MemberChangeSchema = z.object({ id: z.uuid(), disabledAt: isoDate.nullable() });
+
 const UpdateMemberBody = z
   .object({ disabled: z.boolean().describe('true: they cannot sign in, and their sessions end now') })
   .strict();
@@ -47,8 +50,8 @@ export class MembersController {
   @Get()
   @AdminOnly()
   @ApiOperation({ summary: 'The members: who signed in through SSO, their role and groups, their open sessions' })
-  @ApiResponseFrom(200, z.object({ members: z.array(MemberSchema) }), 'every member, latest sign-in first')
-  async list(@CurrentCaller() caller: Caller) {
+  @ApiResponseFrom(200, MemberListSchema, 'every member, latest sign-in first')
+  async list(@CurrentCaller() caller: Caller): Promise<z.output<typeof MemberListSchema>> {
     const now = new Date();
     const rows = await this.prisma.user.findMany({
       where: { organizationId: caller.organizationId },
@@ -83,13 +86,13 @@ export class MembersController {
   @ApiOperation({ summary: 'Disable a member (their sessions end, they cannot sign in) or enable them again' })
   @ApiPathParams({ id: 'member id' })
   @ApiBodyFrom(UpdateMemberBody)
-  @ApiResponseFrom(200, z.object({ id: z.uuid(), disabledAt: isoDate.nullable() }), 'the member as changed')
+  @ApiResponseFrom(200, MemberChangeSchema, 'the member as changed')
   async update(
     @CurrentCaller() caller: Caller,
     @CurrentActor() actor: AuditActor,
     @Param('id') id: string,
     @Body() body: unknown,
-  ) {
+  ): Promise<z.output<typeof MemberChangeSchema>> {
     const memberId = parseInput(memberIdParam, { id }, 'path').id;
     const { disabled } = parseInput(UpdateMemberBody, body, 'body');
     const updated = await this.prisma.$transaction(async (tx) => {

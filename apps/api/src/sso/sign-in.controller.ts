@@ -95,7 +95,11 @@ export class SignInController {
   @Get('sso/callback')
   @ApiExcludeEndpoint()
   @TakesQuery(CallbackQuery)
-  async callback(@Query() query: unknown, @Req() request: ExpressRequest, @Res() response: ServerResponse) {
+  async callback(
+    @Query() query: unknown,
+    @Req() request: ExpressRequest,
+    @Res() response: ServerResponse,
+  ): Promise<void> {
     parseInput(CallbackQuery, query, 'query');
     const search = new URL(request.url ?? '/', 'http://local').searchParams;
     clearCookie(response, SIGN_IN_COOKIE);

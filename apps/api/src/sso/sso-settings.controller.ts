@@ -89,6 +89,8 @@ const SsoSettingsSchema = z.object({
   signInUrl: z.string().describe("the organization's sign-in page: bookmark or share it"),
 });
 
+type SsoSettingsView = z.output<typeof SsoSettingsSchema>;
+
 type ExpressRequest = IncomingMessage & { protocol?: string; get?: (name: string) => string | undefined };
 
 /** The organization's single sign-on: its OpenID Connect provider, client, and how groups map to roles. */
@@ -113,7 +115,7 @@ export class SsoSettingsController {
   @AdminOnly()
   @ApiOperation({ summary: 'The single sign-on settings (never the client secret), the redirect URI and sign-in URL' })
   @ApiResponseFrom(200, SsoSettingsSchema, 'the settings, or configured false')
-  get(@CurrentCaller() caller: Caller, @Req() request: ExpressRequest) {
+  get(@CurrentCaller() caller: Caller, @Req() request: ExpressRequest): Promise<SsoSettingsView> {
     return this.view(caller.organizationId, request);
   }
 
@@ -130,7 +132,7 @@ export class SsoSettingsController {
     @CurrentActor() actor: AuditActor,
     @Body() body: unknown,
     @Req() request: ExpressRequest,
-  ) {
+  ): Promise<SsoSettingsView> {
     const input = parseInput(SsoSettingsBody, body, 'body');
     const problem = outboundUrlProblem(input.issuer, this.allowPrivate);
     if (problem) throw validationProblem([{ location: 'body', field: 'issuer', message: problem }]);
@@ -214,7 +216,7 @@ export class SsoSettingsController {
     this.sessions.forget((session) => session.organizationId === caller.organizationId);
   }
 
-  private async view(organizationId: string, request: ExpressRequest): Promise<z.output<typeof SsoSettingsSchema>> {
+  private async view(organizationId: string, request: ExpressRequest): Promise<SsoSettingsView> {
     const [settings, organization] = await Promise.all([
       findSsoSettings(this.prisma, organizationId, this.keyring),
       this.prisma.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { slug: true } }),

@@ -7,7 +7,13 @@ import { ApiKeyAuth, OperatorOnly } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiBodyFrom, ApiPathParams, ApiResponseFrom } from '../http/openapi.js';
 import { clusterIdOf, parseInput } from '../http/validation.js';
-import { PutTrafficSourceBody, TrafficComparisonSchema, TrafficSourceSchema } from './traffic-sources.schemas.js';
+import {
+  PutTrafficSourceBody,
+  TrafficComparisonSchema,
+  type TrafficComparisonView,
+  TrafficSourceSchema,
+  type TrafficSourceView,
+} from './traffic-sources.schemas.js';
 import { TrafficSourcesService } from './traffic-sources.service.js';
 
 @ApiTags('traffic sources')
@@ -20,7 +26,7 @@ export class TrafficSourcesController {
   @ApiOperation({ summary: "The cluster's Prometheus traffic source and how its last measurement went" })
   @ApiPathParams({ id: 'cluster id' })
   @ApiResponseFrom(200, TrafficSourceSchema, 'the traffic source (the auth header is never returned)')
-  get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+  get(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<TrafficSourceView> {
     return this.sources.get(caller.organizationId, clusterIdOf(id));
   }
 
@@ -39,7 +45,7 @@ export class TrafficSourcesController {
     @Param('id') id: string,
     @Body() body: unknown,
     @Res({ passthrough: true }) response: ServerResponse,
-  ) {
+  ): Promise<TrafficSourceView> {
     const clusterId = clusterIdOf(id);
     const { created, source } = await this.sources.put(
       caller.organizationId,
@@ -70,7 +76,7 @@ export class TrafficSourcesController {
   })
   @ApiPathParams({ id: 'cluster id' })
   @ApiResponseFrom(200, TrafficComparisonSchema, 'estimated vs measured over the newest state')
-  comparison(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+  comparison(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<TrafficComparisonView> {
     return this.sources.comparison(caller.organizationId, clusterIdOf(id));
   }
 }

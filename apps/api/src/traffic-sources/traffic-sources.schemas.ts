@@ -145,3 +145,6 @@ export const TrafficComparisonSchema = z.object({
   error: measuredFigures.describe('estimated − measured, field by field'),
   pricePerGb: z.number(),
 });
+
+export type TrafficSourceView = z.output<typeof TrafficSourceSchema>;
+export type TrafficComparisonView = z.output<typeof TrafficComparisonSchema>;

@@ -23,9 +23,12 @@ import { QueueAvailability } from '../http/queue-availability.js';
 import { notFound, validationProblem } from '../problem.js';
 import { ServicesService, priceOf } from '../services/services.service.js';
 import { TRAFFIC_CONFIG, TRAFFIC_KEYRING } from './traffic-config.js';
-import { durationSeconds, type PutTrafficSourceBody, type TrafficSourceSchema } from './traffic-sources.schemas.js';
-
-type TrafficSourceView = z.output<typeof TrafficSourceSchema>;
+import {
+  durationSeconds,
+  type PutTrafficSourceBody,
+  type TrafficComparisonView,
+  type TrafficSourceView,
+} from './traffic-sources.schemas.js';
 
 function sameSource(
   row: ClusterTrafficSource,
@@ -126,7 +129,12 @@ export class TrafficSourcesService {
     return trafficSourceView(row);
   }
 
-  async put(organizationId: string, clusterId: string, body: z.output<typeof PutTrafficSourceBody>, actor: AuditActor) {
+  async put(
+    organizationId: string,
+    clusterId: string,
+    body: z.output<typeof PutTrafficSourceBody>,
+    actor: AuditActor,
+  ): Promise<{ created: boolean; source: TrafficSourceView }> {
     await this.services.head(organizationId, clusterId);
     const fields = this.validated(body);
     await this.queueAvailability.assertAvailable();
@@ -185,7 +193,7 @@ export class TrafficSourcesService {
   }
 
   /** The cluster's model against its measurement (figures over its newest state). */
-  async comparison(organizationId: string, clusterId: string) {
+  async comparison(organizationId: string, clusterId: string): Promise<TrafficComparisonView> {
     const head = await this.services.head(organizationId, clusterId);
     const [row, source] = await Promise.all([
       measuredComparison(this.db, clusterId),

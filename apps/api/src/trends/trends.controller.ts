@@ -4,7 +4,13 @@ import { ApiKeyAuth } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
 import { ApiPathParams, ApiQueryFrom, ApiResponseFrom } from '../http/openapi.js';
 import { clusterIdOf, parseInput } from '../http/validation.js';
-import { ClusterTrendsSchema, TrendsQuery, TrendsSchema } from './trends.schemas.js';
+import {
+  ClusterTrendsSchema,
+  type ClusterTrendsView,
+  TrendsQuery,
+  TrendsSchema,
+  type TrendsView,
+} from './trends.schemas.js';
 import { TrendsService } from './trends.service.js';
 
 @ApiTags('fleet')
@@ -19,7 +25,7 @@ export class TrendsController {
   })
   @ApiQueryFrom(TrendsQuery)
   @ApiResponseFrom(200, TrendsSchema, 'one point per bucket holding recorded snapshots')
-  fleet(@CurrentCaller() caller: Caller, @Query() query: unknown) {
+  fleet(@CurrentCaller() caller: Caller, @Query() query: unknown): Promise<TrendsView> {
     return this.trends.fleet(caller.organizationId, parseInput(TrendsQuery, query, 'query'));
   }
 
@@ -28,7 +34,11 @@ export class TrendsController {
   @ApiPathParams({ id: 'cluster id' })
   @ApiQueryFrom(TrendsQuery)
   @ApiResponseFrom(200, ClusterTrendsSchema, 'one point per bucket holding recorded snapshots')
-  cluster(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: unknown) {
+  cluster(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Query() query: unknown,
+  ): Promise<ClusterTrendsView> {
     return this.trends.cluster(caller.organizationId, clusterIdOf(id), parseInput(TrendsQuery, query, 'query'));
   }
 }

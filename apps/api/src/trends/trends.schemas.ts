@@ -55,3 +55,4 @@ export const TrendsSchema = z.object({
 export const ClusterTrendsSchema = TrendsSchema.extend({ cluster: z.object({ id: z.uuid(), name: z.string() }) });
 
 export type TrendsView = z.output<typeof TrendsSchema>;
+export type ClusterTrendsView = z.output<typeof ClusterTrendsSchema>;

@@ -5,7 +5,7 @@ import { clusterNotFound } from '../problem.js';
 import { validationProblem } from '../problem.js';
 import { clusterPricing } from '../cluster-pricing.js';
 import { REPLICA_READ_DB } from '../read-db.provider.js';
-import { BUCKETS, MAX_BUCKETS, type TrendsQuery, type TrendsView } from './trends.schemas.js';
+import { BUCKETS, type ClusterTrendsView, MAX_BUCKETS, type TrendsQuery, type TrendsView } from './trends.schemas.js';
 import { DAY_MS } from '@zw/core';
 
 /** Without `from`, the range starts at the first snapshot of the last this many days (else 7 days back). */
@@ -29,7 +29,12 @@ export class TrendsService {
     return { ...range.view, points: pointsOf(rows) };
   }
 
-  async cluster(organizationId: string, clusterId: string, query: z.output<typeof TrendsQuery>, now = new Date()) {
+  async cluster(
+    organizationId: string,
+    clusterId: string,
+    query: z.output<typeof TrendsQuery>,
+    now = new Date(),
+  ): Promise<ClusterTrendsView> {
     const head = await clusterHead(this.db, organizationId, clusterId);
     if (!head) throw clusterNotFound(clusterId);
     const range = await this.rangeOf(organizationId, clusterId, query, now);
