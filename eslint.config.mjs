@@ -11,18 +11,6 @@ export const SQL_IN_APPS_ALLOWLIST = [
   'apps/worker/src/history/history-writer.ts',
 ];
 
-/** Folders of apps/api/src still to declare their return types (issue 28); each goes when it is done. */
-const RETURN_TYPES_PENDING = [
-  'reports',
-  'savings',
-  'services',
-  'simulate',
-  'snapshots',
-  'sso',
-  'traffic-sources',
-  'trends',
-].map((part) => `apps/api/src/${part}${part.endsWith('.ts') ? '' : '/**'}`);
-
 const RAW_SQL_MESSAGE = 'SQL lives in libs/db repositories (with a spec under libs/db/test); call one from the app.';
 /** A statement's first word, at the start of a string or template handed to a pg `query`. */
 const SQL_START = '/^\\s*(SELECT|WITH|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|TRUNCATE|LOCK)\\b/i';
@@ -92,7 +80,6 @@ export default tseslint.config(
     // explicit-module-boundary-types rather than explicit-function-return-type: the latter also flags
     // private helpers and inline callbacks, whose inferred types nobody outside the file depends on.
     files: ['apps/api/src/**/*.ts'],
-    ignores: RETURN_TYPES_PENDING,
     rules: { '@typescript-eslint/explicit-module-boundary-types': 'error' },
   },
   {
