@@ -4,6 +4,7 @@
  * memory), or an API key typed on the sign-in page (kept in sessionStorage only: gone when the tab
  * closes, never in a URL or localStorage). Everything else asks this module for the headers to send.
  */
+import type { SessionState } from './types';
 
 const KEY_ITEM = 'zonewise.apiKey';
 const REASON_ITEM = 'zonewise.signedOutBecause';
@@ -74,7 +75,7 @@ export async function checkSession(): Promise<void> {
   try {
     const response = await fetch('/v1/auth/session', { headers: { accept: 'application/json' } });
     if (response.ok) {
-      const state = (await response.json()) as { signedIn: boolean; csrfToken: string | null; reason: string | null };
+      const state = (await response.json()) as SessionState;
       if (state.signedIn) csrfToken = state.csrfToken;
       else if (state.reason && !sessionStorage.getItem(REASON_ITEM)) sessionStorage.setItem(REASON_ITEM, state.reason);
     }

@@ -55,6 +55,12 @@ export type FleetClusterAnswer = Answer<'/v1/fleet/clusters/{id}'>;
 
 export type ClusterList = Answer<'/v1/clusters'>;
 export type ClusterEntry = ClusterList['clusters'][number];
+export type CreatedCluster = Answer<'/v1/clusters', 'post'>;
+export type RotatedToken = Answer<'/v1/clusters/{id}/agent-token', 'post'>;
+export type ApiKeyList = Answer<'/v1/api-keys'>;
+export type ApiKeyEntry = ApiKeyList['apiKeys'][number];
+export type CreatedApiKey = Answer<'/v1/api-keys', 'post'>;
+export type SessionState = Answer<'/v1/auth/session'>;
 export type TrafficSource = Answer<'/v1/clusters/{id}/traffic-source'>;
 export type TrafficSourceBody = RequestBody<'/v1/clusters/{id}/traffic-source', 'put'>;
 export type AuditLog = Answer<'/v1/audit-log'>;

@@ -9,25 +9,15 @@ import { Secret } from '../components/secret';
 import { Empty, ErrorBox, Loading } from '../components/states';
 import { when } from '../format';
 import { useIdentity } from '../identity';
-
-interface Cluster {
-  id: string;
-  name: string;
-  cloud: string;
-  region: string | null;
-  agentToken: { prefix: string; createdAt: string; rotatedAt: string | null } | null;
-}
-
-interface ApiKey {
-  id: string;
-  name: string;
-  role: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  expiresAt: string | null;
-}
+import type {
+  ApiKeyEntry as ApiKey,
+  ApiKeyList,
+  ClusterEntry as Cluster,
+  ClusterList,
+  CreatedApiKey,
+  CreatedCluster,
+  RotatedToken,
+} from '../types';
 
 /** The exact line that installs the agent for this cluster, pointing at this API. */
 export function helmInstallLine(clusterName: string, token: string): string {
@@ -63,7 +53,7 @@ function Clusters() {
   const client = useQueryClient();
   const clusters = useQuery({
     queryKey: ['clusters'],
-    queryFn: () => get<{ clusters: Cluster[] }>('/v1/clusters?limit=500'),
+    queryFn: () => get<ClusterList>('/v1/clusters?limit=500'),
   });
   const [name, setName] = useState('');
   const [cloud, setCloud] = useState('aws');
@@ -75,7 +65,7 @@ function Clusters() {
   };
   const register = useMutation({
     mutationFn: () =>
-      request<{ cluster: Cluster; agentToken: string }>('POST', '/v1/clusters', {
+      request<CreatedCluster>('POST', '/v1/clusters', {
         name,
         cloud,
         ...(region ? { region } : {}),
@@ -89,7 +79,7 @@ function Clusters() {
   });
   const rotate = useMutation({
     mutationFn: (cluster: Cluster) =>
-      request<{ agentToken: string }>('POST', `/v1/clusters/${cluster.id}/agent-token`, {}).then((answer) => ({
+      request<RotatedToken>('POST', `/v1/clusters/${cluster.id}/agent-token`, {}).then((answer) => ({
         answer,
         cluster,
       })),
@@ -233,7 +223,7 @@ function Clusters() {
 
 function ApiKeys() {
   const client = useQueryClient();
-  const keys = useQuery({ queryKey: ['api-keys'], queryFn: () => get<{ apiKeys: ApiKey[] }>('/v1/api-keys') });
+  const keys = useQuery({ queryKey: ['api-keys'], queryFn: () => get<ApiKeyList>('/v1/api-keys') });
   const [name, setName] = useState('');
   const [role, setRole] = useState('viewer');
   const [days, setDays] = useState('');
@@ -241,7 +231,7 @@ function ApiKeys() {
   const refresh = () => void client.invalidateQueries({ queryKey: ['api-keys'] });
   const create = useMutation({
     mutationFn: () =>
-      request<{ apiKey: ApiKey; key: string }>('POST', '/v1/api-keys', {
+      request<CreatedApiKey>('POST', '/v1/api-keys', {
         name,
         role,
         ...(days ? { expiresInDays: Number(days) } : {}),

@@ -7,52 +7,9 @@ import { Empty, ErrorBox, EstimateBadge, Loading } from '../components/states';
 import { TrafficBasis } from '../components/traffic-basis';
 import { saveText, toCsv } from '../csv';
 import { gb, money, number, percent, when } from '../format';
-import type { Figure, Fleet } from '../types';
+import type { Figure, Fleet, Savings } from '../types';
 import { HISTORY, RUN_RATE } from '../vocabulary';
 import { useUrlState } from '../url-state';
-
-interface Figures {
-  months: number;
-  trafficGb: number;
-  withoutHints: Figure;
-  withHints: Figure;
-  realizedSavings: Figure;
-  missedSavings: Figure;
-  services: number;
-  opportunities: number;
-  inputs: {
-    measuredShare: number | null;
-    measuredTrafficGb: number;
-    estimate: boolean;
-    trafficSources: Record<string, number>;
-  };
-  /** The part of each figure whose volume and cross-zone share are both measured. */
-  measured: {
-    services: number;
-    withHints: Figure;
-    realizedSavings: { cost: number };
-    missedSavings: { cost: number };
-    withHintsCostShare: number | null;
-  };
-}
-
-interface Savings {
-  from: string;
-  to: string;
-  groupBy: 'cluster' | 'namespace' | 'service';
-  totals: Figures;
-  groups: (Figures & { cluster: { id: string; name: string }; namespace: string | null; name: string | null })[];
-  truncated: boolean;
-  opportunities: {
-    cluster: { id: string; name: string };
-    namespace: string;
-    name: string;
-    trafficGb: number;
-    missedSavings: Figure;
-    estimate: boolean;
-  }[];
-  pricing: { cluster: { id: string; name: string }; pricePerGb: number; source: string }[];
-}
 
 const DAY_MS = 86_400_000;
 
