@@ -77,6 +77,15 @@ export function cpuBetween(
   };
 }
 
+/** The CPU time of one process of this machine so far (a local Postgres backend, say), in ms, or null without /proc. */
+export function processCpu(pid: number): number | null {
+  try {
+    return cpuMsOf(`/proc/${pid}/stat`);
+  } catch {
+    return null;
+  }
+}
+
 /** utime + stime of a /proc stat file, in ms (fields 14 and 15, counted after the parenthesised name). */
 function cpuMsOf(statFile: string): number {
   const stat = readFileSync(statFile, 'utf8');

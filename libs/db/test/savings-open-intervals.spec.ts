@@ -10,6 +10,8 @@ import {
   registerCluster,
   type SavingsDaySpan,
   type SavingsGroupBy,
+  type SavingsRow,
+  savingsRows,
   savingsWithOpportunities,
 } from '../src/index.js';
 
@@ -32,6 +34,9 @@ let db: TestDatabase;
 let prisma: PrismaClient;
 let readDb: ReadDb;
 const clusters: { id: string; pricePerGb: number }[] = [];
+/** Two clusters at one price whose Services tie in groups (see {@link insertHistory}). */
+const tiedClusters: { id: string; pricePerGb: number }[] = [];
+const TIE_KINDS = 10;
 
 /** One interval's state columns for Service `index` in `variant` (0 or 1): opportunities and Services with hints. */
 function stateOf(index: number, variant: number) {
@@ -80,12 +85,17 @@ function intervalsOf(index: number): { from: number; to: number | null; variant:
 const measured = (index: number) => index % 4 === 0;
 const measuredShareOnly = (index: number) => index % 4 === 2;
 
-async function insertHistory(clusterId: string): Promise<void> {
+/**
+ * Service `n` of the cluster gets the history of Service `kindOf(n)` (its own by default): with
+ * `n % TIE_KINDS`, Services of one cluster tie on every figure, and so do those of two clusters at one price.
+ */
+async function insertHistory(clusterId: string, kindOf = (n: number) => n): Promise<void> {
   const spans: SavingsDaySpan[] = [];
-  for (let index = 0; index < SERVICES; index++) {
+  for (let n = 0; n < SERVICES; n++) {
+    const index = kindOf(n);
     const [{ id }] = await prisma.$queryRaw<{ id: bigint }[]>`
       INSERT INTO cluster_services (cluster_id, namespace, name, monthly_traffic_gb, measured_traffic_gb, measured_cross_zone)
-      VALUES (${clusterId}::uuid, ${`team-${index % 3}`}, ${`svc-${index}`},
+      VALUES (${clusterId}::uuid, ${`team-${index % 3}`}, ${`svc-${n}`},
               ${index % 7 === 0 ? 123.5 : null}::float8, ${measured(index) ? 45 : null}::float8,
               ${measured(index) || measuredShareOnly(index) ? 0.3 : null}::float8)
       RETURNING id`;
@@ -113,6 +123,11 @@ beforeAll(async () => {
     const { cluster } = await registerCluster(prisma, { organizationSlug: 'savings-open', name: `c${n}` });
     clusters.push({ id: cluster.id, pricePerGb });
     await insertHistory(cluster.id);
+  }
+  for (const n of [0, 1]) {
+    const { cluster } = await registerCluster(prisma, { organizationSlug: 'savings-ties', name: `t${n}` });
+    tiedClusters.push({ id: cluster.id, pricePerGb: 0.02 });
+    await insertHistory(cluster.id, (index) => index % TIE_KINDS);
   }
 });
 
@@ -155,6 +170,33 @@ describe('savings with open intervals joined to the other pieces', () => {
       }
     }
     expect(compared).toBeGreaterThan(300);
+  });
+
+  it('ranks Services tying on their figures, within a cluster and across clusters, as the reference does', async () => {
+    // 2 clusters × 40 Services in 10 kinds: each figure is shared by 4 Services of a cluster and 8 in all, so
+    // every limit below cuts through a group of ties (the first `limit` are then picked by cluster and name).
+    for (const range of ranges()) {
+      for (const limit of [1, 3, 4, 6, 9, 17, 1000]) {
+        const query = { clusters: tiedClusters, ...range, now: NOW, groupBy: 'service' as const, limit };
+        const expected = await referenceSavingsWithOpportunities(readDb, query, limit);
+        expect(expected.rows.length).toBeGreaterThan(1);
+        expectSameAnswer(
+          await savingsWithOpportunities(readDb, query, limit),
+          expected,
+          `ties, ${range.name}, ${limit}`,
+        );
+        // The groups alone (GraphQL's read) rank the same Services: the reference's rows in savingsRows' columns.
+        const alone = await savingsRows(readDb, query);
+        const columns = Object.keys(alone[0]);
+        expectSameAnswer(
+          alone,
+          expected.rows.map((row) =>
+            Object.fromEntries(columns.map((column) => [column, row[column as keyof SavingsRow]])),
+          ),
+          `ties, groups alone, ${range.name}, ${limit}`,
+        );
+      }
+    }
   });
 
   it('counts every kind of Service once in the totals: open alone, closed then open, gone, own traffic', async () => {
