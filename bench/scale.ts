@@ -4,8 +4,9 @@ import { generateFleetSnapshot, type KubernetesList } from '@zw/core';
 import {
   createApiKey,
   createOrganization,
-  ensureIntervalPartitions,
+  ensurePartitions,
   intervalPartitions,
+  PARTITIONED_TABLES,
   type PrismaClient,
   registerCluster,
   tableBytes,
@@ -117,9 +118,10 @@ async function simulate(prisma: PrismaClient, apiUrl: string, fleet: Fleet, size
   let pushed = 0;
   /** History's bytes and snapshots after the first checkpoint: every Service's first interval is in them. */
   let firstQuarter = { bytes: 0, pushed: 0 };
-  // The weeks of service_intervals a deployment running for a while has created ahead (its retention job
-  // keeps two weeks ahead of the clock): the simulated stretch's history lands in them, not the default.
-  await ensureIntervalPartitions(prisma, new Date(start), Math.ceil(size.hours / (7 * 24)) + 1);
+  // The weeks of the partitioned history tables a deployment running for a while has created ahead (its
+  // retention job keeps two weeks ahead of the clock): the simulated stretch's history lands in them.
+  for (const table of PARTITIONED_TABLES)
+    await ensurePartitions(prisma, table, new Date(start), Math.ceil(size.hours / (7 * 24)) + 1);
   const empty = await historyTableBytes(prisma);
   for (let checkpoint = 1; checkpoint <= CHECKPOINTS; checkpoint++) {
     const first = Math.floor(((checkpoint - 1) * steps) / CHECKPOINTS);

@@ -81,7 +81,7 @@ describe('fuzzing ingest', () => {
         if (duplicate) return;
         accepted.push(snapshotId);
         if (Date.parse(capturedAt) < Date.now() - 80 * 24 * 3600_000) acceptedNearRetention++;
-        const stored = await stack.prisma.snapshotPayload.findUniqueOrThrow({ where: { snapshotId } });
+        const stored = await stack.prisma.snapshotPayload.findFirstOrThrow({ where: { snapshotId } });
         const outcome = await analyzeStoredPayload({
           clusterId: cluster.id,
           gzip: stored.gzip,

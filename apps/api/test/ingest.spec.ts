@@ -121,7 +121,7 @@ describe('POST /v1/ingest/snapshots', () => {
       return row.status === 'processed' ? row : null;
     });
     expect(processed.attempts).toBe(1);
-    const summary = await prisma.snapshotSummary.findUniqueOrThrow({ where: { snapshotId } });
+    const summary = await prisma.snapshotSummary.findFirstOrThrow({ where: { snapshotId } });
     const services = list.items.filter((item) => item.kind === 'Service');
     expect(summary.services).toBe(services.length);
     expect(summary.servicesPopulated + summary.servicesRemoved + summary.servicesNone).toBe(services.length);
@@ -146,7 +146,7 @@ describe('POST /v1/ingest/snapshots', () => {
     const response = await push(gz, a.token, { 'content-encoding': 'gzip' });
     expect(response.status).toBe(202);
     const { snapshotId } = (await response.json()) as { snapshotId: string };
-    const payload = await prisma.snapshotPayload.findUniqueOrThrow({ where: { snapshotId } });
+    const payload = await prisma.snapshotPayload.findFirstOrThrow({ where: { snapshotId } });
     expect(Buffer.from(payload.gzip).equals(gz)).toBe(true);
     const stored = await prisma.snapshot.findUniqueOrThrow({ where: { id: snapshotId } });
     expect(stored.sizeBytes).toBe(Buffer.byteLength(text));

@@ -1,9 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   type ClusterCutoff,
-  dropExpiredIntervalPartitions,
-  ensureIntervalPartitions,
+  type DroppedPartition,
+  dropExpiredPartitions,
+  ensurePartitions,
   historyCutoffs,
+  INTERVALS,
+  PARTITIONED_TABLES,
+  type PartitionedTable,
+  PAYLOADS,
   lockCluster,
   PrismaService,
   pruneAuditLog,
@@ -12,6 +17,8 @@ import {
   pruneSignInAttempts,
   pruneSnapshotPayloads,
   pruneSnapshots,
+  SAVINGS_DAYS,
+  SUMMARIES,
 } from '@zw/db';
 import type { WorkerConfig } from './config.js';
 import { ReadModelPublisher } from './read-model-events.js';
@@ -21,9 +28,13 @@ export interface RetentionResult {
   payloadsDeleted: number;
   snapshotsDeleted: number;
   intervalsDeleted: number;
-  /** Weekly partitions of service_intervals dropped whole (their intervals are counted in intervalsDeleted). */
+  /**
+   * Weekly partitions dropped whole, of every partitioned history table (service_intervals, savings
+   * roll-up, summaries, payloads; their intervals and payloads are counted in intervalsDeleted and
+   * payloadsDeleted, their summaries go with the snapshots counted in snapshotsDeleted).
+   */
   partitionsDropped: number;
-  /** Weekly partitions of service_intervals created ahead. */
+  /** Weekly partitions created ahead, of every partitioned history table. */
   partitionsCreated: number;
   servicesDeleted: number;
   auditEntriesDeleted: number;
@@ -32,16 +43,18 @@ export interface RetentionResult {
 }
 
 const BATCH = 1000;
-/** Weeks of service_intervals partitions kept created ahead of the current one. */
+/** Weeks of partitions kept created ahead of the current one, in every partitioned history table. */
 const WEEKS_AHEAD = 2;
 
 /**
  * Keeps storage bounded: raw payloads past their retention, per-snapshot rows (snapshot and its
- * aggregates) and closed history intervals past the history retention (whole weekly partitions of
- * intervals are dropped once every organization's retention has passed them, the intervals still held
- * moved out first; the rest are deleted row by row), audit entries past AUDIT_LOG_RETENTION_DAYS,
- * dashboard sessions a day after they ended and unfinished sign-ins. It also creates the coming weeks'
- * partitions. Organizations may override the payload and history periods (libs/db retention.ts).
+ * aggregates) and closed history intervals past the history retention, audit entries past
+ * AUDIT_LOG_RETENTION_DAYS, dashboard sessions a day after they ended and unfinished sign-ins. The
+ * history tables partitioned by week (libs/db history-partitions.ts: intervals, savings roll-up,
+ * summaries, payloads) lose whole weeks once every organization's retention has passed them, the rows
+ * still held moved out first; the rest, the week holding a cutoff included, are deleted row by row. It
+ * also creates the coming weeks' partitions. Organizations may override the payload and history
+ * periods (libs/db retention.ts).
  */
 @Injectable()
 export class RetentionService {
@@ -54,19 +67,25 @@ export class RetentionService {
   ) {}
 
   async prune(now = new Date()): Promise<RetentionResult> {
-    const partitionsCreated = (
-      await this.partitionChange('creating weeks ahead', () => ensureIntervalPartitions(this.prisma, now, WEEKS_AHEAD))
-    ).length;
-    const payloadsDeleted = await pruneSnapshotPayloads(this.prisma, {
-      now,
-      defaultDays: this.config.PAYLOAD_RETENTION_DAYS,
-      batch: BATCH,
-    });
+    let partitionsCreated = 0;
+    for (const table of PARTITIONED_TABLES)
+      partitionsCreated += (
+        await this.partitionChange(`creating weeks of ${table.parent} ahead`, () =>
+          ensurePartitions(this.prisma, table, now, WEEKS_AHEAD),
+        )
+      ).length;
+    const payloads = { now, defaultDays: this.config.PAYLOAD_RETENTION_DAYS, batch: BATCH };
+    const payloadCutoffs = await historyCutoffs(this.prisma, payloads, 'payload');
+    const droppedPayloads = await this.dropWeeks(PAYLOADS, payloadCutoffs);
+    const payloadsDeleted =
+      removedOf(droppedPayloads) +
+      (await pruneSnapshotPayloads(this.prisma, payloads, latestCutoff(payloadCutoffs, now)));
     const history = { now, defaultDays: this.config.HISTORY_RETENTION_DAYS, batch: BATCH };
+    const cutoffs = await historyCutoffs(this.prisma, history);
+    // A summary's week goes before its snapshots, whose deletion then finds nothing to cascade to.
+    const droppedSummaries = await this.dropWeeks(SUMMARIES, cutoffs);
     const snapshotsDeleted = await pruneSnapshots(this.prisma, history);
-    const { intervalsDeleted, servicesDeleted, partitionsDropped } = await this.pruneIntervals(
-      await historyCutoffs(this.prisma, history),
-    );
+    const { intervalsDeleted, servicesDeleted, partitionsDropped } = await this.pruneIntervals(cutoffs);
     const auditEntriesDeleted = await pruneAuditLog(
       this.prisma,
       new Date(now.getTime() - this.config.AUDIT_LOG_RETENTION_DAYS * 24 * 3600_000),
@@ -79,7 +98,7 @@ export class RetentionService {
       payloadsDeleted,
       snapshotsDeleted,
       intervalsDeleted,
-      partitionsDropped,
+      partitionsDropped: partitionsDropped + droppedPayloads.length + droppedSummaries.length,
       partitionsCreated,
       servicesDeleted,
       auditEntriesDeleted,
@@ -94,9 +113,9 @@ export class RetentionService {
    * not see half-pruned history (the roll-up's days before the cutoff are summed again there).
    */
   private async pruneIntervals(clusters: ClusterCutoff[]) {
-    const dropped = await dropExpiredIntervalPartitions(this.prisma, clusters, (week, error) =>
-      this.logger.warn(`dropping ${week} failed, left for the next run: ${String(error)}`),
-    );
+    const dropped = await this.dropWeeks(INTERVALS, clusters);
+    // The roll-up's weeks after the intervals': a roll-up row is kept while an interval held overlaps it.
+    const droppedDays = await this.dropWeeks(SAVINGS_DAYS, clusters);
     const droppedOf = (clusterId: string) =>
       dropped.reduce((sum, partition) => sum + (partition.removedByCluster.get(clusterId) ?? 0), 0);
     let intervalsDeleted = 0;
@@ -110,13 +129,20 @@ export class RetentionService {
       servicesDeleted += pruned.services;
       if (pruned.intervals > 0) this.readModel.clusterChanged(cluster.id);
     }
-    return { intervalsDeleted, servicesDeleted, partitionsDropped: dropped.length };
+    return { intervalsDeleted, servicesDeleted, partitionsDropped: dropped.length + droppedDays.length };
+  }
+
+  /** The weeks of `table` past every cluster's cutoff, dropped whole (libs/db dropExpiredPartitions). */
+  private dropWeeks(table: PartitionedTable, clusters: readonly ClusterCutoff[]) {
+    return dropExpiredPartitions(this.prisma, table, clusters, (week, error) =>
+      this.logger.warn(`dropping ${week} failed, left for the next run: ${String(error)}`),
+    );
   }
 
   /**
    * A partition change that cannot get its locks in time (busy readers or writers) waits for the next
-   * run: nothing depends on it, as the default partition takes what no week holds and the intervals
-   * past retention are then deleted row by row.
+   * run: nothing depends on it, as the default partition takes what no week holds and the rows past
+   * retention are then deleted row by row.
    */
   private async partitionChange<T>(what: string, change: () => Promise<T[]>): Promise<T[]> {
     try {
@@ -126,4 +152,14 @@ export class RetentionService {
       return [];
     }
   }
+}
+
+/** Rows the dropped weeks removed. */
+function removedOf(dropped: readonly DroppedPartition[]): number {
+  return dropped.reduce((sum, week) => sum + [...week.removedByCluster.values()].reduce((a, b) => a + b, 0), 0);
+}
+
+/** The latest of the clusters' cutoffs (`now` without any): nothing captured from then is past its retention. */
+function latestCutoff(clusters: readonly ClusterCutoff[], now: Date): Date {
+  return clusters.length === 0 ? now : new Date(Math.max(...clusters.map((cluster) => cluster.cutoff.getTime())));
 }

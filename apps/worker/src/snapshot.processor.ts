@@ -146,7 +146,9 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
       if (repeated === 'not-waiting') return { recorded: false, reason: 'recorded meanwhile by another run' };
       if (repeated !== 'not-a-repeat') return this.recorded(claimed.clusterId, snapshotId, repeated);
     }
-    const gzip = claimed.repeats ? await readSnapshotPayload(this.prisma, snapshotId) : claimed.gzip;
+    const gzip = claimed.repeats
+      ? await readSnapshotPayload(this.prisma, snapshotId, claimed.capturedAt)
+      : claimed.gzip;
     if (!gzip) throw new UnprocessableSnapshotError('raw payload is gone (pruned or never stored)');
     const analyzed = await this.analysis.analyze(claimed.clusterId, gzip, claimed.overrides);
     await turn.afterEarlier(PREDECESSOR_WAIT_MS);

@@ -300,7 +300,7 @@ describe('snapshot pipeline', () => {
     // Its payload is deleted before any worker runs: only a snapshot recorded without analysis can pass.
     async function pushWithoutPayload(list: KubernetesList, token: string): Promise<string> {
       const snapshotId = await push(list, token);
-      await prisma.snapshotPayload.delete({ where: { snapshotId } });
+      await prisma.snapshotPayload.deleteMany({ where: { snapshotId } });
       return snapshotId;
     }
 
@@ -339,7 +339,7 @@ describe('snapshot pipeline', () => {
       await worker.stop();
 
       const late = await pushWithoutPayload(capturedAt(list, new Date(base + 60_000)), cluster.token);
-      await prisma.snapshotSummary.update({ where: { snapshotId: third }, data: { analyzer: 'an older build' } });
+      await prisma.snapshotSummary.updateMany({ where: { snapshotId: third }, data: { analyzer: 'an older build' } });
       const afterUpgrade = await pushWithoutPayload(capturedAt(list, new Date(base + 180_000)), cluster.token);
       startWorker();
       for (const snapshotId of [late, afterUpgrade]) {

@@ -83,13 +83,22 @@ export {
 export { pruneServiceFixContents } from './service-fixes.js';
 export {
   dropExpiredIntervalPartitions,
+  dropExpiredPartitions,
   ensureIntervalPartitions,
+  ensurePartitions,
   intervalPartitions,
+  INTERVALS,
+  PARTITIONED_TABLES,
+  PAYLOADS,
+  SAVINGS_DAYS,
+  SUMMARIES,
   tableBytes,
+  weeklyPartitions,
   weekOf,
   type ClusterCutoff,
   type DroppedPartition,
   type IntervalPartition,
+  type PartitionedTable,
 } from './history-partitions.js';
 export {
   historyCutoffs,

@@ -1,4 +1,5 @@
 import type { Db } from './db-client.js';
+import { Prisma } from './generated/prisma/client.js';
 import { pruneAnalysisDocuments } from './analysis-documents.js';
 import type { ClusterCutoff } from './history-partitions.js';
 import { refreshSavingsDays } from './read-model/savings-days.js';
@@ -18,17 +19,21 @@ export interface RetentionPeriod {
   batch: number;
 }
 
-/** Raw payloads of processed or failed snapshots captured before their organization's payload period. */
-export async function pruneSnapshotPayloads(db: Db, period: RetentionPeriod): Promise<number> {
+/**
+ * Raw payloads of processed or failed snapshots captured before their organization's payload period,
+ * by the payload's own captured_at (its partition key: the weeks after `latestCutoff`, the latest of
+ * every cluster's cutoff, are not scanned).
+ */
+export async function pruneSnapshotPayloads(db: Db, period: RetentionPeriod, latestCutoff: Date): Promise<number> {
   return inBatches(
     period.batch,
     () => db.$executeRaw`
-    DELETE FROM snapshot_payloads WHERE snapshot_id IN (
-      SELECT s.id FROM snapshots s
-        JOIN snapshot_payloads p ON p.snapshot_id = s.id
+    DELETE FROM snapshot_payloads WHERE (snapshot_id, captured_at) IN (
+      SELECT p.snapshot_id, p.captured_at FROM snapshot_payloads p
+        JOIN snapshots s ON s.id = p.snapshot_id AND s.captured_at = p.captured_at
         JOIN clusters c ON c.id = s.cluster_id JOIN organizations o ON o.id = c.organization_id
-       WHERE s.status IN ('processed', 'failed')
-         AND s.captured_at < ${period.now}::timestamptz
+       WHERE s.status IN ('processed', 'failed') AND p.captured_at < ${latestCutoff}::timestamptz
+         AND p.captured_at < ${period.now}::timestamptz
              - COALESCE(o.payload_retention_days, ${period.defaultDays}::float8) * interval '1 day'
        LIMIT ${period.batch})`,
   );
@@ -49,11 +54,18 @@ export async function pruneSnapshots(db: Db, period: RetentionPeriod): Promise<n
   );
 }
 
-/** Every cluster with the instant its history is kept from (its organization's period, else the default). */
-export async function historyCutoffs(db: Db, period: Omit<RetentionPeriod, 'batch'>): Promise<ClusterCutoff[]> {
+/**
+ * Every cluster with the instant its history (or its raw payloads: `payload`) is kept from: its
+ * organization's period, else the default.
+ */
+export async function historyCutoffs(
+  db: Db,
+  period: Omit<RetentionPeriod, 'batch'>,
+  kept: 'history' | 'payload' = 'history',
+): Promise<ClusterCutoff[]> {
+  const days = Prisma.raw(kept === 'history' ? 'o.history_retention_days' : 'o.payload_retention_days');
   return db.$queryRaw<ClusterCutoff[]>`
-    SELECT c.id::text, ${period.now}::timestamptz
-           - COALESCE(o.history_retention_days, ${period.defaultDays}::float8) * interval '1 day' AS cutoff
+    SELECT c.id::text, ${period.now}::timestamptz - COALESCE(${days}, ${period.defaultDays}::float8) * interval '1 day' AS cutoff
       FROM clusters c JOIN organizations o ON o.id = c.organization_id`;
 }
 

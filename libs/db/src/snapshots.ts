@@ -56,7 +56,8 @@ export async function claimSnapshot(db: Db, snapshotId: string): Promise<Claimed
     SELECT claimed.cluster_id::text, claimed.captured_at, claimed.received_at, claimed.history_retention_days, r.repeated_id::text,
            r.repeated_recorded, CASE WHEN r.repeated_id IS NULL THEN p.gzip END AS gzip, claimed.kubernetes_version,
            claimed.data_plane
-      FROM claimed JOIN repeated r USING (id) LEFT JOIN snapshot_payloads p ON p.snapshot_id = claimed.id`;
+      FROM claimed JOIN repeated r USING (id)
+      LEFT JOIN snapshot_payloads p ON p.snapshot_id = claimed.id AND p.captured_at = claimed.captured_at`;
   const row = rows[0];
   return row
     ? {
@@ -78,10 +79,10 @@ export async function isBeingRecorded(db: Db, snapshotId: string): Promise<boole
   return rows[0]?.status === 'processing';
 }
 
-/** The raw payload of a snapshot; null if it is gone. */
-export async function readSnapshotPayload(db: Db, snapshotId: string): Promise<Uint8Array | null> {
+/** The raw payload of a snapshot captured at `capturedAt` (its partition key); null if it is gone. */
+export async function readSnapshotPayload(db: Db, snapshotId: string, capturedAt: Date): Promise<Uint8Array | null> {
   const rows = await db.$queryRaw<{ gzip: Uint8Array }[]>`
-    SELECT gzip FROM snapshot_payloads WHERE snapshot_id = ${snapshotId}::uuid`;
+    SELECT gzip FROM snapshot_payloads WHERE snapshot_id = ${snapshotId}::uuid AND captured_at = ${capturedAt}::timestamptz`;
   return rows[0]?.gzip ?? null;
 }
 
@@ -96,7 +97,7 @@ export async function markSnapshotFailed(db: Db, snapshotId: string, reason: str
 /** The raw payload of a cluster's newest processed snapshot whose payload is still stored; null if none. */
 export async function newestProcessedPayload(db: Db, clusterId: string): Promise<Uint8Array | null> {
   const rows = await db.$queryRaw<{ gzip: Uint8Array }[]>`
-    SELECT p.gzip FROM snapshots s JOIN snapshot_payloads p ON p.snapshot_id = s.id
+    SELECT p.gzip FROM snapshots s JOIN snapshot_payloads p ON p.snapshot_id = s.id AND p.captured_at = s.captured_at
      WHERE s.cluster_id = ${clusterId}::uuid AND s.status = 'processed'
      ORDER BY s.captured_at DESC LIMIT 1`;
   return rows[0]?.gzip ?? null;
@@ -126,7 +127,8 @@ export interface StoredSnapshotPayload {
 /** A snapshot's raw payload and size, read on the read pool; null if the snapshot or its payload is gone. */
 export async function storedSnapshotPayload(db: ReadDb, snapshotId: string): Promise<StoredSnapshotPayload | null> {
   const [row] = await db.query<{ size_bytes: number; gzip: Buffer | null }>(
-    `SELECT s.size_bytes, p.gzip FROM snapshots s LEFT JOIN snapshot_payloads p ON p.snapshot_id = s.id
+    `SELECT s.size_bytes, p.gzip FROM snapshots s
+       LEFT JOIN snapshot_payloads p ON p.snapshot_id = s.id AND p.captured_at = s.captured_at
       WHERE s.id = $1`,
     [snapshotId],
   );

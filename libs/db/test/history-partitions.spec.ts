@@ -2,16 +2,23 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
 import { waitFor } from '../../../test/support/wait.js';
+import { addSnapshot, addSummary } from '../../../test/support/repositories.js';
 import {
   createPrismaClient,
   dropExpiredIntervalPartitions,
+  dropExpiredPartitions,
   ensureIntervalPartitions,
+  ensurePartitions,
   historyCutoffs,
   intervalPartitions,
   type PrismaClient,
   pruneClusterHistory,
+  PAYLOADS,
   registerCluster,
+  SAVINGS_DAYS,
+  SUMMARIES,
   tableBytes,
+  weeklyPartitions,
   weekOf,
 } from '../src/index.js';
 
@@ -233,6 +240,53 @@ describe('interval partitions', () => {
     expect(bytes.get('service_intervals')).toBe(Number(row.intervals));
     expect(bytes.get('cluster_services')).toBe(Number(row.services));
     expect(Number(row.services)).toBeGreaterThan(0);
+  });
+});
+
+describe('summary, payload and roll-up partitions', () => {
+  it('names weeks of a date key by their days, and bounds them by day', async () => {
+    expect(weekOf(at(3), SAVINGS_DAYS).name).toBe('service_savings_days_w20260907');
+    expect(await ensurePartitions(prisma, SAVINGS_DAYS, at(3), 0)).toEqual(['service_savings_days_w20260907']);
+    const [{ bound }] = await prisma.$queryRaw<{ bound: string }[]>`
+      SELECT pg_get_expr(c.relpartbound, c.oid) AS bound FROM pg_class c WHERE c.relname = 'service_savings_days_w20260907'`;
+    expect(bound).toBe("FOR VALUES FROM ('2026-09-07') TO ('2026-09-14')");
+  });
+
+  it('leaves a week the default partition holds more rows of than it may move, and creates it once it may', async () => {
+    const clusterId = await newCluster('parts-limit', 'c');
+    for (const hours of [1, 2, 3]) {
+      const capturedAt = at(28, hours);
+      const id = await addSnapshot(prisma, clusterId, { capturedAt, status: 'processed' });
+      await addSummary(prisma, { id, clusterId, capturedAt }, {});
+    }
+    expect(await ensurePartitions(prisma, SUMMARIES, at(28), 0, 2)).toEqual([]);
+    expect(await ensurePartitions(prisma, SUMMARIES, at(28), 0, 3)).toEqual(['snapshot_summaries_w20261005']);
+    const [{ moved }] = await prisma.$queryRaw<{ moved: bigint }[]>`
+      SELECT count(*) AS moved FROM snapshot_summaries_w20261005 WHERE cluster_id = ${clusterId}::uuid`;
+    expect(moved).toBe(3n);
+  });
+
+  it("drops a week of payloads past every cutoff, keeping a waiting snapshot's and those of a cluster without one", async () => {
+    await ensurePartitions(prisma, PAYLOADS, at(-35), 0);
+    const clusterId = await newCluster('parts-payloads', 'c');
+    const newcomer = await newCluster('parts-payloads', 'newcomer');
+    const processed = await addSnapshot(prisma, clusterId, { capturedAt: at(-34), status: 'processed' });
+    const failed = await addSnapshot(prisma, clusterId, { capturedAt: at(-33), status: 'failed' });
+    const waiting = await addSnapshot(prisma, clusterId, { capturedAt: at(-32), status: 'queued' });
+    const unlisted = await addSnapshot(prisma, newcomer, { capturedAt: at(-32), status: 'processed' });
+    const dropped = await dropExpiredPartitions(prisma, PAYLOADS, [{ id: clusterId, cutoff: at(-20) }]);
+    expect(dropped.map((week) => [week.name, Object.fromEntries(week.removedByCluster), week.kept])).toEqual([
+      ['snapshot_payloads_w20260803', { [clusterId]: 2 }, 2],
+    ]);
+    expect((await weeklyPartitions(prisma, PAYLOADS)).map((week) => week.name)).not.toContain(
+      'snapshot_payloads_w20260803',
+    );
+    const left = await prisma.snapshotPayload.findMany({
+      where: { snapshotId: { in: [processed, failed, waiting, unlisted] } },
+    });
+    expect(left.map((payload) => payload.snapshotId).sort()).toEqual([waiting, unlisted].sort());
+    // Their snapshots stay: history retention deletes them (and their summaries) on its own terms.
+    expect(await prisma.snapshot.count({ where: { id: { in: [processed, failed] } } })).toBe(2);
   });
 });
 

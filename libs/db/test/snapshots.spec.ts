@@ -117,8 +117,9 @@ describe('payload reads', () => {
     const kept = await addSnapshot(db.prisma, clusterId, { capturedAt: at(0), document: { kept: true } });
     const pruned = await addSnapshot(db.prisma, clusterId, { capturedAt: at(5), document: null });
 
-    expect(documentOf(await readSnapshotPayload(db.prisma, kept))).toEqual({ kept: true });
-    expect(await readSnapshotPayload(db.prisma, pruned)).toBeNull();
+    expect(documentOf(await readSnapshotPayload(db.prisma, kept, at(0)))).toEqual({ kept: true });
+    expect(await readSnapshotPayload(db.prisma, kept, at(1))).toBeNull();
+    expect(await readSnapshotPayload(db.prisma, pruned, at(5))).toBeNull();
     const stored = await storedSnapshotPayload(db.readDb, kept);
     expect(stored?.sizeBytes).toBe(JSON.stringify({ kept: true }).length);
     expect(documentOf(stored!.gzip)).toEqual({ kept: true });
