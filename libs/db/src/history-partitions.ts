@@ -88,8 +88,14 @@ export const PARTITIONED_TABLES: readonly PartitionedTable[] = [INTERVALS, SAVIN
 
 const DAY_MS = 24 * 3600_000;
 const WEEK_MS = 7 * DAY_MS;
-/** A partition change waits this long for the locks it needs, then gives up until the next run. */
-const LOCK_TIMEOUT = '10s';
+/**
+ * A partition change waits for its locks half of Postgres' deadlock_timeout, then gives up until the next
+ * run. A transaction that holds a lock the change waits for and then waits for one the change holds (an
+ * API write locking Services, then reading intervals) forms a deadlock; Postgres aborts whichever side
+ * checks first, a deadlock_timeout after it began to wait. Giving up sooner than that makes the change,
+ * never the writer, the side that yields, and keeps the statements queued behind it waiting no longer.
+ */
+const LOCK_TIMEOUT_SQL = Prisma.sql`(extract(epoch FROM current_setting('deadlock_timeout')::interval) * 500)::int::text`;
 
 export interface IntervalPartition {
   name: string;
@@ -135,6 +141,13 @@ function bound(table: PartitionedTable, at: Date): Prisma.Sql {
 /** Rows of a week the default partition may hold for that week to be created (they move into it). */
 const MOVE_LIMIT = 10_000;
 
+export interface PartitionChangeOptions {
+  /** Rows of a week the default partition may hold for the week to be created (they move into it). */
+  moveLimit?: number;
+  /** How long the change waits for its locks (by default half the deadlock_timeout: see LOCK_TIMEOUT_SQL). */
+  lockWaitMs?: number;
+}
+
 /**
  * Creates the weeks of `table` from that of `now` to `weeksAhead` after it, where missing. Rows the
  * default partition already holds for such a week (a snapshot captured ahead of the clock, history
@@ -150,7 +163,7 @@ export async function ensurePartitions(
   table: PartitionedTable,
   now: Date,
   weeksAhead: number,
-  moveLimit = MOVE_LIMIT,
+  { moveLimit = MOVE_LIMIT, lockWaitMs }: PartitionChangeOptions = {},
 ): Promise<string[]> {
   const existing = new Set((await weeklyPartitions(db, table)).map((week) => week.name));
   const parent = Prisma.raw(`"${table.parent}"`);
@@ -165,7 +178,7 @@ export async function ensurePartitions(
       SELECT count(*) AS held FROM (SELECT 1 FROM ${defaultPartition}
                                      WHERE ${column} >= ${from} AND ${column} < ${to} LIMIT ${moveLimit + 1}) rows`;
     if (held > BigInt(moveLimit)) continue;
-    await inPartitionTransaction(db, async (tx) => {
+    await inPartitionTransaction(db, lockWaitMs, async (tx) => {
       const partition = Prisma.raw(`"${week.name}"`);
       // The whole table, not the default partition alone: a statement planned before the new week
       // exists and run after the move (a fresh snapshot) would find its rows in neither partition.
@@ -183,8 +196,13 @@ export async function ensurePartitions(
 }
 
 /** {@link ensurePartitions} of service_intervals. */
-export async function ensureIntervalPartitions(db: PrismaClient, now: Date, weeksAhead: number): Promise<string[]> {
-  return ensurePartitions(db, INTERVALS, now, weeksAhead);
+export async function ensureIntervalPartitions(
+  db: PrismaClient,
+  now: Date,
+  weeksAhead: number,
+  options?: PartitionChangeOptions,
+): Promise<string[]> {
+  return ensurePartitions(db, INTERVALS, now, weeksAhead, options);
 }
 
 export interface DroppedPartition {
@@ -229,7 +247,7 @@ export async function dropExpiredPartitions(
       LEFT JOIN unnest(${ids}::uuid[], ${cutoffs}::timestamptz[]) AS c(id, cutoff) ON c.id = ${table.cluster}`;
     let result;
     try {
-      result = await inPartitionTransaction(db, async (tx) => {
+      result = await inPartitionTransaction(db, undefined, async (tx) => {
         await lockForChange(tx, table);
         await tx.$executeRaw`ALTER TABLE ${Prisma.raw(`"${table.parent}"`)} DETACH PARTITION ${partition}`;
         const counts = await tx.$queryRaw<{ cluster_id: string; removed: bigint }[]>`
@@ -275,11 +293,13 @@ async function lockForChange(tx: Prisma.TransactionClient, table: PartitionedTab
 /** A partition change: short, and giving up (until the next run) rather than queueing readers behind it. */
 async function inPartitionTransaction<T>(
   db: PrismaClient,
+  lockWaitMs: number | undefined,
   work: (tx: Prisma.TransactionClient) => Promise<T>,
 ): Promise<T> {
+  const lockTimeout = lockWaitMs === undefined ? LOCK_TIMEOUT_SQL : Prisma.sql`${String(lockWaitMs)}`;
   return db.$transaction(
     async (tx) => {
-      await tx.$executeRaw`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`;
+      await tx.$executeRaw`SELECT set_config('lock_timeout', ${lockTimeout}, true)`;
       return work(tx);
     },
     { timeout: 600_000, maxWait: 60_000 },

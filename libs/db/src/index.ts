@@ -86,6 +86,7 @@ export {
   dropExpiredPartitions,
   ensureIntervalPartitions,
   ensurePartitions,
+  type PartitionChangeOptions,
   intervalPartitions,
   INTERVALS,
   PARTITIONED_TABLES,

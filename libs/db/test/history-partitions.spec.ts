@@ -144,7 +144,8 @@ describe('interval partitions', () => {
     try {
       await holder.query('BEGIN');
       await holder.query('SELECT count(*) FROM service_intervals_default');
-      const move = ensureIntervalPartitions(prisma, at(71), 0);
+      // Waiting for the holder as long as the test takes (a change gives up after 0.5 s by default).
+      const move = ensureIntervalPartitions(prisma, at(71), 0, { lockWaitMs: 600_000 });
       await waitForLockWaits(1);
       const read = reader.query<{ n: string }>(
         `SELECT count(*) AS n FROM service_intervals WHERE cluster_id = $1 AND valid_from >= $2`,
@@ -159,6 +160,29 @@ describe('interval partitions', () => {
     } finally {
       await Promise.all([holder.end(), reader.end()]);
     }
+  });
+
+  it('yields to a transaction that locked Services and then reads intervals, instead of deadlocking it', async () => {
+    // The API's traffic-value write: Services first, then the intervals of the roll-up. A week change
+    // takes the intervals, then waits for the Services: a deadlock, which must cost the change, not the write.
+    const clusterId = await newCluster('parts-deadlock', 'c');
+    await addService(clusterId, 'a');
+    const writer = await connected();
+    try {
+      await writer.query('BEGIN');
+      await writer.query('UPDATE cluster_services SET name = name WHERE cluster_id = $1', [clusterId]);
+      const change = ensureIntervalPartitions(prisma, at(91), 0).catch(() => []);
+      // Past the change's first deadlock check (deadlock_timeout, 1 s): the write would then be the one
+      // to find the deadlock, and be aborted, had the change not given up already.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await writer.query('SELECT count(*) FROM service_intervals WHERE cluster_id = $1', [clusterId]);
+      await writer.query('COMMIT');
+      await change;
+    } finally {
+      await writer.end();
+    }
+    await ensureIntervalPartitions(prisma, at(91), 0);
+    expect((await intervalPartitions(prisma)).map((week) => week.name)).toContain('service_intervals_w20261207');
   });
 
   it('drops whole weeks past retention, keeping open and still-held intervals and the fixes they name', async () => {
@@ -259,8 +283,10 @@ describe('summary, payload and roll-up partitions', () => {
       const id = await addSnapshot(prisma, clusterId, { capturedAt, status: 'processed' });
       await addSummary(prisma, { id, clusterId, capturedAt }, {});
     }
-    expect(await ensurePartitions(prisma, SUMMARIES, at(28), 0, 2)).toEqual([]);
-    expect(await ensurePartitions(prisma, SUMMARIES, at(28), 0, 3)).toEqual(['snapshot_summaries_w20261005']);
+    expect(await ensurePartitions(prisma, SUMMARIES, at(28), 0, { moveLimit: 2 })).toEqual([]);
+    expect(await ensurePartitions(prisma, SUMMARIES, at(28), 0, { moveLimit: 3 })).toEqual([
+      'snapshot_summaries_w20261005',
+    ]);
     const [{ moved }] = await prisma.$queryRaw<{ moved: bigint }[]>`
       SELECT count(*) AS moved FROM snapshot_summaries_w20261005 WHERE cluster_id = ${clusterId}::uuid`;
     expect(moved).toBe(3n);
