@@ -2,15 +2,6 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-/**
- * Files under apps/ that still hold SQL, each until its owner moves it into a libs/db repository (then
- * the entry goes). Temporary: nothing new is added here.
- */
-export const SQL_IN_APPS_ALLOWLIST = [
-  // The history writes and the roll-up, still to move into a libs/db repository.
-  'apps/worker/src/history/history-writer.ts',
-];
-
 const RAW_SQL_MESSAGE = 'SQL lives in libs/db repositories (with a spec under libs/db/test); call one from the app.';
 /** A statement's first word, at the start of a string or template handed to a pg `query`. */
 const SQL_START = '/^\\s*(SELECT|WITH|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|TRUNCATE|LOCK)\\b/i';
@@ -50,7 +41,6 @@ export default tseslint.config(
   {
     // SQL lives in libs/db repositories; apps call them (issue 28).
     files: ['apps/*/src/**/*.{ts,tsx}'],
-    ignores: SQL_IN_APPS_ALLOWLIST,
     rules: {
       'no-restricted-properties': [
         'error',

@@ -23,14 +23,14 @@ import {
 } from '@zw/core';
 import { createHash } from 'node:crypto';
 import { analysisSettings } from './cluster-overrides.js';
-import type { RecommendationsDocument, StoredServiceFixes } from '@zw/db';
-import type { SnapshotAggregates } from './history/history-writer.js';
-import {
-  type ServiceFixes,
-  type ServiceSavingsState,
-  type ServiceState,
-  withStateHash,
-} from './history/service-state.js';
+import type {
+  RecommendationsDocument,
+  ServiceFixes,
+  ServiceSavingsState,
+  SnapshotAggregates,
+  StoredServiceFixes,
+} from '@zw/db';
+import { type ServiceState, withStateHash } from './history/service-state.js';
 
 /** A snapshot that no retry can ever make processable: bad payload, too old, payload gone. */
 export class UnprocessableSnapshotError extends Error {

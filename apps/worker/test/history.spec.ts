@@ -7,13 +7,14 @@ import {
   serviceTimeline,
   tableBytes,
   type ServiceRef,
+  type SnapshotAggregates,
 } from '@zw/db';
 import { seededRandom } from '@zw/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
 import { recordAt } from './support/record.js';
-import { recordSnapshot, type SnapshotAggregates } from '../src/history/history-writer.js';
+import { recordSnapshot } from '../src/history/history-writer.js';
 import { type ServiceState, withStateHash } from '../src/history/service-state.js';
 
 /**

@@ -8,6 +8,7 @@ import {
   type SavingsGroupBy,
   type SavingsQuery,
   savingsWithOpportunities,
+  type SnapshotAggregates,
 } from '@zw/db';
 import { Redis } from 'ioredis';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -18,7 +19,6 @@ import { TEST_REDIS_URL, uniquePrefix } from '../../../test/support/redis.js';
 import { referenceSavingsWithOpportunities } from '../../../test/support/savings-reference.js';
 import { expectSameAnswer } from '../../../test/support/same-answer.js';
 import { loadWorkerConfig } from '../src/config.js';
-import type { SnapshotAggregates } from '../src/history/history-writer.js';
 import { type ServiceState, withStateHash } from '../src/history/service-state.js';
 import { ReadModelPublisher } from '../src/read-model-events.js';
 import { RetentionService } from '../src/retention.service.js';

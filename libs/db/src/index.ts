@@ -27,6 +27,24 @@ export {
 } from './clusters.js';
 export { clusterStateAt, serviceStateAt, serviceTimeline, type ServiceRef } from './history.js';
 export {
+  closeAndOpenIntervals,
+  copyIntervalTails,
+  intervalsCovering,
+  placeSnapshot,
+  recordRepeatedSummary,
+  recordSummary,
+  startIntervalsAt,
+  type ClosedAndOpened,
+  type IntervalState,
+  type ServiceFixes,
+  type ServiceSavingsState,
+  type ServiceVerdict,
+  type SnapshotAggregates,
+  type SnapshotPlacement,
+  type SnapshotSummaryRecord,
+  type StoredInterval,
+} from './history-writes.js';
+export {
   claimSnapshot,
   type ClaimedSnapshot,
   isBeingRecorded,

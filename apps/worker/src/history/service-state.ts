@@ -1,64 +1,17 @@
-import type { HintState, RoutingMode } from '@zw/db';
+import type { IntervalState } from '@zw/db';
 
 /** Per-zone allocation of one Service, as the analysis reports it. */
 export type ZoneAllocations = Record<string, Record<string, unknown>>;
 
 /**
  * What history remembers about a Service at one instant. Two snapshots in which every field here is
- * equal fall in the same interval; `stateHash` is how that is checked.
+ * equal fall in the same interval; `stateHash` is how that is checked. What each field holds is said
+ * where it is stored (libs/db history-writes.ts IntervalState); its fixes are null (or absent, for older
+ * callers) when it has none, and its verdict and savings inputs optional so older callers and tests need
+ * not state them.
  */
-export interface ServiceState {
-  namespace: string;
-  name: string;
-  routing: RoutingMode;
-  hintState: HintState;
-  hintReason: string | null;
+export interface ServiceState extends IntervalState {
   zones: ZoneAllocations;
-  crossZoneWithoutHints: number | null;
-  crossZoneWithHints: number | null;
-  /** Who writes the Service's slices, and whether its data path honours hints (optional for older callers). */
-  verdict?: ServiceVerdict;
-  /** What the savings model reads (optional so older callers and tests need not state it). */
-  savings?: ServiceSavingsState;
-  /** The Service's recommended fixes, null (or absent, for older callers) when it has none. */
-  fixes?: ServiceFixes | null;
-  stateHash: bigint;
-}
-
-/**
- * A Service's recommended fixes as stored: their JSON once per distinct content (service_fix_contents,
- * keyed by `hash`), and on the Service's interval the drop of the cross-zone fraction of the best fix,
- * which the fix ranking orders by (times the Service's traffic).
- */
-export interface ServiceFixes {
-  /** The first 16 bytes of SHA-256 over `json`, in hex. */
-  hash: string;
-  json: string;
-  fraction: number;
-}
-
-/**
- * The inputs of the savings model a Service's interval keeps, so that savings over a time range stay one
- * SQL query: its ready endpoints and traffic annotation (its monthly traffic follows from them), and, for
- * a Service without topology routing, what enabling `topology-mode: Auto` would give.
- */
-export interface ServiceSavingsState {
-  readyEndpoints: number;
-  /** The `zonewise.io/monthly-traffic-gb` annotation as written, null when absent. */
-  trafficAnnotation: string | null;
-  /** Core's monthlyTrafficGb without an API value (derived from the two fields above: not hashed). */
-  trafficGb: number;
-  trafficSource: 'annotation' | 'default-per-endpoint';
-  previewState: 'populated' | 'removed' | null;
-  previewReason: string | null;
-  previewCrossZone: number | null;
-}
-
-/** The analysis' `managedBy` and `dataPath` of a Service. */
-export interface ServiceVerdict {
-  managedBy: string;
-  honoursHints: boolean;
-  dataPathReason: string | null;
 }
 
 export type ServiceStateFields = Omit<ServiceState, 'stateHash'>;
