@@ -147,9 +147,3 @@ export function alertsOfGroup(db: Db, alertIds: readonly string[]) {
     orderBy: { subject: 'asc' },
   });
 }
-
-/** The organization of a cluster, or null when the cluster is gone. */
-export async function clusterOrganizationId(db: Db, clusterId: string): Promise<string | null> {
-  const cluster = await db.cluster.findUnique({ where: { id: clusterId }, select: { organizationId: true } });
-  return cluster?.organizationId ?? null;
-}

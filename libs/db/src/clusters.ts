@@ -116,11 +116,12 @@ export async function clusterPriceRows(
   );
 }
 
-/** The organization a cluster belongs to; null when there is no such cluster. */
-export async function organizationOfCluster(db: ReadDb, clusterId: string): Promise<string | null> {
-  const [row] = await db.query<{ organization_id: string }>(
-    'SELECT organization_id::text FROM clusters WHERE id = $1::uuid',
-    [clusterId],
-  );
-  return row?.organization_id ?? null;
+/**
+ * The organization a cluster belongs to; null when there is no such cluster (or it is gone). Read on the
+ * primary: asked once per cluster (the API's live events remember it) or once per recorded snapshot
+ * (the worker's alert evaluation), right after the cluster's rows were written.
+ */
+export async function organizationOfCluster(db: Db, clusterId: string): Promise<string | null> {
+  const cluster = await db.cluster.findUnique({ where: { id: clusterId }, select: { organizationId: true } });
+  return cluster?.organizationId ?? null;
 }

@@ -268,7 +268,6 @@ export {
   finishAttempt,
   organizationChannelIds,
   organizationNames,
-  clusterOrganizationId,
   heldCounterpart,
   skipDelivery,
   type DeliveryStatus,

@@ -99,7 +99,7 @@ describe('organizationOfCluster', () => {
   it("names a cluster's organization, and null for a cluster that is not there", async () => {
     const { clusterId, organizationId } = await addCluster(db.prisma, { organizationSlug: 'owner', name: 'a' });
 
-    expect(await organizationOfCluster(db.readDb, clusterId)).toBe(organizationId);
-    expect(await organizationOfCluster(db.readDb, '00000000-0000-7000-8000-000000000000')).toBeNull();
+    expect(await organizationOfCluster(db.prisma, clusterId)).toBe(organizationId);
+    expect(await organizationOfCluster(db.prisma, '00000000-0000-7000-8000-000000000000')).toBeNull();
   });
 });

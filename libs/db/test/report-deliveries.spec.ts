@@ -4,14 +4,12 @@ import {
   alertsOf,
   channelsOf,
   claimDelivery,
-  clusterOrganizationId,
   createOrganization,
   enabledReportSchedules,
   failPendingReport,
   failPendingWebhookDelivery,
   pendingReportIds,
   pendingWebhookDeliveryIds,
-  registerCluster,
   rulesOf,
   createPrismaClient,
   createReportDeliveries,
@@ -252,12 +250,6 @@ describe("the reports sweep's reads and writes", () => {
       nextAttemptAt: null,
     });
     expect((await enabledReportSchedules(prisma)).map((schedule) => schedule.id)).toEqual([scheduleId]);
-  });
-
-  it("names a cluster's organization, or null for a cluster that is gone", async () => {
-    const { cluster } = await registerCluster(prisma, { organizationSlug: 'acme', name: 'prod' });
-    expect(await clusterOrganizationId(prisma, cluster.id)).toBe(organizationId);
-    expect(await clusterOrganizationId(prisma, '00000000-0000-4000-8000-000000000000')).toBeNull();
   });
 });
 

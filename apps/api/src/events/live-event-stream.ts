@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { organizationOfCluster, ReadDb } from '@zw/db';
+import { organizationOfCluster, PrismaService } from '@zw/db';
 import { createRedisClient, liveEventsStreamKey, type LiveEventSubject, type RedisClient } from '@zw/queue';
 import type { ApiConfig } from '../config.js';
 import { API_REDIS } from '../redis.provider.js';
@@ -62,7 +62,7 @@ export class LiveEventStream implements OnModuleInit, OnApplicationShutdown {
 
   constructor(
     @Inject(API_REDIS) private readonly redis: RedisClient,
-    @Inject(ReadDb) private readonly db: ReadDb,
+    @Inject(PrismaService) private readonly db: PrismaService,
     @Inject(ConfigService) private readonly config: ConfigService<ApiConfig, true>,
   ) {
     this.key = liveEventsStreamKey(config.get('QUEUE_PREFIX', { infer: true }));

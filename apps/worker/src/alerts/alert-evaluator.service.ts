@@ -5,7 +5,7 @@ import {
   enabledRules,
   evaluateRule,
   type EvaluationOutcome,
-  clusterOrganizationId,
+  organizationOfCluster,
   PrismaService,
   type RuleRow,
   SNAPSHOT_KINDS,
@@ -37,7 +37,7 @@ export class AlertEvaluator {
 
   /** After a snapshot of `clusterId` was recorded. */
   async afterSnapshot(clusterId: string, now = new Date()): Promise<EvaluationOutcome> {
-    const organizationId = await clusterOrganizationId(this.prisma, clusterId);
+    const organizationId = await organizationOfCluster(this.prisma, clusterId);
     if (organizationId === null) return { opened: 0, resolved: 0, deliveries: [] };
     const rules = await enabledRules(this.prisma, organizationId, SNAPSHOT_KINDS);
     return this.evaluate(rules, clusterId, now);
