@@ -156,6 +156,33 @@ describe('history storage', () => {
     ]);
   });
 
+  it('places a late snapshot after the intervals of a pruned predecessor, without a second interval', async () => {
+    // Retention deletes a summary (with its snapshot) and keeps the intervals still held: a snapshot
+    // recorded before the earliest kept summary follows those intervals, as it would the summary's.
+    for (const variant of [1, 0]) {
+      const { cluster } = await registerCluster(prisma, { organizationSlug: 'h', name: `pruned-${variant}` });
+      await record(cluster.id, minute(0), [serviceState(1)]);
+      await record(cluster.id, minute(10), [serviceState(1)]);
+      await prisma.snapshot.deleteMany({ where: { clusterId: cluster.id, capturedAt: minute(0) } });
+      await record(cluster.id, minute(5), [serviceState(1, variant)]);
+      const timeline = await serviceTimeline(
+        prisma,
+        { clusterId: cluster.id, namespace: 'team-1', name: 'svc-1' },
+        minute(0),
+        minute(20),
+      );
+      expect(timeline.map((i) => [i.validFrom, i.validTo, i.hintState])).toEqual(
+        variant === 0
+          ? [[minute(0), null, 'populated']]
+          : [
+              [minute(0), minute(5), 'populated'],
+              [minute(5), minute(10), 'removed'],
+              [minute(10), null, 'populated'],
+            ],
+      );
+    }
+  });
+
   it('ends with the same rows whatever order snapshots are recorded in (random sequences)', async () => {
     for (let seed = 1; seed <= 6; seed++) {
       const random = seededRandom(seed);

@@ -128,7 +128,10 @@ export interface SnapshotPlacement {
   next: Date | null;
   /** The keys of the observed Services whose state is new or differs from their interval at `previous`. */
   changed: string[];
-  /** The intervals at `previous` whose Service changed or was not observed, by key. */
+  /**
+   * The intervals at `previous` whose Service changed or was not observed, by key. Without a previous
+   * snapshot, those holding just before this one (of snapshots retention pruned, their intervals kept).
+   */
   atPrevious: Map<string, StoredInterval>;
 }
 
@@ -160,16 +163,21 @@ export async function placeSnapshot(
              (SELECT max(captured_at) FROM snapshot_summaries
                WHERE cluster_id = s.cluster_id AND captured_at < s.captured_at) AS previous,
              (SELECT min(captured_at) FROM snapshot_summaries
-               WHERE cluster_id = s.cluster_id AND captured_at > s.captured_at) AS next
+               WHERE cluster_id = s.cluster_id AND captured_at > s.captured_at) AS next,
+             s.captured_at
         FROM snapshots s WHERE s.id = ${snapshot.snapshotId}::uuid
          FOR UPDATE OF s
+    ), since AS (
+      -- The instant whose states this snapshot follows: the previous snapshot's; without one, the
+      -- instant just before its own, where intervals of snapshots retention pruned may still hold.
+      SELECT COALESCE(previous, captured_at - interval '1 millisecond') AS t FROM placement
     ), observed(key, state_hash) AS (
       SELECT * FROM unnest(${snapshot.keys}::text[], ${snapshot.stateHashes}::bigint[])
     ), at_previous AS (
       SELECT i.id, i.state_hash, i.valid_from, i.valid_to, s.namespace || '/' || s.name AS key
-        FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id, placement
-       WHERE i.cluster_id = ${snapshot.clusterId}::uuid AND i.valid_from <= placement.previous
-         AND (i.valid_to IS NULL OR i.valid_to > placement.previous)
+        FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id, since
+       WHERE i.cluster_id = ${snapshot.clusterId}::uuid AND i.valid_from <= since.t
+         AND (i.valid_to IS NULL OR i.valid_to > since.t)
     )
     SELECT 'position' AS side, NULL::bigint AS id, NULL::bigint AS state_hash, next AS valid_to, status AS key,
            previous AS since
