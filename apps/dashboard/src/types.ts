@@ -71,3 +71,6 @@ export type ScheduleAnswer = Answer<'/v1/report-schedules', 'post'>;
 export type ReportList = Answer<'/v1/reports'>;
 export type Report = ReportList['reports'][number];
 export type TrafficComparison = Answer<'/v1/clusters/{id}/measured-traffic'>;
+
+export type ClusterSimulation = Answer<'/v1/clusters/{id}/simulate', 'post'>;
+export type SimulatedService = ClusterSimulation['analysis']['services'][number];

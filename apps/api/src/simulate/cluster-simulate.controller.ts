@@ -2,10 +2,10 @@ import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common'
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth } from '../auth/auth.decorators.js';
 import { type Caller, CurrentCaller } from '../auth/caller.js';
-import { ApiBodyFrom, ApiPathParams } from '../http/openapi.js';
+import { ApiBodyFrom, ApiPathParams, ApiResponseFrom } from '../http/openapi.js';
 import { clusterIdOf } from '../http/validation.js';
 import { type ClusterSimulation, ClusterSimulateService } from './cluster-simulate.service.js';
-import { ClusterSimulateBody } from './simulate.schemas.js';
+import { ClusterSimulateBody, ClusterSimulationSchema } from './simulate.schemas.js';
 
 /**
  * The what-if of `POST /v1/simulate` on the cluster's newest processed snapshot, as the API stored it:
@@ -26,11 +26,11 @@ export class ClusterSimulateController {
   })
   @ApiPathParams({ id: 'cluster id' })
   @ApiBodyFrom(ClusterSimulateBody, '`{"whatIf": …}` as for POST /v1/simulate, optionally the Services to answer about')
-  @ApiResponse({
-    status: 200,
-    description:
-      '`{cluster, snapshotId, capturedAt, analysis}`: `analysis` is the `zonewise analyze` JSON of the changed snapshot',
-  })
+  @ApiResponseFrom(
+    200,
+    ClusterSimulationSchema,
+    'the analysis of the newest processed snapshot with the what-ifs applied',
+  )
   @ApiResponse({ status: 409, description: 'no processed snapshot of the cluster, or its payload is past retention' })
   simulate(
     @CurrentCaller() caller: Caller,

@@ -1,5 +1,7 @@
 import { ROUTING_MODES, WHAT_IF_LIMITS } from '@zw/core';
 import { z } from 'zod';
+import { isoDate } from '../http/schemas.js';
+import { HintStateSchema } from '../services/services.schemas.js';
 
 /**
  * The `POST /v1/simulate` body, for the OpenAPI document. The core parses snapshots and what-ifs by hand
@@ -84,3 +86,35 @@ export const ClusterSimulateBody = z
       .describe("only these Services in the answer's `services` (default: every Service of the cluster)"),
   })
   .strict();
+
+const SimulatedZoneSchema = z.object({
+  minimum: z.number().nullable(),
+  maximum: z.number().nullable(),
+  desired: z.number().nullable(),
+  allocated: z.number().nullable(),
+  expectedOverload: z.number(),
+});
+
+/** A Service of the analysis: the fields a what-if is read for; the others are as `zonewise analyze` gives them. */
+const SimulatedServiceSchema = z
+  .object({
+    namespace: z.string(),
+    name: z.string(),
+    routing: z.string().describe('the routing mode the analysis used (`None` without one)'),
+    hints: z.object({ state: HintStateSchema, reason: z.string().nullable() }),
+    zones: z.record(z.string(), SimulatedZoneSchema).describe('by zone name'),
+    crossZone: z.object({ withoutHints: z.number(), withHints: z.number() }),
+    readyEndpoints: z.number().int(),
+  })
+  .loose();
+
+/** The answer of `POST /v1/clusters/{id}/simulate`. */
+export const ClusterSimulationSchema = z.object({
+  cluster: z.object({ id: z.uuid(), name: z.string() }),
+  snapshotId: z.uuid(),
+  capturedAt: isoDate,
+  analysis: z
+    .object({ services: z.array(SimulatedServiceSchema) })
+    .loose()
+    .describe('the `zonewise analyze` JSON (docs/cli.md) of the snapshot with the what-ifs applied'),
+});

@@ -5110,12 +5110,57 @@ export interface operations {
             };
         };
         responses: {
-            /** @description `{cluster, snapshotId, capturedAt, analysis}`: `analysis` is the `zonewise analyze` JSON of the changed snapshot */
+            /** @description the analysis of the newest processed snapshot with the what-ifs applied */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @description the `zonewise analyze` JSON (docs/cli.md) of the snapshot with the what-ifs applied */
+                        analysis: {
+                            services: ({
+                                crossZone: {
+                                    withHints: number;
+                                    withoutHints: number;
+                                };
+                                hints: {
+                                    reason: string | null;
+                                    /** @enum {string} */
+                                    state: "populated" | "removed" | "none";
+                                };
+                                name: string;
+                                namespace: string;
+                                readyEndpoints: number;
+                                /** @description the routing mode the analysis used (`None` without one) */
+                                routing: string;
+                                /** @description by zone name */
+                                zones: {
+                                    [key: string]: {
+                                        allocated: number | null;
+                                        desired: number | null;
+                                        expectedOverload: number;
+                                        maximum: number | null;
+                                        minimum: number | null;
+                                    };
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description RFC 3339 timestamp */
+                        capturedAt: string;
+                        cluster: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                        };
+                        /** Format: uuid */
+                        snapshotId: string;
+                    };
+                };
             };
             /** @description invalid input: an unknown query parameter, a malformed value or body; `errors` names every field */
             400: {

@@ -2,18 +2,10 @@ import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ApiError, request } from '../../api';
 import { number, percent } from '../../format';
-import type { ZoneAllocation } from '../../types';
+import type { ClusterSimulation, ZoneAllocation } from '../../types';
 import { ErrorBox } from '../states';
 import { TableScroll } from '../table-scroll';
 import { HintStateWord } from '../hint-state';
-
-interface SimulatedService {
-  hints: { state: string; reason: string | null };
-  routing: { mode?: string | null } & Record<string, unknown>;
-  readyEndpoints: number;
-  crossZone: { withoutHints: number; withHints: number };
-  zones: Record<string, Omit<ZoneAllocation, 'zone'>>;
-}
 
 /** A routing mode and endpoints added or removed per zone, answered on the newest stored snapshot. */
 export function WhatIf(props: {
@@ -26,12 +18,7 @@ export function WhatIf(props: {
   const [mode, setMode] = useState('');
   const [deltas, setDeltas] = useState<Record<string, string>>({});
   const simulate = useMutation({
-    mutationFn: (body: unknown) =>
-      request<{ capturedAt: string; analysis: { services: SimulatedService[] } }>(
-        'POST',
-        `/v1/clusters/${props.clusterId}/simulate`,
-        body,
-      ),
+    mutationFn: (body: unknown) => request<ClusterSimulation>('POST', `/v1/clusters/${props.clusterId}/simulate`, body),
   });
 
   function submit(event: FormEvent) {
