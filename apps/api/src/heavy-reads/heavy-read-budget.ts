@@ -69,7 +69,8 @@ interface BudgetCommander {
 
 /** A slot held for one heavy read; `release` gives it back, told how long the read ran. */
 interface Slot {
-  release(busyMs: number): void;
+  /** Resolves once the slot is free for the organization's next read, in every process. */
+  release(busyMs: number): Promise<void>;
 }
 
 /**
@@ -147,7 +148,8 @@ export class HeavyReadBudget implements OnApplicationShutdown {
       throw error;
     } finally {
       this.running--;
-      slot.release(performance.now() - started);
+      // Awaited: a client's next read, sent once this one answered, must not find this slot still held.
+      await slot.release(performance.now() - started);
     }
   }
 
@@ -164,7 +166,7 @@ export class HeavyReadBudget implements OnApplicationShutdown {
       if (error instanceof ProblemException) throw error;
       this.logger.warn(`heavy-read budget: Redis does not answer, this process counts alone: ${String(error)}`);
       await this.local.acquire(organizationId, () => this.tooMany(what));
-      return { release: (busyMs) => this.local.release(organizationId, busyMs) };
+      return { release: async (busyMs) => this.local.release(organizationId, busyMs) };
     } finally {
       this.waiting--;
     }
@@ -203,9 +205,12 @@ export class HeavyReadBudget implements OnApplicationShutdown {
       release: (busyMs) => {
         clearInterval(renewer);
         const restMs = Math.round(busyMs * this.restPerBusyMs);
-        this.commands
+        return this.commands
           .zwHeavyRelease(...keys, member, String(restMs), lineTtl)
-          .catch(() => undefined) // the lease frees it
+          .then(
+            () => undefined,
+            () => undefined, // the lease frees it
+          )
           .finally(() => {
             const wake = () => this.wake(organizationId);
             if (restMs >= 1) setTimeout(wake, restMs).unref();
