@@ -167,7 +167,7 @@ export async function placeSnapshot(
              s.captured_at
         FROM snapshots s WHERE s.id = ${snapshot.snapshotId}::uuid
          FOR UPDATE OF s
-    ), since AS (
+    ), follows AS (
       -- The instant whose states this snapshot follows: the previous snapshot's; without one, the
       -- instant just before its own, where intervals of snapshots retention pruned may still hold.
       SELECT COALESCE(previous, captured_at - interval '1 millisecond') AS t FROM placement
@@ -175,9 +175,9 @@ export async function placeSnapshot(
       SELECT * FROM unnest(${snapshot.keys}::text[], ${snapshot.stateHashes}::bigint[])
     ), at_previous AS (
       SELECT i.id, i.state_hash, i.valid_from, i.valid_to, s.namespace || '/' || s.name AS key
-        FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id, since
-       WHERE i.cluster_id = ${snapshot.clusterId}::uuid AND i.valid_from <= since.t
-         AND (i.valid_to IS NULL OR i.valid_to > since.t)
+        FROM service_intervals i JOIN cluster_services s ON s.id = i.service_id, follows
+       WHERE i.cluster_id = ${snapshot.clusterId}::uuid AND i.valid_from <= follows.t
+         AND (i.valid_to IS NULL OR i.valid_to > follows.t)
     )
     SELECT 'position' AS side, NULL::bigint AS id, NULL::bigint AS state_hash, next AS valid_to, status AS key,
            previous AS since
