@@ -25,6 +25,13 @@ import analyzeStoredPayload from '../../worker/src/analysis.thread.js';
 
 const INGEST_CASES = 1000;
 const SIMULATE_CASES = 1000;
+/**
+ * Each outcome must be reached by at least this share of the cases: far enough below the shares the
+ * mutations give (about 11–12 % of simulations answer 200, the least common outcome) that only a fuzz
+ * which stopped reaching an outcome fails it, never a run that drew a few fewer of them (one in ten, the
+ * bound before, was 1.5 standard deviations from the mean and failed a CI run at 97 of 1,000).
+ */
+const MIN_SHARE_OF_EACH_OUTCOME = 1 / 25;
 
 let stack: QueryStack;
 let tenant: Tenant;
@@ -91,8 +98,8 @@ describe('fuzzing ingest', () => {
       }),
       { numRuns: INGEST_CASES, endOnFailure: true },
     );
-    expect(statuses.get(202)).toBeGreaterThan(INGEST_CASES / 10);
-    expect(statuses.get(400)).toBeGreaterThan(INGEST_CASES / 10);
+    expect(statuses.get(202)).toBeGreaterThan(INGEST_CASES * MIN_SHARE_OF_EACH_OUTCOME);
+    expect(statuses.get(400)).toBeGreaterThan(INGEST_CASES * MIN_SHARE_OF_EACH_OUTCOME);
     // The fuzz did reach each rule of the input contract.
     expect(refused.duplicates, JSON.stringify(refused)).toBeGreaterThan(0);
     expect(refused.impossibleDates, JSON.stringify(refused)).toBeGreaterThan(0);
@@ -145,7 +152,7 @@ describe('fuzzing simulate', () => {
       }),
       { numRuns: SIMULATE_CASES, endOnFailure: true },
     );
-    expect(statuses.get(200)).toBeGreaterThan(SIMULATE_CASES / 10);
-    expect(statuses.get(400)).toBeGreaterThan(SIMULATE_CASES / 10);
+    expect(statuses.get(200)).toBeGreaterThan(SIMULATE_CASES * MIN_SHARE_OF_EACH_OUTCOME);
+    expect(statuses.get(400)).toBeGreaterThan(SIMULATE_CASES * MIN_SHARE_OF_EACH_OUTCOME);
   }, 300_000);
 });
