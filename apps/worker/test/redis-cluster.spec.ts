@@ -1,7 +1,14 @@
 import type { INestApplication } from '@nestjs/common';
 import type { KubernetesList } from '@zw/core';
 import { createPrismaClient, type PrismaClient, registerCluster } from '@zw/db';
-import { createRedisClient, liveEventsStreamKey, queuePrefixOf, type RedisClient, SNAPSHOTS_QUEUE } from '@zw/queue';
+import {
+  ALERTS_QUEUE,
+  createRedisClient,
+  liveEventsStreamKey,
+  queuePrefixOf,
+  type RedisClient,
+  SNAPSHOTS_QUEUE,
+} from '@zw/queue';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
 import { historyOf } from '../../../test/support/history.js';
@@ -115,6 +122,20 @@ describe('the pipeline on a Redis Cluster', () => {
     const cluster = await newCluster('in-order');
     const worker = startWorker();
     for (const list of sequence) await waitProcessed(prisma, [await pushSnapshot(url, cluster.token, list)], 60_000);
+    // Each recorded snapshot asked for an alert evaluation of its cluster, de-duplicated per cluster
+    // under the alerts queue's own tag: evaluations ran on the cluster, and none is left asked for.
+    const alerts = `${queuePrefixOf(prefix, ALERTS_QUEUE, true)}:${ALERTS_QUEUE}`;
+    await waitFor(
+      'alert evaluations run',
+      async () => {
+        const [waiting, completed] = await Promise.all([
+          redis.llen(`${alerts}:wait`),
+          redis.zcard(`${alerts}:completed`),
+        ]);
+        return waiting === 0 && completed > 0;
+      },
+      60_000,
+    );
     await worker.stop();
     expect((await historyOf(prisma, cluster.id)).summaries).toHaveLength(SNAPSHOTS);
     reference = cluster;

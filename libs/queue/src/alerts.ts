@@ -83,10 +83,18 @@ export async function enqueueAlertDelivery(
   });
 }
 
-/** Asks for an evaluation of the rules over one cluster (after a snapshot of it was recorded). */
+/**
+ * Asks for an evaluation of the rules over one cluster (after a snapshot of it was recorded). An
+ * evaluation reads the cluster's state when it runs, not the snapshot's, so one already waiting covers
+ * every snapshot recorded before it starts: a backlog drained at hundreds of snapshots a second asks for
+ * one evaluation per cluster at a time, not one per snapshot. One asked for while the cluster's is
+ * running waits for it and then runs (BullMQ's `keepLastIfActive`): a state recorded after the running
+ * one read its own is always evaluated.
+ */
 export async function enqueueAlertEvaluation(queue: Queue, clusterId: string, snapshotId: string): Promise<void> {
   await queue.add(EVALUATE_ALERTS_JOB, { clusterId } satisfies EvaluateAlertsJobData, {
     jobId: `evaluate-${snapshotId}`,
+    deduplication: { id: `evaluate-cluster-${clusterId}`, keepLastIfActive: true },
     attempts: 3,
     backoff: { type: 'exponential', delay: 1000 },
     removeOnComplete: { age: 600, count: 1000 },
