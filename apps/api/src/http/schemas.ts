@@ -1,3 +1,4 @@
+import { ROUTING_MODES } from '@zw/core';
 import { z } from 'zod';
 
 /**
@@ -28,6 +29,12 @@ export const uuidParam = z.uuid({ message: 'must be a UUID' });
 export const CloudSchema = z.enum(['aws', 'gcp', 'azure', 'onprem', 'other']);
 
 export const isoDate = z.string().describe('RFC 3339 timestamp');
+
+/** A Service's routing (its traffic distribution or topology mode, as the core reads it). */
+export const RoutingSchema = z.enum(ROUTING_MODES);
+
+/** Whether a Service's EndpointSlices carry zone hints (topologycache.go AddHints / RemoveHints). */
+export const HintStateSchema = z.enum(['populated', 'removed', 'none']);
 
 /** A role: each includes the ones before it. */
 export const RoleSchema = z.enum(['viewer', 'operator', 'admin']);

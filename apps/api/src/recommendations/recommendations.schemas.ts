@@ -1,10 +1,6 @@
 import { z } from 'zod';
 import { cursorSchema, limitSchema } from '../http/pagination.js';
-import { isoDate } from '../http/schemas.js';
-
-// Spelled out here (services.schemas uses RecommendationSchema): the same values as there.
-const RoutingSchema = z.enum(['Auto', 'PreferClose', 'PreferSameZone', 'PreferSameNode', 'None']);
-const HintStateSchema = z.enum(['populated', 'removed', 'none']);
+import { HintStateSchema, isoDate, RoutingSchema } from '../http/schemas.js';
 
 export const ListRecommendationsQuery = z
   .object({

@@ -1,10 +1,7 @@
 import { z } from 'zod';
 import { cursorSchema, limitSchema } from '../http/pagination.js';
-import { isoDate } from '../http/schemas.js';
+import { HintStateSchema, isoDate, RoutingSchema } from '../http/schemas.js';
 import { RecommendationSchema } from '../recommendations/recommendations.schemas.js';
-
-export const RoutingSchema = z.enum(['Auto', 'PreferClose', 'PreferSameZone', 'PreferSameNode', 'None']);
-export const HintStateSchema = z.enum(['populated', 'removed', 'none']);
 
 const booleanParam = z.enum(['true', 'false']).transform((value) => value === 'true');
 

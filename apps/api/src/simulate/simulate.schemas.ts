@@ -1,7 +1,7 @@
 import { ROUTING_MODES, WHAT_IF_LIMITS } from '@zw/core';
 import { z } from 'zod';
 import { isoDate } from '../http/schemas.js';
-import { HintStateSchema } from '../services/services.schemas.js';
+import { HintStateSchema } from '../http/schemas.js';
 
 /**
  * The `POST /v1/simulate` body, for the OpenAPI document. The core parses snapshots and what-ifs by hand
