@@ -114,23 +114,35 @@ export interface PeriodQuery {
 
 const SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600;
 
+function periodValues(query: PeriodQuery): unknown[] {
+  return [query.clusters.ids, query.clusters.prices, query.from, query.to, query.now];
+}
+
 /**
- * Every interval of the clusters overlapping [from, to) with its share of a month in the range, its
- * effective traffic and the fraction of that traffic each figure counts, in numeric.
- *
- * What a Service misses while in a state: the drop to the `topology-mode: Auto` preview when it has no
- * routing and the preview populates hints (`preview`, the opportunity of the savings read model); all of
- * its crossings when the controller refuses hints, or would refuse them were routing enabled (`blocked`).
+ * The order of the answer's rows, which also keeps each row's intervals together: by Service (its
+ * position: cluster, namespace, name), then missed basis and reason, nulls first. Plain ascending keys
+ * (the nulls first as a rank and a flag, columns of `weighted`), as window partitions sort by them.
  */
-const SPANS_SQL = `
+const GROUP_ORDER = 'position, basis_rank, has_reason, missed_reason';
+
+/**
+ * Every interval of the clusters overlapping [from, to) with positive months in the range, as float8
+ * figures ready to sum (see {@link reportServiceRows}): the Service's `position` in the answer's order,
+ * its state, and its months, traffic GB and each figure's GB and cost over them.
+ */
+const SERVICE_SPANS_SQL = `
   prices(cluster_id, price) AS (SELECT * FROM unnest($1::uuid[], $2::float8[])),
+  services AS (
+    SELECT s.*, row_number() OVER (ORDER BY s.cluster_id, s.namespace, s.name) AS position
+      FROM cluster_services s WHERE s.cluster_id = ANY($1::uuid[])
+  ),
   spans AS (
-    SELECT i.cluster_id, i.service_id, s.namespace, s.name, p.price, i.valid_from,
+    SELECT s.position, s.cluster_id::text AS cluster_id, s.namespace, s.name, p.price, i.valid_from,
            i.routing::text AS routing, i.hint_state::text AS hint_state, i.hint_reason,
-           (${EFFECTIVE_TRAFFIC_SQL})::numeric AS gb,
+           ${EFFECTIVE_TRAFFIC_SQL} AS gb,
            ${TRAFFIC_SOURCE_SQL} AS source,
-           COALESCE(i.cross_zone_without_hints, 0)::numeric AS without_fraction,
-           (${AS_ROUTED_FRACTION_SQL})::numeric AS with_fraction,
+           COALESCE(i.cross_zone_without_hints, 0) AS without_fraction,
+           ${AS_ROUTED_FRACTION_SQL} AS with_fraction,
            COALESCE(i.cross_zone_with_hints, 0)::float8 AS model_with_fraction,
            (${MEASURED_SHARE_SQL})::float8 AS measured_share,
            ${FULLY_MEASURED_SQL} AS fully_measured,
@@ -141,56 +153,103 @@ const SPANS_SQL = `
            CASE WHEN ${OPPORTUNITY_SQL} THEN NULL
                 WHEN i.routing = 'None' AND i.preview_state = 'removed' THEN i.preview_reason
                 WHEN ${REFUSED_HINTS_SQL} THEN i.hint_reason END AS missed_reason,
-           (CASE WHEN ${OPPORTUNITY_SQL} THEN ${AS_ROUTED_MISSED_FRACTION_SQL}
-                 WHEN (i.routing = 'None' AND i.preview_state = 'removed')
-                   OR (${REFUSED_HINTS_SQL}) THEN ${AS_ROUTED_FRACTION_SQL}
-                 ELSE 0 END)::numeric AS missed_fraction,
-           EXTRACT(EPOCH FROM LEAST(COALESCE(i.valid_to, $5), $4) - GREATEST(i.valid_from, $3))::numeric
+           CASE WHEN ${OPPORTUNITY_SQL} THEN ${AS_ROUTED_MISSED_FRACTION_SQL}
+                WHEN (i.routing = 'None' AND i.preview_state = 'removed')
+                  OR (${REFUSED_HINTS_SQL}) THEN ${AS_ROUTED_FRACTION_SQL}
+                ELSE 0 END AS missed_fraction,
+           date_part('epoch', LEAST(COALESCE(i.valid_to, $5), $4) - GREATEST(i.valid_from, $3))
              / ${SECONDS_PER_MONTH} AS months
       FROM service_intervals i
-      JOIN cluster_services s ON s.id = i.service_id
+      JOIN services s ON s.id = i.service_id
       JOIN prices p ON p.cluster_id = i.cluster_id
      WHERE i.cluster_id = ANY($1::uuid[]) AND i.valid_from < LEAST($4, $5)
        AND (i.valid_to IS NULL OR i.valid_to > $3)
+    OFFSET 0
   ),
-  weighted AS (SELECT *, gb * months AS gb_m FROM spans WHERE months > 0)`;
+  weighted AS (
+    SELECT position, cluster_id, namespace, name, valid_from, routing, hint_state, hint_reason, source,
+           model_with_fraction, measured_share, fully_measured, honours_hints, missed_basis, missed_reason, months,
+           gb_m, gb_m * without_fraction AS without_gb, gb_m * without_fraction * price AS without_cost,
+           gb_m * with_fraction AS with_gb, gb_m * with_fraction * price AS with_cost,
+           gb_m * missed_fraction AS missed_gb, gb_m * missed_fraction * price AS missed_cost,
+           CASE missed_basis WHEN 'blocked' THEN 1 WHEN 'preview' THEN 2 ELSE 0 END AS basis_rank,
+           missed_reason IS NOT NULL AS has_reason
+      FROM (SELECT *, gb * months AS gb_m FROM spans WHERE months > 0 OFFSET 0) w
+     ORDER BY ${GROUP_ORDER}, valid_from
+  )`;
 
-function periodValues(query: PeriodQuery): unknown[] {
-  return [query.clusters.ids, query.clusters.prices, query.from, query.to, query.now];
-}
+/** The columns of a Service's latest state in the period, as `weighted` names them, with the aggregate picking it. */
+const LATEST_COLUMNS: [string, string][] = [
+  ['routing', 'max'],
+  ['hint_state', 'max'],
+  ['hint_reason', 'max'],
+  ['source', 'max'],
+  ['model_with_fraction', 'max'],
+  ['measured_share', 'max'],
+  ['fully_measured', 'bool_or'],
+  ['honours_hints', 'bool_or'],
+];
+
+/** The figures summed over a row's intervals. */
+const SUMMED: [string, string][] = [
+  ['months', 'months'],
+  ['gb_m', 'trafficGb'],
+  ['without_gb', 'withoutHintsGb'],
+  ['without_cost', 'withoutHintsCost'],
+  ['with_gb', 'withHintsGb'],
+  ['with_cost', 'withHintsCost'],
+  ['missed_gb', 'missedGb'],
+  ['missed_cost', 'missedCost'],
+];
 
 /**
  * Each Service's integrals over the period, one row per kind of missed saving it went through, with its
- * latest state in the period. Sums run in numeric, as the savings read model's do.
+ * latest state in the period (that of its interval starting last), by cluster, namespace and name.
+ *
+ * Decision: float8 sums in a fixed order, as the savings read model's: each row's intervals are summed
+ * in the order they started. Summing in numeric (each figure converted to numeric through its text
+ * form), a DISTINCT ON sort for the latest state joined back by a hash, a sort for the groups and one for
+ * the answer took 2.6-2.8 s of Postgres CPU for an organization of 200,000 Services (bench/RESULTS.md,
+ * report24); float8 sums differ from the numeric ones far below a cent. Here one sort of the intervals
+ * (GROUP_ORDER, then start) serves everything: window functions over it give each Service's latest state
+ * and each row's running sums, and the last interval of each row, which holds the row's sums, is kept,
+ * already in the answer's order. A Service's position comes from the (cluster, namespace, name) index,
+ * read in its order, so the sort compares integers, not names. Window functions rather than GROUP BY:
+ * a GroupAggregate needs every output column grouped or aggregated, and Postgres then sorted again by
+ * the Service's constant columns (an unstable sort, losing the start order) or hashed the groups.
  */
 export async function reportServiceRows(db: ReadDb, query: PeriodQuery): Promise<ServicePeriodRow[]> {
   if (query.clusters.ids.length === 0) return [];
+  const latest = LATEST_COLUMNS.map(
+    ([column, pick]) => `${pick}(${column}) FILTER (WHERE valid_from = latest_from) OVER service AS latest_${column}`,
+  ).join(', ');
+  const running = SUMMED.map(([column]) => `sum(${column}) OVER running AS sum_${column}`).join(', ');
+  const groupKeys = GROUP_ORDER.replace(/^position, /, '');
+  // Every interval of the Service; ordered as the rows are, so that Postgres keeps their order.
+  const wholeService = `PARTITION BY position ORDER BY ${groupKeys}, valid_from
+    ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING`;
   return db.query<ServicePeriodRow>(
-    `WITH ${SPANS_SQL},
-     latest AS (
-       SELECT DISTINCT ON (service_id) service_id, routing, hint_state, hint_reason, source,
-              model_with_fraction, measured_share, fully_measured, honours_hints
-         FROM weighted ORDER BY service_id, valid_from DESC
+    `WITH ${SERVICE_SPANS_SQL},
+     summed AS (
+       SELECT *, max(valid_from) OVER service AS latest_from, ${running},
+              bool_or(source = 'default-per-endpoint') OVER running AS estimated,
+              lead(true, 1, false) OVER running AS more
+         FROM weighted
+       WINDOW service AS (${wholeService}),
+              running AS (PARTITION BY position, ${groupKeys} ORDER BY valid_from ROWS UNBOUNDED PRECEDING)
+     ), with_latest AS (
+       SELECT *, ${latest} FROM summed WINDOW service AS (${wholeService})
      )
-     SELECT w.cluster_id::text AS "clusterId", w.namespace, w.name,
-            l.routing, l.hint_state AS "hintState", l.hint_reason AS "hintReason", l.source AS "trafficSource",
-            l.fully_measured AS "fullyMeasured", l.measured_share AS "measuredCrossZone",
-            l.model_with_fraction AS "modelCrossZone", l.honours_hints AS "honoursHints",
-            bool_or(w.source = 'default-per-endpoint') AS estimated,
-            w.missed_basis AS "missedBasis", w.missed_reason AS "missedReason",
-            sum(w.months)::float8 AS months,
-            sum(w.gb_m)::float8 AS "trafficGb",
-            sum(w.gb_m * w.without_fraction)::float8 AS "withoutHintsGb",
-            sum(w.gb_m * w.without_fraction * w.price::numeric)::float8 AS "withoutHintsCost",
-            sum(w.gb_m * w.with_fraction)::float8 AS "withHintsGb",
-            sum(w.gb_m * w.with_fraction * w.price::numeric)::float8 AS "withHintsCost",
-            sum(w.gb_m * w.missed_fraction)::float8 AS "missedGb",
-            sum(w.gb_m * w.missed_fraction * w.price::numeric)::float8 AS "missedCost"
-       FROM weighted w JOIN latest l USING (service_id)
-      GROUP BY w.cluster_id, w.service_id, w.namespace, w.name, l.routing, l.hint_state, l.hint_reason, l.source,
-               l.fully_measured, l.measured_share, l.model_with_fraction, l.honours_hints,
-               w.missed_basis, w.missed_reason
-      ORDER BY w.cluster_id, w.namespace, w.name, w.missed_basis NULLS FIRST, w.missed_reason NULLS FIRST`,
+     SELECT cluster_id AS "clusterId", namespace, name,
+            latest_routing AS routing, latest_hint_state AS "hintState", latest_hint_reason AS "hintReason",
+            latest_source AS "trafficSource", latest_fully_measured AS "fullyMeasured",
+            latest_measured_share AS "measuredCrossZone", latest_model_with_fraction AS "modelCrossZone",
+            latest_honours_hints AS "honoursHints", estimated,
+            missed_basis AS "missedBasis", missed_reason AS "missedReason",
+            ${SUMMED.map(([column, name]) => `sum_${column} AS "${name}"`).join(', ')}
+       FROM with_latest
+      WHERE NOT more
+      ORDER BY ${GROUP_ORDER}`,
     periodValues(query),
   );
 }
