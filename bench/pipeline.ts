@@ -153,7 +153,7 @@ async function storedHistoryBytes(prisma: PrismaClient): Promise<number> {
     'service_savings_days',
     'analysis_documents',
     'service_fix_contents',
-    'service_fixes',
+    'service_zone_contents',
   ];
   await prisma.$executeRawUnsafe(`VACUUM ANALYZE`);
   return [...(await tableBytes(prisma, tables)).values()].reduce((sum, bytes) => sum + bytes, 0);

@@ -256,6 +256,7 @@ const HISTORY_TABLES = [
   'service_savings_days',
   'analysis_documents',
   'service_fix_contents',
+  'service_zone_contents',
 ];
 
 /**

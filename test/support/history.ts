@@ -1,11 +1,14 @@
-import type { PrismaClient } from '@zw/db';
+import { type PrismaClient, withIntervalZones } from '@zw/db';
 
 /** The whole history of a cluster, in a form that compares across clusters. */
 export async function historyOf(prisma: PrismaClient, clusterId: string) {
-  const intervals = await prisma.serviceInterval.findMany({
-    where: { clusterId },
-    include: { service: { select: { namespace: true, name: true } } },
-  });
+  const intervals = await withIntervalZones(
+    prisma,
+    await prisma.serviceInterval.findMany({
+      where: { clusterId },
+      include: { service: { select: { namespace: true, name: true } } },
+    }),
+  );
   const summaries = await prisma.snapshotSummary.findMany({ where: { clusterId }, orderBy: { capturedAt: 'asc' } });
   return {
     intervals: intervals

@@ -8,6 +8,7 @@ import {
   tableBytes,
   type ServiceRef,
   type SnapshotAggregates,
+  withIntervalZones,
 } from '@zw/db';
 import { seededRandom } from '@zw/core';
 import pg from 'pg';
@@ -65,7 +66,10 @@ function record(clusterId: string, at: Date, services: ServiceState[]) {
 const minute = (n: number) => new Date(Date.UTC(2026, 5, 1, 0, n));
 
 async function rowsOf(clusterId: string): Promise<string[]> {
-  const rows = await prisma.serviceInterval.findMany({ where: { clusterId }, include: { service: true } });
+  const rows = await withIntervalZones(
+    prisma,
+    await prisma.serviceInterval.findMany({ where: { clusterId }, include: { service: true } }),
+  );
   return rows
     .map((i) =>
       [i.service.name, i.validFrom.toISOString(), i.validTo?.toISOString(), i.stateHash, JSON.stringify(i.zones)].join(
@@ -246,7 +250,7 @@ describe('history storage', () => {
       expect(perSnapshot).toBeLessThan(2048);
     }, 60_000);
 
-    it('answers "state of X at T" and "timeline of X" with one indexed query each', async () => {
+    it('answers "state of X at T" and "timeline of X" with one indexed query each, and their zones', async () => {
       const queries: { query: string; params: string }[] = [];
       const traced = new PrismaClient({
         ...prismaClientOptions({ databaseUrl: db.url, poolMax: 1 }),
@@ -257,17 +261,20 @@ describe('history storage', () => {
       await explain.connect();
       try {
         const ref: ServiceRef = { clusterId, namespace: 'team-5', name: 'svc-5' };
+        // The intervals in one indexed query, then the zones contents they name by primary key.
         const state = await serviceStateAt(traced, ref, new Date(minute(2).getTime() + 30_000));
         expect(state?.validFrom).toEqual(minute(2));
         expect(state?.validTo).toEqual(minute(3));
-        expect(queries).toHaveLength(1);
+        expect(queries).toHaveLength(2);
         await expectIndexScan(explain, queries[0]);
+        expect(queries[1].query).toContain('service_zone_contents');
 
         queries.length = 0;
         const timeline = await serviceTimeline(traced, ref, new Date(minute(1).getTime() + 1), minute(4));
         expect(timeline.map((i) => i.validFrom)).toEqual([minute(1), minute(2), minute(3)]);
-        expect(queries).toHaveLength(1);
+        expect(queries).toHaveLength(2);
         await expectIndexScan(explain, queries[0]);
+        expect(queries[1].query).toContain('service_zone_contents');
       } finally {
         await explain.end();
         await traced.$disconnect();

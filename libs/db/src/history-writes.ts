@@ -251,12 +251,12 @@ export async function copyIntervalTails(tx: Tx, from: Date, intervals: readonly 
                                    hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints,
                                    ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
                                    preview_state, preview_reason, preview_cross_zone, managed_by, honours_hints,
-                                   data_path_reason, fixes_hash, fix_fraction)
+                                   data_path_reason, fixes_hash, fix_fraction, zones_hash)
     SELECT cluster_id, service_id, ${from}::timestamptz, valid_to, state_hash, routing, hint_state,
            hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints,
            ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
            preview_state, preview_reason, preview_cross_zone, managed_by, honours_hints, data_path_reason,
-           fixes_hash, fix_fraction
+           fixes_hash, fix_fraction, zones_hash
       FROM service_intervals
      WHERE id = ANY(${ids}::bigint[]) AND valid_from = ANY(${starts}::timestamptz[])`;
 }
@@ -270,11 +270,12 @@ export interface ClosedAndOpened {
 /**
  * In one statement (the cluster's lock is held meanwhile, so its round trips are what other snapshots of
  * the cluster wait for): ends the intervals `ends` at `at`, and opens new intervals from `at` to `next`
- * (open-ended when null) for `states`, registering Services never seen before and storing the fixes they
- * name that the cluster has not stored yet. A fix content stored already is not parsed again: its JSON is
- * cast only for the rows the NOT EXISTS lets through. No round trip when there is nothing to do.
+ * (open-ended when null) for `states`, registering Services never seen before and storing the fixes and
+ * zones they name that the cluster has not stored yet. A fix or zones content stored already is not parsed
+ * again: its JSON is cast only for the rows the NOT EXISTS lets through. No round trip when there is nothing
+ * to do.
  *
- * The new rows of cluster_services and service_fix_contents are not visible to the rest of the statement,
+ * The new rows of cluster_services, service_fix_contents and service_zone_contents are not visible to the rest of the statement,
  * hence the Services taken from both `registered` and the table; only the writer holding the cluster's
  * lock inserts them, so no concurrent insert can fall between the two.
  */
@@ -297,7 +298,11 @@ export async function closeAndOpenIntervals(
        WHERE id = ANY(${ended.ids}::bigint[]) AND valid_from = ANY(${ended.starts}::timestamptz[])
       RETURNING id, service_id, valid_from
     ), t AS (
-      SELECT * FROM unnest(${states.map((s) => s.namespace)}::text[], ${states.map((s) => s.name)}::text[],
+      -- Each Service's zones are stored once per distinct content (service_zone_contents) under the first
+      -- 16 bytes of SHA-256 over their JSON as given (the caller orders it so equal ones print the same),
+      -- and named by the interval, whose own zones column stays null.
+      SELECT u.*, substring(sha256(convert_to(u.zones, 'UTF8')) FROM 1 FOR 16) AS zones_hash
+        FROM unnest(${states.map((s) => s.namespace)}::text[], ${states.map((s) => s.name)}::text[],
                            ${states.map((s) => s.stateHash)}::bigint[],
                            ${states.map((s) => s.routing)}::text[],
                            ${states.map((s) => s.hintState)}::text[],
@@ -317,7 +322,7 @@ export async function closeAndOpenIntervals(
                            ${verdicts.map((v) => v?.dataPathReason ?? null)}::text[],
                            ${states.map((s) => s.fixes?.hash ?? null)}::text[],
                            ${states.map((s) => s.fixes?.fraction ?? null)}::float8[])
-        AS t(namespace, name, state_hash, routing, hint_state, hint_reason, zones, without_hints, with_hints,
+        AS u(namespace, name, state_hash, routing, hint_state, hint_reason, zones, without_hints, with_hints,
              ready_endpoints, traffic_annotation, traffic_gb, traffic_source, preview_state, preview_reason,
              preview_cross_zone, managed_by, honours_hints, data_path_reason, fixes_hash, fix_fraction)
     ), registered AS (
@@ -337,14 +342,20 @@ export async function closeAndOpenIntervals(
        WHERE NOT EXISTS (SELECT 1 FROM service_fix_contents f
                           WHERE f.cluster_id = ${clusterId}::uuid AND f.hash = decode(c.hash, 'hex'))
       ON CONFLICT (cluster_id, hash) DO NOTHING
+    ), zone_contents AS (
+      INSERT INTO service_zone_contents (cluster_id, hash, zones)
+      SELECT DISTINCT ON (t.zones_hash) ${clusterId}::uuid, t.zones_hash, t.zones::jsonb FROM t
+       WHERE NOT EXISTS (SELECT 1 FROM service_zone_contents z
+                          WHERE z.cluster_id = ${clusterId}::uuid AND z.hash = t.zones_hash)
+      ON CONFLICT (cluster_id, hash) DO NOTHING
     ), inserted AS (
       INSERT INTO service_intervals (cluster_id, service_id, valid_from, valid_to, state_hash, routing, hint_state,
-                                     hint_reason, zones, cross_zone_without_hints, cross_zone_with_hints,
+                                     hint_reason, zones_hash, cross_zone_without_hints, cross_zone_with_hints,
                                      ready_endpoints, traffic_annotation, traffic_gb, traffic_source,
                                      preview_state, preview_reason, preview_cross_zone, managed_by, honours_hints,
                                      data_path_reason, fixes_hash, fix_fraction)
       SELECT ${clusterId}::uuid, s.id, ${at}::timestamptz, ${next}::timestamptz, t.state_hash, t.routing::routing_mode,
-             t.hint_state::hint_state, t.hint_reason, t.zones::jsonb, t.without_hints, t.with_hints,
+             t.hint_state::hint_state, t.hint_reason, t.zones_hash, t.without_hints, t.with_hints,
              t.ready_endpoints, t.traffic_annotation, t.traffic_gb, t.traffic_source,
              t.preview_state::hint_state, t.preview_reason, t.preview_cross_zone, t.managed_by, t.honours_hints,
              t.data_path_reason, decode(t.fixes_hash, 'hex'), t.fix_fraction

@@ -25,7 +25,7 @@ export {
   type RegisterClusterInput,
   type RegisteredCluster,
 } from './clusters.js';
-export { clusterStateAt, serviceStateAt, serviceTimeline, type ServiceRef } from './history.js';
+export { clusterStateAt, serviceStateAt, serviceTimeline, type ServiceRef, withIntervalZones } from './history.js';
 export {
   closeAndOpenIntervals,
   copyIntervalTails,

@@ -73,7 +73,7 @@ export async function historyCutoffs(
  * One cluster's history after its intervals past the cutoff went (`dropped` of them with whole
  * partitions): deletes those the partitions did not hold, sums the roll-up's days up to the cutoff
  * again, and deletes the Services without an interval, the analysis documents no summary names and the
- * fix contents no interval names. Call it under the cluster's lock, in one transaction.
+ * fix and zones contents no interval names. Call it under the cluster's lock, in one transaction.
  */
 export async function pruneClusterHistory(
   tx: Db,

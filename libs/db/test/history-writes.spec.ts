@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addCluster,
@@ -17,6 +18,7 @@ import {
   recordSummary,
   type SnapshotAggregates,
   startIntervalsAt,
+  withIntervalZones,
 } from '../src/index.js';
 
 /**
@@ -182,7 +184,7 @@ describe('placeSnapshot', () => {
 });
 
 describe('closeAndOpenIntervals', () => {
-  it('ends intervals at the snapshot and opens new ones, registering each Service and fix content once', async () => {
+  it('ends intervals at the snapshot and opens new ones, registering each Service, fix and zones content once', async () => {
     const { clusterId } = await addCluster(db.prisma, { organizationSlug: 'close', name: 'a' });
     const fixes = { hash: 'ab'.repeat(16), json: '{"fixes":[1]}', fraction: 0.125 };
     await recordFirst(clusterId, 0, [state('kept', 1), state('changed', 2, 10, fixes)]);
@@ -216,10 +218,25 @@ describe('closeAndOpenIntervals', () => {
     const stored = await db.prisma.serviceInterval.findFirstOrThrow({
       where: { serviceId: id('changed'), validFrom: at(5) },
     });
+    // Every state has the same zones: stored once, under the first 16 bytes of SHA-256 over their JSON,
+    // which each interval names (its own zones column stays null).
+    const zonesJson = JSON.stringify(state('any', 0).zones);
+    const zonesHash = new Uint8Array(createHash('sha256').update(zonesJson).digest().subarray(0, 16));
+    expect(await db.prisma.serviceZoneContent.findMany({ where: { clusterId } })).toEqual([
+      { clusterId, hash: zonesHash, zones: { a: { allocated: 1, desired: 1 } } },
+    ]);
+    const [own] = await db.prisma.$queryRaw<{ zones: number; hashes: number }[]>`
+      SELECT count(zones)::int AS zones, count(zones_hash)::int AS hashes FROM service_intervals
+       WHERE cluster_id = ${clusterId}::uuid`;
+    expect(own).toEqual({ zones: 0, hashes: 4 });
+    expect(await withIntervalZones(db.prisma, [stored])).toMatchObject([
+      { zones: { a: { allocated: 1, desired: 1 } } },
+    ]);
     expect(stored).toMatchObject({
       routing: 'Auto',
       hintState: 'populated',
-      zones: { a: { allocated: 1, desired: 1 } },
+      zones: null,
+      zonesHash,
       readyEndpoints: 3,
       trafficGb: 20,
       trafficSource: 'default-per-endpoint',

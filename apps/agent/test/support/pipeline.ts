@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PrismaClient } from '@zw/db';
+import { type PrismaClient, withIntervalZones } from '@zw/db';
 
 /** Helpers for the tests that run the agent against the real API, worker, Postgres and Redis. */
 
@@ -58,10 +58,13 @@ export interface AnalyzeOutput {
 export async function storedAnalysis(prisma: PrismaClient, clusterId: string) {
   const latest = await prisma.snapshotSummary.findFirst({ where: { clusterId }, orderBy: { capturedAt: 'desc' } });
   if (!latest) return null;
-  const intervals = await prisma.serviceInterval.findMany({
-    where: { clusterId, validTo: null },
-    include: { service: { select: { namespace: true, name: true } } },
-  });
+  const intervals = await withIntervalZones(
+    prisma,
+    await prisma.serviceInterval.findMany({
+      where: { clusterId, validTo: null },
+      include: { service: { select: { namespace: true, name: true } } },
+    }),
+  );
   return {
     capturedAt: latest.capturedAt,
     summary: {

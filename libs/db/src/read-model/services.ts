@@ -63,8 +63,15 @@ export interface ServiceListQuery {
   limit: number;
 }
 
+/**
+ * Interval `i`'s zones: the content its zones_hash names (service_zone_contents), else, in an interval
+ * recorded before those were stored apart, its own.
+ */
+const INTERVAL_ZONES_SQL = `COALESCE((SELECT z.zones FROM service_zone_contents z
+  WHERE z.cluster_id = i.cluster_id AND z.hash = i.zones_hash), i.zones)`;
+
 const COLUMNS = `s.id::text AS service_id, s.namespace, s.name, i.valid_from, i.valid_to, i.routing::text,
-  i.hint_state::text, i.hint_reason, i.zones, i.cross_zone_without_hints, i.cross_zone_with_hints,
+  i.hint_state::text, i.hint_reason, ${INTERVAL_ZONES_SQL} AS zones, i.cross_zone_without_hints, i.cross_zone_with_hints,
   i.ready_endpoints, i.traffic_annotation, i.traffic_gb, i.traffic_source, s.monthly_traffic_gb AS explicit_gb,
   s.measured_traffic_gb AS measured_gb, s.measured_cross_zone, s.measured_at,
   i.preview_state::text, i.preview_reason, i.preview_cross_zone, i.managed_by, i.honours_hints, i.data_path_reason`;
