@@ -24,6 +24,7 @@ import { DependencyOutages, OutageWaitInterrupted } from './dependency-outages.j
 import { UnprocessableSnapshotError } from './snapshot-analysis.js';
 import { JobMetricsRecorder } from './job-metrics.js';
 import { WriteOrder, type WriteTurn } from './write-order.js';
+import { RecentAnalyses } from './recent-analyses.js';
 import { ReadModelPublisher } from './read-model-events.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
 
@@ -38,13 +39,16 @@ export type SnapshotJobResult = { recorded: false; reason: string } | ({ recorde
  * is CPU work and needs no lock); the writes then happen in one transaction that holds the cluster's lock,
  * re-checks the snapshot's status and records everything, so a crash at any point leaves either nothing
  * or all of it. A snapshot whose input repeats its predecessor's is recorded without analysis (the
- * common case of a cluster in which nothing changed), unless the lock shows that no longer holds.
+ * common case of a cluster in which nothing changed), unless the lock shows that no longer holds; one
+ * whose input equals the one this process analysed last for the cluster reuses that analysis (see
+ * RecentAnalyses) and is recorded like any other.
  */
 @Injectable()
 export class SnapshotProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger('SnapshotProcessor');
   private readonly analyzer = analyzerId();
   private readonly writeOrder = new WriteOrder();
+  private readonly recentAnalyses = new RecentAnalyses();
 
   constructor(
     @Inject(PrismaService) private readonly prisma: PrismaService,
@@ -146,11 +150,18 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
       if (repeated === 'not-waiting') return { recorded: false, reason: 'recorded meanwhile by another run' };
       if (repeated !== 'not-a-repeat') return this.recorded(claimed.clusterId, snapshotId, repeated);
     }
-    const gzip = claimed.repeats
-      ? await readSnapshotPayload(this.prisma, snapshotId, claimed.capturedAt)
-      : claimed.gzip;
-    if (!gzip) throw new UnprocessableSnapshotError('raw payload is gone (pruned or never stored)');
-    const analyzed = await this.analysis.analyze(claimed.clusterId, gzip, claimed.overrides);
+    const analyzed = await this.recentAnalyses.analyze(
+      claimed.clusterId,
+      claimed.inputHash,
+      claimed.overrides,
+      async () => {
+        const gzip = claimed.repeats
+          ? await readSnapshotPayload(this.prisma, snapshotId, claimed.capturedAt)
+          : claimed.gzip;
+        if (!gzip) throw new UnprocessableSnapshotError('raw payload is gone (pruned or never stored)');
+        return this.analysis.analyze(claimed.clusterId, gzip, claimed.overrides);
+      },
+    );
     await turn.afterEarlier(PREDECESSOR_WAIT_MS);
     const outcome = await this.write(claimed.clusterId, (tx) =>
       recordSnapshot(tx, {

@@ -172,6 +172,32 @@ describe('snapshot pipeline', () => {
     expect(inversions.length).toBeGreaterThan(0);
   }, 90_000);
 
+  it('gives the same history when every other snapshot repeats its predecessor, shuffled and late, as in order', async () => {
+    // A worker reuses the analysis of the input it analysed last for a cluster (RecentAnalyses): snapshots
+    // whose predecessor was not recorded yet when they were claimed take it, in any order.
+    const start = hourAgo().getTime();
+    const sequence = timeline(8, 30, 3, new Date(start)).flatMap((list, i) => [
+      capturedAt(list, new Date(start + i * 120_000)),
+      capturedAt(list, new Date(start + i * 120_000 + 60_000)),
+    ]);
+    const reference = await newCluster('repeats-in-order');
+    const scrambled = await newCluster('repeats-shuffled');
+    startWorker();
+    startWorker();
+    for (const list of sequence) await waitProcessed([await push(list, reference.token)]);
+
+    // Half of them shuffled at once on both workers, then the other half, late (as a re-drive brings them).
+    const arrival = shuffled(sequence, 7);
+    const early = await Promise.all(arrival.slice(0, 8).map((list) => push(list, scrambled.token)));
+    await waitProcessed(early);
+    const late = await Promise.all(arrival.slice(8).map((list) => push(list, scrambled.token)));
+    await waitProcessed(late);
+
+    const expected = await historyOf(prisma, reference.id);
+    expect(expected.summaries).toHaveLength(16);
+    expect(await historyOf(prisma, scrambled.id)).toEqual(expected);
+  }, 90_000);
+
   it('records a snapshot exactly once when its worker is SIGKILLed mid-transaction', async () => {
     const cluster = await newCluster('killed-mid-tx');
     const list = capturedAt(fleet(30, 3), hourAgo());

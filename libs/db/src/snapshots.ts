@@ -15,6 +15,11 @@ export interface ClaimedSnapshot {
   repeats: { snapshotId: string; recorded: boolean } | null;
   /** The raw payload; null if it is gone, and not read when the snapshot repeats its predecessor. */
   gzip: Uint8Array | null;
+  /**
+   * SHA-256 of what the analysis reads (the document without its captured-at, as ingest stored it), in
+   * hex; null for a snapshot stored without one.
+   */
+  inputHash: string | null;
   /** The cluster's overrides, applied to the snapshot before its analysis. */
   overrides: ClusterOverrides;
 }
@@ -33,6 +38,7 @@ export async function claimSnapshot(db: Db, snapshotId: string): Promise<Claimed
       repeated_id: string | null;
       repeated_recorded: boolean | null;
       gzip: Uint8Array | null;
+      input_hash: string | null;
       kubernetes_version: string | null;
       data_plane: string | null;
     }[]
@@ -54,7 +60,8 @@ export async function claimSnapshot(db: Db, snapshotId: string): Promise<Claimed
            ORDER BY ps.captured_at DESC LIMIT 1) previous ON previous.input_hash = claimed.input_hash
     )
     SELECT claimed.cluster_id::text, claimed.captured_at, claimed.received_at, claimed.history_retention_days, r.repeated_id::text,
-           r.repeated_recorded, CASE WHEN r.repeated_id IS NULL THEN p.gzip END AS gzip, claimed.kubernetes_version,
+           r.repeated_recorded, CASE WHEN r.repeated_id IS NULL THEN p.gzip END AS gzip,
+           encode(claimed.input_hash, 'hex') AS input_hash, claimed.kubernetes_version,
            claimed.data_plane
       FROM claimed JOIN repeated r USING (id)
       LEFT JOIN snapshot_payloads p ON p.snapshot_id = claimed.id AND p.captured_at = claimed.captured_at`;
@@ -67,6 +74,7 @@ export async function claimSnapshot(db: Db, snapshotId: string): Promise<Claimed
         historyRetentionDays: row.history_retention_days,
         repeats: row.repeated_id ? { snapshotId: row.repeated_id, recorded: row.repeated_recorded === true } : null,
         gzip: row.gzip,
+        inputHash: row.input_hash,
         overrides: { kubernetesVersion: row.kubernetes_version, dataPlane: row.data_plane },
       }
     : null;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -49,6 +50,8 @@ describe('claimSnapshot', () => {
       overrides: { kubernetesVersion: '1.31', dataPlane: 'cilium' },
     });
     expect(documentOf(claimed!.gzip)).toEqual({ n: 1 });
+    // The input hash in hex, what the worker keys the analysis it reuses on.
+    expect(claimed!.inputHash).toBe(createHash('sha256').update('x').digest('hex'));
     const row = await db.prisma.snapshot.findUniqueOrThrow({ where: { id } });
     expect(row).toMatchObject({ status: 'processing', attempts: 1 });
     expect(await isBeingRecorded(db.prisma, id)).toBe(true);
