@@ -121,7 +121,7 @@ function periodValues(query: PeriodQuery): unknown[] {
 /**
  * The order of the answer's rows, which also keeps each row's intervals together: by Service (its
  * position: cluster, namespace, name), then missed basis and reason, nulls first. Plain ascending keys
- * (the nulls first as a rank and a flag, columns of `weighted`), as window partitions sort by them.
+ * (the nulls first as a rank and a flag, columns of `weighted`), as GROUP BY and windows sort by them.
  */
 const GROUP_ORDER = 'position, basis_rank, has_reason, missed_reason';
 
@@ -133,12 +133,12 @@ const GROUP_ORDER = 'position, basis_rank, has_reason, missed_reason';
 const SERVICE_SPANS_SQL = `
   prices(cluster_id, price) AS (SELECT * FROM unnest($1::uuid[], $2::float8[])),
   services AS (
-    SELECT s.*, row_number() OVER (ORDER BY s.cluster_id, s.namespace, s.name) AS position
+    SELECT s.id, s.cluster_id, s.namespace, s.name, s.monthly_traffic_gb, s.measured_traffic_gb, s.measured_cross_zone,
+           row_number() OVER (ORDER BY s.cluster_id, s.namespace, s.name) AS position
       FROM cluster_services s WHERE s.cluster_id = ANY($1::uuid[])
   ),
   spans AS (
-    SELECT s.position, s.cluster_id::text AS cluster_id, s.namespace, s.name, p.price, i.valid_from,
-           i.routing::text AS routing, i.hint_state::text AS hint_state, i.hint_reason,
+    SELECT s.position, s.cluster_id, s.namespace, s.name, p.price, i.valid_from, i.routing, i.hint_state, i.hint_reason,
            ${EFFECTIVE_TRAFFIC_SQL} AS gb,
            ${TRAFFIC_SOURCE_SQL} AS source,
            COALESCE(i.cross_zone_without_hints, 0) AS without_fraction,
@@ -211,44 +211,42 @@ const SUMMED: [string, string][] = [
  * form), a DISTINCT ON sort for the latest state joined back by a hash, a sort for the groups and one for
  * the answer took 2.6-2.8 s of Postgres CPU for an organization of 200,000 Services (bench/RESULTS.md,
  * report24); float8 sums differ from the numeric ones far below a cent. Here one sort of the intervals
- * (GROUP_ORDER, then start) serves everything: window functions over it give each Service's latest state
- * and each row's running sums, and the last interval of each row, which holds the row's sums, is kept,
- * already in the answer's order. A Service's position comes from the (cluster, namespace, name) index,
- * read in its order, so the sort compares integers, not names. Window functions rather than GROUP BY:
- * a GroupAggregate needs every output column grouped or aggregated, and Postgres then sorted again by
- * the Service's constant columns (an unstable sort, losing the start order) or hashed the groups.
+ * (GROUP_ORDER, then start) serves everything: window functions over each Service's intervals in that
+ * order give its latest state, and the rows are grouped on the same keys, so the groups come out in the
+ * answer's order, each summed in start order. A Service's position comes from the (cluster, namespace,
+ * name) index, read in its order, so the sort compares integers, not names. Every other column of a row
+ * is its Service's (or its basis's), the same on each of its intervals, so it is aggregated (`max`, texts
+ * bytewise) rather than grouped on: grouped on, Postgres sorted the rows again by those columns (an
+ * unstable sort, losing the start order) or hashed them.
  */
 export async function reportServiceRows(db: ReadDb, query: PeriodQuery): Promise<ServicePeriodRow[]> {
   if (query.clusters.ids.length === 0) return [];
   const latest = LATEST_COLUMNS.map(
     ([column, pick]) => `${pick}(${column}) FILTER (WHERE valid_from = latest_from) OVER service AS latest_${column}`,
   ).join(', ');
-  const running = SUMMED.map(([column]) => `sum(${column}) OVER running AS sum_${column}`).join(', ');
   const groupKeys = GROUP_ORDER.replace(/^position, /, '');
   // Every interval of the Service; ordered as the rows are, so that Postgres keeps their order.
   const wholeService = `PARTITION BY position ORDER BY ${groupKeys}, valid_from
     ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING`;
+  // A value the same on every interval of a row (its Service's): any row's, texts compared bytewise.
+  const same = (column: string) => `max(${column} COLLATE "C")`;
   return db.query<ServicePeriodRow>(
     `WITH ${SERVICE_SPANS_SQL},
-     summed AS (
-       SELECT *, max(valid_from) OVER service AS latest_from, ${running},
-              bool_or(source = 'default-per-endpoint') OVER running AS estimated,
-              lead(true, 1, false) OVER running AS more
-         FROM weighted
-       WINDOW service AS (${wholeService}),
-              running AS (PARTITION BY position, ${groupKeys} ORDER BY valid_from ROWS UNBOUNDED PRECEDING)
-     ), with_latest AS (
-       SELECT *, ${latest} FROM summed WINDOW service AS (${wholeService})
+     with_latest AS (
+       SELECT *, ${latest}
+         FROM (SELECT *, max(valid_from) OVER service AS latest_from FROM weighted WINDOW service AS (${wholeService})) w
+       WINDOW service AS (${wholeService})
      )
-     SELECT cluster_id AS "clusterId", namespace, name,
-            latest_routing AS routing, latest_hint_state AS "hintState", latest_hint_reason AS "hintReason",
-            latest_source AS "trafficSource", latest_fully_measured AS "fullyMeasured",
-            latest_measured_share AS "measuredCrossZone", latest_model_with_fraction AS "modelCrossZone",
-            latest_honours_hints AS "honoursHints", estimated,
-            missed_basis AS "missedBasis", missed_reason AS "missedReason",
-            ${SUMMED.map(([column, name]) => `sum_${column} AS "${name}"`).join(', ')}
+     SELECT ${same('cluster_id::text')} AS "clusterId", ${same('namespace')} AS namespace, ${same('name')} AS name,
+            max(latest_routing)::text AS routing, max(latest_hint_state)::text AS "hintState",
+            ${same('latest_hint_reason')} AS "hintReason", ${same('latest_source')} AS "trafficSource",
+            bool_or(latest_fully_measured) AS "fullyMeasured", max(latest_measured_share) AS "measuredCrossZone",
+            max(latest_model_with_fraction) AS "modelCrossZone", bool_or(latest_honours_hints) AS "honoursHints",
+            bool_or(source = 'default-per-endpoint') AS estimated,
+            ${same('missed_basis')} AS "missedBasis", missed_reason AS "missedReason",
+            ${SUMMED.map(([column, name]) => `sum(${column}) AS "${name}"`).join(', ')}
        FROM with_latest
-      WHERE NOT more
+      GROUP BY ${GROUP_ORDER}
       ORDER BY ${GROUP_ORDER}`,
     periodValues(query),
   );
