@@ -108,21 +108,23 @@ async function registerFleet(prisma: PrismaClient, size: Size): Promise<Fleet> {
 
 async function simulate(prisma: PrismaClient, apiUrl: string, fleet: Fleet, size: Size): Promise<string[]> {
   const steps = (size.hours * 60) / PUSH_EVERY_MINUTES;
+  const full = size.clusters === FULL.clusters && size.services === FULL.services && size.hours >= FULL.hours;
   const start = Date.now() - size.hours * 3600_000 - 60_000;
   const window = Math.max(1, Math.round((size.services * CHURN) / 2));
-  const label = `${size.clusters} clusters × ${size.services} Services, a push every ${PUSH_EVERY_MINUTES} min over ${size.hours} simulated hours (${steps * size.clusters} pushes), ${size.workers} worker(s)${process.env.BENCH_SCALE === 'full' ? ' (full size)' : ' (scaled down; BENCH_SCALE=full runs 1,000 × 1,000 over a week)'}`;
+  const label = `${size.clusters} clusters × ${size.services} Services, a push every ${PUSH_EVERY_MINUTES} min over ${size.hours} simulated hours (${steps * size.clusters} pushes), ${size.workers} worker(s)${full ? ' (full size)' : ' (scaled down; BENCH_SCALE=full runs 1,000 × 1,000 over a week)'}`;
   const lines = [`scale: ${label}; each push changes ${2 * window} of a cluster's Services`];
   let pushSeconds = 0;
   let processSeconds = 0;
   let payloadBytes = 0;
   let pushed = 0;
   /** History's bytes and snapshots after the first checkpoint: every Service's first interval is in them. */
-  let firstQuarter = { bytes: 0, pushed: 0 };
+  let firstQuarter = { bytes: 0, pushed: 0, tables: new Map<string, number>() };
   // The weeks of the partitioned history tables a deployment running for a while has created ahead (its
   // retention job keeps two weeks ahead of the clock): the simulated stretch's history lands in them.
   for (const table of PARTITIONED_TABLES)
     await ensurePartitions(prisma, table, new Date(start), Math.ceil(size.hours / (7 * 24)) + 1);
   const empty = await historyTableBytes(prisma);
+  const emptyRelations = await relationBytes(prisma);
   for (let checkpoint = 1; checkpoint <= CHECKPOINTS; checkpoint++) {
     const first = Math.floor(((checkpoint - 1) * steps) / CHECKPOINTS);
     const last = Math.floor((checkpoint * steps) / CHECKPOINTS);
@@ -143,8 +145,9 @@ async function simulate(prisma: PrismaClient, apiUrl: string, fleet: Fleet, size
     payloadBytes += pushes.reduce((sum, push) => sum + push.body.length, 0);
     pushed += pushes.length;
     const reads = await readLatencies(apiUrl, fleet, new Date(start), new Date());
-    const bytes = total(addedBytes(await historyTableBytes(prisma), empty));
-    if (checkpoint === 1) firstQuarter = { bytes, pushed };
+    const tables = addedBytes(await historyTableBytes(prisma), empty);
+    const bytes = total(tables);
+    if (checkpoint === 1) firstQuarter = { bytes, pushed, tables };
     const perService = bytes / (pushed * size.services);
     lines.push(
       `scale: after ${((last * PUSH_EVERY_MINUTES) / 60).toFixed(1)} h (${pushed} snapshots): p99 fleet ${reads.fleet.toFixed(0)} ms, Services list ${reads.services.toFixed(0)} ms, savings by Service over the whole stretch ${reads.savings.toFixed(0)} ms, timeline ${reads.timeline.toFixed(0)} ms; ${perService.toFixed(1)} B per Service per snapshot (history tables, payloads aside, the empty tables' pages not counted)`,
@@ -161,14 +164,22 @@ async function simulate(prisma: PrismaClient, apiUrl: string, fleet: Fleet, size
     .sort((a, b) => b[1] - a[1])
     .map(([name, bytes]) => `${name} ${(bytes / (pushed * size.services)).toFixed(1)}`)
     .join(', ');
+  const steadyByTable = [...addedBytes(added, firstQuarter.tables)]
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, bytes]) => `${name} ${(bytes / ((pushed - firstQuarter.pushed) * size.services)).toFixed(1)}`)
+    .join(', ');
   // A year is nearly all steady state: the first snapshot's intervals of every Service are one-off.
   const steady = (total(added) - firstQuarter.bytes) / ((pushed - firstQuarter.pushed) * size.services);
   const yearBytes = steady * FULL.clusters * FULL.services * SNAPSHOTS_PER_YEAR;
   const payloadPerService = payloadBytes / (pushed * size.services);
   const payloadWeekBytes = payloadPerService * FULL.clusters * FULL.services * (SNAPSHOTS_PER_YEAR / 52);
   lines.push(
-    `scale: ${perService.toFixed(1)} B per Service per snapshot over the whole stretch, ${steady.toFixed(1)} B after its first quarter (every Service's first interval written): a year of ${FULL.clusters} clusters × ${FULL.services} Services every ${PUSH_EVERY_MINUTES} min is ${(yearBytes / 2 ** 40).toFixed(2)} TiB of history at this churn and the latter rate (HISTORY_RETENTION_DAYS=365); raw payloads (${payloadPerService.toFixed(0)} B per Service gzip) add ${(payloadWeekBytes / 2 ** 40).toFixed(2)} TiB per week of PAYLOAD_RETENTION_DAYS`,
-    `scale: bytes per Service per snapshot by table (what history added to the empty tables): ${byTable}`,
+    `scale: ${perService.toFixed(1)} B per Service per snapshot over the whole stretch, ${steady.toFixed(1)} B after its first quarter (every Service's first interval written): ${full ? '' : 'extrapolated from this scaled-down run, '}a year of ${FULL.clusters} clusters × ${FULL.services} Services every ${PUSH_EVERY_MINUTES} min is ${(yearBytes / 2 ** 40).toFixed(2)} TiB of history at this churn and the latter rate (HISTORY_RETENTION_DAYS=365); raw payloads (${payloadPerService.toFixed(0)} B per Service gzip) add ${(payloadWeekBytes / 2 ** 40).toFixed(2)} TiB per week of PAYLOAD_RETENTION_DAYS`,
+    `scale: bytes per Service per snapshot by table (what history added to the empty tables): ${byTable}; after the first quarter: ${steadyByTable}`,
+    `scale: the same by relation (a table's rows with their TOAST, and each index over every partition): ${byRelation(
+      addedBytes(await relationBytes(prisma), emptyRelations),
+      pushed * size.services,
+    )}`,
     await partitionLine(prisma),
   );
   return lines;
@@ -266,6 +277,39 @@ const HISTORY_TABLES = [
 async function historyTableBytes(prisma: PrismaClient): Promise<Map<string, number>> {
   await prisma.$executeRawUnsafe('VACUUM ANALYZE');
   return tableBytes(prisma, HISTORY_TABLES);
+}
+
+/**
+ * Bytes on disk of each history table's rows (`<table> rows`: heap, TOAST and their maps, over every
+ * partition) and of each of its indexes (named by the partitioned table's index, summed over the
+ * partitions' copies), after the VACUUM of {@link historyTableBytes}.
+ */
+async function relationBytes(prisma: PrismaClient): Promise<Map<string, number>> {
+  const rows = await prisma.$queryRaw<{ name: string; bytes: bigint }[]>`
+    WITH tables AS (
+      SELECT t AS name, to_regclass(t) AS relid FROM unnest(${HISTORY_TABLES}::text[]) AS t WHERE to_regclass(t) IS NOT NULL
+    ), leaf AS (
+      -- A partitioned table's partitions; a plain table is its own (pg_partition_tree lists nothing of it).
+      SELECT t.name, p.relid FROM tables t, pg_partition_tree(t.relid) p WHERE p.isleaf
+      UNION ALL
+      SELECT t.name, t.relid FROM tables t WHERE NOT EXISTS (SELECT 1 FROM pg_partitioned_table WHERE partrelid = t.relid)
+    )
+    SELECT name || ' rows' AS name, sum(pg_table_size(relid))::bigint AS bytes FROM leaf GROUP BY name
+    UNION ALL
+    SELECT COALESCE(pg_partition_root(i.indexrelid), i.indexrelid)::regclass::text, sum(pg_relation_size(i.indexrelid))::bigint
+      FROM leaf JOIN pg_index i ON i.indrelid = leaf.relid
+     GROUP BY 1`;
+  return new Map(rows.map((row) => [row.name, Number(row.bytes)]));
+}
+
+/** Relations over 0.05 B per Service per snapshot, largest first. */
+function byRelation(added: Map<string, number>, serviceSnapshots: number): string {
+  return [...added]
+    .map(([name, bytes]) => [name, bytes / serviceSnapshots] as const)
+    .filter(([, perService]) => perService >= 0.05)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, perService]) => `${name} ${perService.toFixed(1)}`)
+    .join(', ');
 }
 
 /** What history added since `empty` (the tables' size before the first push: their empty pages). */
