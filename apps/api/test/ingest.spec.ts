@@ -1,6 +1,13 @@
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import type { KubernetesList } from '@zw/core';
-import { createPrismaClient, issueAgentToken, type PrismaClient, registerCluster, serviceStateAt } from '@zw/db';
+import {
+  createPrismaClient,
+  issueAgentToken,
+  type PrismaClient,
+  registerCluster,
+  serviceStateAt,
+  summaryZones,
+} from '@zw/db';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { Agent, request } from 'node:http';
@@ -125,7 +132,7 @@ describe('POST /v1/ingest/snapshots', () => {
     const services = list.items.filter((item) => item.kind === 'Service');
     expect(summary.services).toBe(services.length);
     expect(summary.servicesPopulated + summary.servicesRemoved + summary.servicesNone).toBe(services.length);
-    expect(summary.zones).toHaveLength(3);
+    expect(await summaryZones(prisma, summary)).toHaveLength(3);
     const intervals = await prisma.serviceInterval.findMany({ where: { clusterId: a.id } });
     expect(intervals).toHaveLength(services.length);
     expect(intervals.every((i) => i.validTo === null && i.validFrom.getTime() === stored.capturedAt.getTime())).toBe(

@@ -474,15 +474,18 @@ describe('zones and Service CIDRs', () => {
     expect(cidrs.serviceCIDRs[0].wellKnown.length).toBeGreaterThan(0);
   });
 
-  it('stores a zone, CIDR and recommendations document once for snapshots that do not change them', async () => {
+  it('stores a zones, zone, CIDR and recommendations document once for snapshots that do not change them', async () => {
     // Five snapshots of `main`, two distinct states (base/off alternate): the documents are shared.
     const documents = await stack.prisma.analysisDocument.count({ where: { clusterId: main.id } });
     const summaries = await stack.prisma.snapshotSummary.findMany({ where: { clusterId: main.id } });
     expect(summaries).toHaveLength(5);
     const hex = (hash: Uint8Array | null) => Buffer.from(hash!).toString('hex');
     expect(new Set(summaries.map((s) => hex(s.serviceCidrsHash))).size).toBe(1);
-    const zoneAndCidr = new Set(summaries.flatMap((s) => [hex(s.zoneStatsHash), hex(s.serviceCidrsHash)]));
-    expect(zoneAndCidr.size).toBeLessThanOrEqual(4);
+    expect(new Set(summaries.map((s) => hex(s.zonesHash))).size).toBe(1);
+    const zoneAndCidr = new Set(
+      summaries.flatMap((s) => [hex(s.zonesHash), hex(s.zoneStatsHash), hex(s.serviceCidrsHash)]),
+    );
+    expect(zoneAndCidr.size).toBeLessThanOrEqual(5);
     const recommendations = new Set(summaries.map((s) => hex(s.recommendationsHash)));
     expect(recommendations.size).toBeLessThanOrEqual(2);
     expect(documents).toBe(new Set([...zoneAndCidr, ...recommendations]).size);

@@ -76,8 +76,8 @@ describe('read model size', () => {
     expect(after.services).toBe(before.services);
     expect(after.documents).toBe(before.documents);
     expect(after.fixes).toBe(before.fixes);
-    // Zone statistics, Service CIDRs and blocking nodes: one document each, shared by every snapshot.
-    expect(await prisma.analysisDocument.count({ where: { clusterId: cluster.id } })).toBe(3);
+    // Zones, zone statistics, Service CIDRs and blocking nodes: one document each, shared by every snapshot.
+    expect(await prisma.analysisDocument.count({ where: { clusterId: cluster.id } })).toBe(4);
     const perSnapshot = Number(after.summaries - before.summaries + (after.snapshots - before.snapshots)) / count;
     expect(perSnapshot).toBeLessThan(2048);
 

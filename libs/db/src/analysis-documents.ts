@@ -38,6 +38,6 @@ export async function pruneAnalysisDocuments(db: Db, clusterId: string): Promise
      WHERE d.cluster_id = ${clusterId}::uuid
        AND NOT EXISTS (SELECT 1 FROM snapshot_summaries m
                         WHERE m.cluster_id = d.cluster_id
-                          AND (m.zone_stats_hash = d.hash OR m.service_cidrs_hash = d.hash
-                               OR m.recommendations_hash = d.hash))`;
+                          AND (m.zones_hash = d.hash OR m.zone_stats_hash = d.hash
+                               OR m.service_cidrs_hash = d.hash OR m.recommendations_hash = d.hash))`;
 }

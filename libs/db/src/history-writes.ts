@@ -399,11 +399,15 @@ export async function startIntervalsAt(
  */
 export async function recordSummary(tx: Tx, record: SnapshotSummaryRecord, sameRollupAs: Date | null): Promise<void> {
   const { clusterId, capturedAt: at, aggregates: a } = record;
+  // The nodeInfo zones as a document too: a cluster's zones change only when its nodes do.
+  const zones = analysisDocument(a.zones);
   const zoneStats = a.zoneStats === undefined ? null : analysisDocument(a.zoneStats);
   const serviceCidrs = a.serviceCidrs === undefined ? null : analysisDocument(a.serviceCidrs);
   const recommendations = a.recommendations === undefined ? null : analysisDocumentOfJson(a.recommendations);
   const documents = new Map(
-    [zoneStats, serviceCidrs, recommendations].flatMap((d) => (d ? [[Buffer.from(d.hash).toString('hex'), d]] : [])),
+    [zones, zoneStats, serviceCidrs, recommendations].flatMap((d) =>
+      d ? [[Buffer.from(d.hash).toString('hex'), d]] : [],
+    ),
   );
   const storeDocuments = [...documents.values()].map(
     (document, n) =>
@@ -419,7 +423,7 @@ export async function recordSummary(tx: Tx, record: SnapshotSummaryRecord, sameR
        WHERE id = ${record.snapshotId}::uuid
     )${storeDocuments.length > 0 ? Prisma.join(storeDocuments, '') : Prisma.empty}
     INSERT INTO snapshot_summaries (snapshot_id, cluster_id, captured_at, services, services_populated, services_removed,
-                                    services_none, node_info_sufficient, node_info_reason, zones, services_with_drift,
+                                    services_none, node_info_sufficient, node_info_reason, zones_hash, services_with_drift,
                                     services_with_ignored_hints,
                                     cross_zone_without_hints, cross_zone_with_hints, zone_stats_hash,
                                     service_cidrs_hash, recommendations_hash, analyzer,
@@ -427,7 +431,7 @@ export async function recordSummary(tx: Tx, record: SnapshotSummaryRecord, sameR
                                     ${Prisma.raw(ROLLUP_COLUMNS)})
     SELECT ${record.snapshotId}::uuid, ${clusterId}::uuid, ${at}::timestamptz, ${a.services}::int,
            ${a.servicesPopulated}::int, ${a.servicesRemoved}::int, ${a.servicesNone}::int, ${a.nodeInfoSufficient}::boolean,
-           ${a.nodeInfoReason}::text, ${JSON.stringify(a.zones)}::jsonb, ${a.servicesWithDrift}::int,
+           ${a.nodeInfoReason}::text, ${zones.hash}::bytea, ${a.servicesWithDrift}::int,
            ${a.servicesWithIgnoredHints ?? null}::int,
            ${a.crossZoneWithoutHints}::float8, ${a.crossZoneWithHints}::float8, ${zoneStats?.hash ?? null}::bytea,
            ${serviceCidrs?.hash ?? null}::bytea, ${recommendations?.hash ?? null}::bytea, ${record.analyzer}::text,
@@ -500,7 +504,7 @@ function sameOverride(column: 'kubernetes_version' | 'data_plane'): Prisma.Sql {
 /** Everything a summary holds about its snapshot's analysis (all but its keys). */
 const REPEATED_SUMMARY_COLUMNS = `services, services_populated, services_removed, services_none, node_info_sufficient,
   services_with_ignored_hints,
-  node_info_reason, zones, services_with_drift, cross_zone_without_hints, cross_zone_with_hints, zone_stats_hash,
+  node_info_reason, zones, zones_hash, services_with_drift, cross_zone_without_hints, cross_zone_with_hints, zone_stats_hash,
   service_cidrs_hash, recommendations_hash, analyzer, kubernetes_version,
   kubernetes_version_source, data_plane, data_plane_source, ${ROLLUP_COLUMNS}`;
 

@@ -67,3 +67,18 @@ export async function clusterStateAt(db: Db, clusterId: string, at: Date) {
     }),
   );
 }
+
+/**
+ * A snapshot summary's nodeInfo zones: the document its zones_hash names (analysis_documents), else, in a
+ * summary recorded before they were stored as a document, its own.
+ */
+export async function summaryZones(
+  db: Db,
+  summary: { clusterId: string; zones: unknown; zonesHash: Uint8Array<ArrayBuffer> | null },
+): Promise<unknown> {
+  if (summary.zonesHash === null) return summary.zones;
+  const document = await db.analysisDocument.findUnique({
+    where: { clusterId_hash: { clusterId: summary.clusterId, hash: summary.zonesHash } },
+  });
+  return document?.body ?? summary.zones;
+}

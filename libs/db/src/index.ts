@@ -25,7 +25,14 @@ export {
   type RegisterClusterInput,
   type RegisteredCluster,
 } from './clusters.js';
-export { clusterStateAt, serviceStateAt, serviceTimeline, type ServiceRef, withIntervalZones } from './history.js';
+export {
+  clusterStateAt,
+  serviceStateAt,
+  serviceTimeline,
+  type ServiceRef,
+  summaryZones,
+  withIntervalZones,
+} from './history.js';
 export {
   closeAndOpenIntervals,
   copyIntervalTails,

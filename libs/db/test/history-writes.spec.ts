@@ -19,6 +19,7 @@ import {
   type SnapshotAggregates,
   startIntervalsAt,
   withIntervalZones,
+  summaryZones,
 } from '../src/index.js';
 
 /**
@@ -349,7 +350,11 @@ describe('recordSummary', () => {
     expect(snapshots.map((s) => s.status)).toEqual(['processed', 'processed']);
     const summary = await db.prisma.snapshotSummary.findFirstOrThrow({ where: { snapshotId: first } });
     expect(summary).toMatchObject({ services: 2, analyzer: 'test', kubernetesVersion: '1.31', dataPlane: null });
-    expect(await db.prisma.analysisDocument.count({ where: { clusterId } })).toBe(1);
+    // The zones and the zone statistics, one document each (no CIDRs or blocking nodes in AGGREGATES),
+    // shared by both snapshots; the summary names its zones instead of holding them.
+    expect(await db.prisma.analysisDocument.count({ where: { clusterId } })).toBe(2);
+    expect(summary.zones).toBeNull();
+    expect(await summaryZones(db.prisma, summary)).toEqual(AGGREGATES.zones);
   });
 
   it('copies the roll-up of the summary it names instead of summing the intervals', async () => {

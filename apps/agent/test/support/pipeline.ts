@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type PrismaClient, withIntervalZones } from '@zw/db';
+import { type PrismaClient, summaryZones, withIntervalZones } from '@zw/db';
 
 /** Helpers for the tests that run the agent against the real API, worker, Postgres and Redis. */
 
@@ -73,7 +73,11 @@ export async function storedAnalysis(prisma: PrismaClient, clusterId: string) {
       removed: latest.servicesRemoved,
       none: latest.servicesNone,
       servicesWithDrift: latest.servicesWithDrift,
-      nodeInfo: { sufficient: latest.nodeInfoSufficient, reason: latest.nodeInfoReason, zones: latest.zones },
+      nodeInfo: {
+        sufficient: latest.nodeInfoSufficient,
+        reason: latest.nodeInfoReason,
+        zones: await summaryZones(prisma, latest),
+      },
       crossZone: { withoutHints: latest.crossZoneWithoutHints, withHints: latest.crossZoneWithHints },
     },
     services: intervals
