@@ -1,6 +1,6 @@
 import { type ClusterOverrides, type KubernetesList, NO_OVERRIDES, seededRandom } from '@zw/core';
 import { describe, expect, it } from 'vitest';
-import { capturedAt, timeline } from '../../../test/support/snapshots.js';
+import { capturedAt, fleet, timeline } from '../../../test/support/snapshots.js';
 import { inputHashOf } from '../../api/src/ingest/captured-at.js';
 import { ClusterFixReuse } from '../src/analysis-fix-reuse.js';
 import { RecentAnalyses } from '../src/recent-analyses.js';
@@ -74,18 +74,27 @@ describe('the analysis a worker reuses for a snapshot of the same input', () => 
 
   it('is not the analysis of another input, or of the same input with other overrides', async () => {
     const recent = new RecentAnalyses();
-    const [first, second] = timeline(2, 10, 3, new Date('2026-11-28T00:00:00Z'));
+    const lists = [1, 2, 3, 4, 5, 6].map((seed) => fleet(10, 3, seed));
+    const [first, second] = lists;
     const analyses: string[] = [];
+    const cilium = { kubernetesVersion: null, dataPlane: 'cilium' };
     const analyze = (list: KubernetesList, overrides: ClusterOverrides) =>
       recent.analyze('cluster', hex(list), overrides, async () => {
-        analyses.push(hex(list));
+        analyses.push(`${hex(list)} ${overrides.dataPlane}`);
         return analyzeDocument(structuredClone(list), overrides);
       });
     await analyze(first, NO_OVERRIDES);
     await analyze(second, NO_OVERRIDES);
-    await analyze(second, { kubernetesVersion: null, dataPlane: 'cilium' });
-    await analyze(second, { kubernetesVersion: null, dataPlane: 'cilium' });
-    expect(analyses).toEqual([hex(first), hex(second), hex(second)]);
+    // The last two inputs of a cluster are kept: the first is still there.
+    await analyze(first, NO_OVERRIDES);
+    await analyze(second, cilium);
+    await analyze(second, cilium);
+    expect(analyses).toEqual([`${hex(first)} null`, `${hex(second)} null`, `${hex(second)} cilium`]);
+    // Two other inputs later it is not.
+    for (const list of lists.slice(2, 4)) await analyze(list, NO_OVERRIDES);
+    await analyze(first, NO_OVERRIDES);
+    expect(analyses).toHaveLength(3 + 2 + 1);
+    expect(analyses.at(-1)).toBe(`${hex(first)} null`);
   });
 
   it('is shared by concurrent snapshots of one input, and a failed analysis is not kept', async () => {
