@@ -94,6 +94,27 @@ export interface MigratedDatabase extends TestDatabase {
 }
 
 /**
+ * An organization "acme" with one cluster, written in SQL every schema since the first accepts (the
+ * current client writes columns a migration test's older schema does not have yet); answers its id.
+ */
+export async function insertClusterAtAnySchema(databaseUrl: string, name = 'old'): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string }>(
+      `WITH o AS (INSERT INTO organizations (id, slug, name, updated_at)
+                  VALUES (gen_random_uuid(), 'acme', 'acme', now()) RETURNING id)
+       INSERT INTO clusters (id, organization_id, name, updated_at)
+       SELECT gen_random_uuid(), o.id, $1, now() FROM o RETURNING id::text AS id`,
+      [name],
+    );
+    return rows[0].id;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * A fresh database with the migrations up to and including the one whose folder name ends with `last`,
  * applied as their SQL files say: the schema one migration back, for a test that fills it with data and
  * then applies the next migration to see that data carried over.

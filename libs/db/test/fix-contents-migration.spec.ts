@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabaseAtMigration, type MigratedDatabase } from '../../../test/support/databases.js';
+import {
+  createDatabaseAtMigration,
+  insertClusterAtAnySchema,
+  type MigratedDatabase,
+} from '../../../test/support/databases.js';
 import { createPrismaClient, fixRankingRows, type PrismaClient, ReadDb } from '../src/index.js';
 
 /**
@@ -34,12 +38,7 @@ beforeAll(async () => {
   db = await createDatabaseAtMigration('fix_contents_migration', '_fix_ranking_own_traffic');
   prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 2 });
   // The cluster as that schema holds it (the current client writes columns added later).
-  [{ id: clusterId }] = await prisma.$queryRawUnsafe<{ id: string }[]>(
-    `WITH o AS (INSERT INTO organizations (id, slug, name, updated_at)
-                VALUES (gen_random_uuid(), 'acme', 'acme', now()) RETURNING id)
-     INSERT INTO clusters (id, organization_id, name, updated_at)
-     SELECT gen_random_uuid(), o.id, 'old', now() FROM o RETURNING id::text AS id`,
-  );
+  clusterId = await insertClusterAtAnySchema(db.url);
   // cart's fixes never change; pay's change at T1. Two recommendations documents: T0's, and T1's and
   // T2's (the same content).
   const cart = entry('cart', 'enable-topology-mode', 0.4, 100);

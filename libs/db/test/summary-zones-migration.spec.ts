@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabaseAtMigration, type MigratedDatabase } from '../../../test/support/databases.js';
+import {
+  createDatabaseAtMigration,
+  insertClusterAtAnySchema,
+  type MigratedDatabase,
+} from '../../../test/support/databases.js';
 import { addSnapshot } from '../../../test/support/repositories.js';
 import {
   createPrismaClient,
@@ -66,12 +70,7 @@ beforeAll(async () => {
   db = await createDatabaseAtMigration('summary_zones_migration', '_service_zone_contents');
   prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 2 });
   // A summary as that schema holds it, its zones in the row.
-  [{ id: clusterId }] = await prisma.$queryRawUnsafe<{ id: string }[]>(
-    `WITH o AS (INSERT INTO organizations (id, slug, name, updated_at)
-                VALUES (gen_random_uuid(), 'acme', 'acme', now()) RETURNING id)
-     INSERT INTO clusters (id, organization_id, name, updated_at)
-     SELECT gen_random_uuid(), o.id, 'old', now() FROM o RETURNING id::text AS id`,
-  );
+  clusterId = await insertClusterAtAnySchema(db.url);
   await prisma.$executeRawUnsafe(
     `WITH s AS (INSERT INTO snapshots (id, cluster_id, captured_at, content_hash, size_bytes, status)
                 VALUES (gen_random_uuid(), $1::uuid, $2::timestamptz, sha256('old'::bytea), 1, 'processed')

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabaseAtMigration, type MigratedDatabase } from '../../../test/support/databases.js';
+import {
+  createDatabaseAtMigration,
+  insertClusterAtAnySchema,
+  type MigratedDatabase,
+} from '../../../test/support/databases.js';
 import {
   closeAndOpenIntervals,
   createPrismaClient,
@@ -68,12 +72,7 @@ beforeAll(async () => {
   db = await createDatabaseAtMigration('zone_contents_migration', '_history_tables_partitioned');
   prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 2 });
   // History as that schema holds it: cart's interval from minute 0 still open, pay's closed at minute 5.
-  [{ id: clusterId }] = await prisma.$queryRawUnsafe<{ id: string }[]>(
-    `WITH o AS (INSERT INTO organizations (id, slug, name, updated_at)
-                VALUES (gen_random_uuid(), 'acme', 'acme', now()) RETURNING id)
-     INSERT INTO clusters (id, organization_id, name, updated_at)
-     SELECT gen_random_uuid(), o.id, 'old', now() FROM o RETURNING id::text AS id`,
-  );
+  clusterId = await insertClusterAtAnySchema(db.url);
   await prisma.$executeRawUnsafe(
     `INSERT INTO cluster_services (cluster_id, namespace, name) VALUES ($1::uuid, 'shop', 'cart'), ($1::uuid, 'shop', 'pay')`,
     clusterId,
