@@ -15,6 +15,7 @@ import {
 import { ALERTS_QUEUE, type AnalyzeSnapshotJobData, enqueueAlertEvaluation, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { DelayedError, type Job, type Queue, UnrecoverableError } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { inspect } from 'node:util';
 import type { WorkerConfig } from './config.js';
 import { recordRepeat, recordSnapshot, type RecordOutcome } from './history/history-writer.js';
 import { AnalysisPool } from './analysis-pool.js';
@@ -103,7 +104,8 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
       const attempt = job.attemptsMade + 1;
       const attempts = job.opts.attempts ?? 1;
       if (!permanent) {
-        const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        // Not every library throws an Error (a plain object prints as [object Object]): inspect shows its fields.
+        const detail = error instanceof Error ? (error.stack ?? error.message) : inspect(error, { depth: 4 });
         this.logger.error(`snapshot ${snapshotId}: attempt ${attempt} of ${attempts} failed: ${detail}`);
       }
       const reason = permanent ? error.message : unrecordedReason(attempt, error);
