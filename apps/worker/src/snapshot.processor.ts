@@ -41,7 +41,7 @@ export type SnapshotJobResult = { recorded: false; reason: string } | ({ recorde
  * re-checks the snapshot's status and records everything, so a crash at any point leaves either nothing
  * or all of it. A snapshot whose input repeats its predecessor's is recorded without analysis (the
  * common case of a cluster in which nothing changed), unless the lock shows that no longer holds; one
- * whose input equals the one this process analysed last for the cluster reuses that analysis (see
+ * whose input equals one of the last two this process analysed for the cluster reuses that analysis (see
  * RecentAnalyses) and is recorded like any other.
  */
 @Injectable()

@@ -105,7 +105,7 @@ export {
   pruneAnalysisDocuments,
   type AnalysisDocument,
 } from './analysis-documents.js';
-export { pruneServiceFixContents } from './service-fixes.js';
+export { pruneServiceContents } from './service-contents.js';
 export {
   dropExpiredIntervalPartitions,
   dropExpiredPartitions,

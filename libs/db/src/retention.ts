@@ -3,7 +3,7 @@ import { Prisma } from './generated/prisma/client.js';
 import { pruneAnalysisDocuments } from './analysis-documents.js';
 import type { ClusterCutoff } from './history-partitions.js';
 import { refreshSavingsDays } from './read-model/savings-days.js';
-import { pruneServiceFixContents } from './service-fixes.js';
+import { pruneServiceContents } from './service-contents.js';
 
 /**
  * Retention's statements. Periods are counted from captured-at time, as history is: a snapshot pushed
@@ -88,7 +88,7 @@ export async function pruneClusterHistory(
     DELETE FROM cluster_services s WHERE s.cluster_id = ${cluster.id}::uuid
        AND NOT EXISTS (SELECT 1 FROM service_intervals i WHERE i.service_id = s.id)`;
   await pruneAnalysisDocuments(tx, cluster.id);
-  if (intervals > 0) await pruneServiceFixContents(tx, cluster.id);
+  if (intervals > 0) await pruneServiceContents(tx, cluster.id);
   return { intervals, services };
 }
 

@@ -12,7 +12,7 @@ import {
   lockCluster,
   type Prisma,
   type PrismaClient,
-  pruneServiceFixContents,
+  pruneServiceContents,
   ReadDb,
   serviceIntervals,
   serviceTimeline,
@@ -161,7 +161,7 @@ describe('migration 20261129021000_service_zone_contents', () => {
     await prisma.$executeRaw`DELETE FROM service_intervals WHERE cluster_id = ${clusterId}::uuid
                                AND service_id IN (SELECT id FROM cluster_services WHERE name IN ('cart', 'web'))
                                AND zones_hash IS NOT NULL`;
-    await locked((tx) => pruneServiceFixContents(tx as PrismaClient, clusterId));
+    await locked((tx) => pruneServiceContents(tx as PrismaClient, clusterId));
     const kept = await prisma.serviceZoneContent.findMany({ where: { clusterId } });
     expect(kept.map((content) => content.zones)).toEqual([OLD_ZONES]);
   });

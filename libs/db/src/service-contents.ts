@@ -6,7 +6,7 @@ import type { Db } from './db-client.js';
  * as the worker stores contents under it, so a content found stored cannot vanish before the interval
  * naming it commits. Answers the fix contents deleted.
  */
-export async function pruneServiceFixContents(db: Db, clusterId: string): Promise<number> {
+export async function pruneServiceContents(db: Db, clusterId: string): Promise<number> {
   await db.$executeRaw`
     DELETE FROM service_zone_contents c
      WHERE c.cluster_id = ${clusterId}::uuid
