@@ -267,7 +267,8 @@ function zoneStatsOf(report: AnalysisReport): ZoneStats[] {
         cpuShare: null,
         allocatableCpuMillis: null,
         readyNodes: null,
-        trafficShare: report.trafficOrigin.shares[name] ?? null,
+        // Own shares only: a zone named like an Object.prototype member would find the inherited one.
+        trafficShare: Object.hasOwn(report.trafficOrigin.shares, name) ? report.trafficOrigin.shares[name] : null,
         readyEndpoints: 0,
         hintedEndpoints: 0,
         expectedOverload: { max: 0, maxService: null, mean: null, servicesAboveThreshold: 0 },

@@ -263,10 +263,12 @@ function asNodesFix(fix: Recommendation, clusters: Clusters): Recommendation {
  */
 function unchangedOutcome(frame: FixFrame): ServiceOutcome {
   const { analysis } = frame.input;
-  const expectedOverload: Record<string, number> = {};
-  for (const zone of frame.cluster.originShares.keys()) {
-    expectedOverload[zone] = analysis.zones[zone]?.expectedOverload ?? 0;
-  }
+  const expectedOverload = Object.fromEntries(
+    [...frame.cluster.originShares.keys()].map((zone) => [
+      zone,
+      Object.hasOwn(analysis.zones, zone) ? analysis.zones[zone].expectedOverload : 0,
+    ]),
+  );
   return {
     state: analysis.hints.state,
     reason: analysis.hints.reason,

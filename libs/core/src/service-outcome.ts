@@ -100,8 +100,7 @@ function outcomeOf(service: Service, slices: readonly EndpointSlice[], cluster: 
     sync.hints.state === 'populated' || readyEndpoints === 0
       ? traffic.overloads
       : proportionalOverloads(readyEndpoints, cluster.originShares, zones);
-  const expectedOverload: Record<string, number> = {};
-  zones.forEach((zone, position) => (expectedOverload[zone] = overloads[position]));
+  const expectedOverload = Object.fromEntries(zones.map((zone, position) => [zone, overloads[position]]));
   const local = service.spec?.internalTrafficPolicy === 'Local';
   return {
     state: sync.hints.state,

@@ -272,7 +272,8 @@ function parseCidrList(text: string, path: string): string[] {
 
 /** `zone-a=3,zone-b=1`: relative request volume originating in each zone. */
 export function parseZoneWeights(text: string, path: string): Record<string, number> {
-  const weights: Record<string, number> = {};
+  // A Map first: assigning to a plain object would turn a zone named `__proto__` into its prototype.
+  const weights = new Map<string, number>();
   for (const part of text.split(',')) {
     const entry = part.trim();
     if (entry === '') continue;
@@ -282,12 +283,12 @@ export function parseZoneWeights(text: string, path: string): Record<string, num
     if (separator <= 0 || zone === '' || !Number.isFinite(weight) || weight < 0) {
       throw new SnapshotError(path, `"${entry}" is not a zone weight (expected zone=number, e.g. us-east-1a=2)`);
     }
-    weights[zone] = weight;
+    weights.set(zone, weight);
   }
-  if (Object.values(weights).every((weight) => weight === 0)) {
+  if ([...weights.values()].every((weight) => weight === 0)) {
     throw new SnapshotError(path, 'expected at least one zone with a positive weight');
   }
-  return weights;
+  return Object.fromEntries(weights);
 }
 
 function checkNode(item: Json, path: string): Node {

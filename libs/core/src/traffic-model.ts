@@ -75,10 +75,10 @@ export function expectedOverloadByZone(input: TrafficModelInput): Record<string,
 export function modelTraffic(input: TrafficModelInput): TrafficModel {
   const origins = normalizedOrigins(input.originShares);
   const ready = input.endpoints.filter((endpoint) => endpoint.ready);
-  const expectedOverload: Record<string, number> = {};
-  for (const origin of origins) expectedOverload[origin.zone] = 0;
-  if (ready.length === 0)
+  if (ready.length === 0) {
+    const expectedOverload = Object.fromEntries(origins.map((origin) => [origin.zone, 0]));
     return { crossZone: { withoutHints: 0, withHints: 0 }, expectedOverloadByZone: expectedOverload };
+  }
 
   const coverage = hintCoverage(ready);
   const loads: number[] = new Array<number>(ready.length).fill(0);
@@ -106,11 +106,13 @@ export function modelTraffic(input: TrafficModelInput): TrafficModel {
   }
 
   const busiestOverall = loadOnEveryEndpoint + highestLoad(loads, null);
-  origins.forEach((origin, position) => {
-    const candidates = candidatesByOrigin[position];
-    const busiest = candidates === null ? busiestOverall : loadOnEveryEndpoint + highestLoad(loads, candidates);
-    expectedOverload[origin.zone] = overloadOf(busiest, ready.length);
-  });
+  const expectedOverload = Object.fromEntries(
+    origins.map((origin, position) => {
+      const candidates = candidatesByOrigin[position];
+      const busiest = candidates === null ? busiestOverall : loadOnEveryEndpoint + highestLoad(loads, candidates);
+      return [origin.zone, overloadOf(busiest, ready.length)];
+    }),
+  );
   return { crossZone: { withoutHints, withHints }, expectedOverloadByZone: expectedOverload };
 }
 
@@ -129,8 +131,7 @@ export function modelSliceTraffic(
 ): TrafficModel {
   const { crossZone, overloads } = sliceTrafficByOrigin(slices, addressType, originShares);
   const zones = originZonesOf(originShares);
-  const expectedOverload: Record<string, number> = {};
-  for (let i = 0; i < zones.length; i++) expectedOverload[zones[i]] = overloads[i];
+  const expectedOverload = Object.fromEntries(zones.map((zone, position) => [zone, overloads[position]]));
   return { crossZone, expectedOverloadByZone: expectedOverload };
 }
 

@@ -256,11 +256,13 @@ function addressZones(slices: readonly EndpointSlice[]): Map<string, string> {
 }
 
 function summarize(view: ServiceEndpointsView, zoneOf: Map<string, string>): ProxyViewSummary {
-  const endpointsByZone: Record<string, number> = {};
+  // Counted in a Map: a zone is a label value, and `constructor` or `__proto__` are names a plain object inherits.
+  const counts = new Map<string, number>();
   for (const address of view.clusterEndpoints ?? []) {
     const zone = zoneOf.get(address) ?? '(unknown)';
-    endpointsByZone[zone] = (endpointsByZone[zone] ?? 0) + 1;
+    counts.set(zone, (counts.get(zone) ?? 0) + 1);
   }
+  const endpointsByZone = Object.fromEntries(counts);
   return {
     topologyFiltered: view.topologyFiltered,
     topologyMode: view.topologyMode,
