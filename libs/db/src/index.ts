@@ -88,7 +88,7 @@ export {
   historyRetentionDaysOf,
   type CreateOrganizationInput,
 } from './organizations.js';
-export { ReadDb, type ExecutedQuery, type ReadDbOptions } from './read-db.js';
+export { ReadDb, type ExecutedQuery, type ReadDbOptions, type StatementSettings } from './read-db.js';
 export { agentAgeSeconds, fleetRows, type FleetRow, isAgentStale } from './read-model/fleet.js';
 export { bucketStart, firstSummaryAt, trendRows, type TrendQuery, type TrendRow } from './read-model/trends.js';
 export {

@@ -106,25 +106,31 @@ export class ReadDb {
 
   /**
    * Runs a read: on the replica while it is within the staleness bound, else (or when the replica fails
-   * to answer for want of a server) on the primary. Reads only: a statement may run on both.
+   * to answer for want of a server) on the primary. Reads only: a statement may run on both. With
+   * `settings`, the statement runs with those server settings and no other statement does.
    */
-  async query<Row extends object>(text: string, values: unknown[] = []): Promise<Row[]> {
+  async query<Row extends object>(text: string, values: unknown[] = [], settings?: StatementSettings): Promise<Row[]> {
     if (this.replicaPool && (await this.replicaUsable())) {
       try {
-        return await this.run<Row>(this.replicaPool, 'replica', text, values);
+        return await this.run<Row>(this.replicaPool, 'replica', text, values, settings);
       } catch (error) {
         if (!replicaUnavailable(error)) throw error;
         this.replica = { usable: false, lagMs: null, checkedAt: performance.now() };
       }
     }
-    return this.run<Row>(this.pool, 'primary', text, values);
+    return this.run<Row>(this.pool, 'primary', text, values, settings);
   }
 
-  private async run<Row extends object>(pool: pg.Pool, server: ReadServer, text: string, values: unknown[]) {
+  private async run<Row extends object>(
+    pool: pg.Pool,
+    server: ReadServer,
+    text: string,
+    values: unknown[],
+    settings?: StatementSettings,
+  ) {
     const started = performance.now();
-    const result = await pool.query<Row>(
-      this.prepared ? { name: this.statementNameOf(text), text, values } : { text, values },
-    );
+    const statement = this.prepared ? { name: this.statementNameOf(text), text, values } : { text, values };
+    const result = settings ? await withSettings<Row>(pool, settings, statement) : await pool.query<Row>(statement);
     if (this.listeners.size > 0) {
       const executed = { text, durationMs: performance.now() - started, rows: result.rowCount ?? 0, server };
       for (const listener of this.listeners) listener(executed);
@@ -208,6 +214,44 @@ export class ReadDb {
 
   async end(): Promise<void> {
     await Promise.all([this.pool.end(), this.replicaPool?.end()]);
+  }
+}
+
+/**
+ * Server settings for one statement only (`SET LOCAL`, in a transaction of its own), by name: a heavy
+ * statement's own memory or parallelism, leaving the session's as they are for every other statement.
+ */
+export type StatementSettings = Readonly<Record<string, string>>;
+
+/**
+ * Runs `statement` in a read-only transaction of its own on one connection, `settings` set for it alone
+ * (`set_config(..., true)`: SET LOCAL, undone when the transaction ends, so the pooled session keeps its own).
+ */
+async function withSettings<Row extends object>(
+  pool: pg.Pool,
+  settings: StatementSettings,
+  statement: pg.QueryConfig,
+): Promise<pg.QueryResult<Row>> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN READ ONLY');
+    await client.query('SELECT set_config(name, value, true) FROM unnest($1::text[], $2::text[]) AS s(name, value)', [
+      Object.keys(settings),
+      Object.values(settings),
+    ]);
+    const result = await client.query<Row>(statement);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    broken = await client.query('ROLLBACK').then(
+      () => false,
+      () => true,
+    );
+    throw error;
+  } finally {
+    // A connection whose rollback failed is in no known state: it is closed, not reused.
+    client.release(broken);
   }
 }
 
