@@ -178,16 +178,19 @@ const SERVICE_SPANS_SQL = `
      ORDER BY ${GROUP_ORDER}, valid_from
   )`;
 
-/** The columns of a Service's latest state in the period, as `weighted` names them, with the aggregate picking it. */
-const LATEST_COLUMNS: [string, string][] = [
-  ['routing', 'max'],
-  ['hint_state', 'max'],
-  ['hint_reason', 'max'],
-  ['source', 'max'],
-  ['model_with_fraction', 'max'],
-  ['measured_share', 'max'],
-  ['fully_measured', 'bool_or'],
-  ['honours_hints', 'bool_or'],
+/**
+ * A Service's latest state in the period (that of its interval starting last), picked from the interval
+ * marked `latest` among a row's intervals: its SQL and its name in the answer.
+ */
+const LATEST_COLUMNS: [string, keyof ServicePeriodRow][] = [
+  ['(max(routing) FILTER (WHERE latest))::text', 'routing'],
+  ['(max(hint_state) FILTER (WHERE latest))::text', 'hintState'],
+  ['max(hint_reason COLLATE "C") FILTER (WHERE latest)', 'hintReason'],
+  ['max(source COLLATE "C") FILTER (WHERE latest)', 'trafficSource'],
+  ['bool_or(fully_measured) FILTER (WHERE latest)', 'fullyMeasured'],
+  ['max(measured_share) FILTER (WHERE latest)', 'measuredCrossZone'],
+  ['max(model_with_fraction) FILTER (WHERE latest)', 'modelCrossZone'],
+  ['bool_or(honours_hints) FILTER (WHERE latest)', 'honoursHints'],
 ];
 
 /** The figures summed over a row's intervals. */
@@ -203,45 +206,49 @@ const SUMMED: [string, string][] = [
 ];
 
 /**
- * Each Service's integrals over the period, one row per kind of missed saving it went through, with its
- * latest state in the period (that of its interval starting last), by cluster, namespace and name.
+ * A report's work memory: the period's intervals of every Service in scope are sorted and hashed in
+ * memory. At the pool's 4 MB an organization of 200,000 Services sorted 40 MB on disk and hashed its
+ * Services in 4 batches; this bound holds them (50 MB sorted, 35 MB hashed) and applies to this statement alone.
+ */
+const REPORT_WORK_MEM = { work_mem: '64MB' };
+
+/**
+ * Each Service's integrals over the period, one row per kind of missed saving, with its latest state in
+ * the period (that of its interval starting last), by cluster, namespace and name.
  *
  * Decision: float8 sums in a fixed order, as the savings read model's: each row's intervals are summed
  * in the order they started. Summing in numeric (each figure converted to numeric through its text
  * form), a DISTINCT ON sort for the latest state joined back by a hash, a sort for the groups and one for
  * the answer took 2.6-2.8 s of Postgres CPU for an organization of 200,000 Services (bench/RESULTS.md,
  * report24); float8 sums differ from the numeric ones far below a cent. Here one sort of the intervals
- * (GROUP_ORDER, then start) serves everything: window functions over each Service's intervals in that
- * order give its latest state, and the rows are grouped on the same keys, so the groups come out in the
- * answer's order, each summed in start order. A Service's position comes from the (cluster, namespace,
- * name) index, read in its order, so the sort compares integers, not names. Every other column of a row
- * is its Service's (or its basis's), the same on each of its intervals, so it is aggregated (`max`, texts
+ * (GROUP_ORDER, then start) serves everything: a window over each Service's intervals in that order
+ * marks its latest, and the rows are grouped on the same keys, so the groups come out in the answer's
+ * order, each summed in start order. A Service's position comes from the (cluster, namespace, name)
+ * index, read in its order, so the sort compares integers, not names. Every other column of a row is its
+ * Service's (or its basis's), the same on each of its intervals, so it is aggregated (`max`, texts
  * bytewise) rather than grouped on: grouped on, Postgres sorted the rows again by those columns (an
  * unstable sort, losing the start order) or hashed them.
+ *
+ * The row holding a Service's latest interval takes its latest state from it; the Service's other rows
+ * (adjacent: the answer is in Service order; their routing null, a state's routing never is) copy it
+ * here. A second window spreading it over the Service's intervals cost Postgres a quarter of the
+ * statement (bench/RESULTS.md, report24b).
  */
 export async function reportServiceRows(db: ReadDb, query: PeriodQuery): Promise<ServicePeriodRow[]> {
   if (query.clusters.ids.length === 0) return [];
-  const latest = LATEST_COLUMNS.map(
-    ([column, pick]) => `${pick}(${column}) FILTER (WHERE valid_from = latest_from) OVER service AS latest_${column}`,
-  ).join(', ');
   const groupKeys = GROUP_ORDER.replace(/^position, /, '');
-  // Every interval of the Service; ordered as the rows are, so that Postgres keeps their order.
-  const wholeService = `PARTITION BY position ORDER BY ${groupKeys}, valid_from
-    ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING`;
   // A value the same on every interval of a row (its Service's): any row's, texts compared bytewise.
   const same = (column: string) => `max(${column} COLLATE "C")`;
-  return db.query<ServicePeriodRow>(
+  const rows = await db.query<ServicePeriodRow>(
     `WITH ${SERVICE_SPANS_SQL},
      with_latest AS (
-       SELECT *, ${latest}
-         FROM (SELECT *, max(valid_from) OVER service AS latest_from FROM weighted WINDOW service AS (${wholeService})) w
-       WINDOW service AS (${wholeService})
+       -- Ordered as the rows are, so that Postgres keeps their order.
+       SELECT *, valid_from = max(valid_from) OVER (PARTITION BY position ORDER BY ${groupKeys}, valid_from
+                                                    ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS latest
+         FROM weighted
      )
      SELECT ${same('cluster_id::text')} AS "clusterId", ${same('namespace')} AS namespace, ${same('name')} AS name,
-            max(latest_routing)::text AS routing, max(latest_hint_state)::text AS "hintState",
-            ${same('latest_hint_reason')} AS "hintReason", ${same('latest_source')} AS "trafficSource",
-            bool_or(latest_fully_measured) AS "fullyMeasured", max(latest_measured_share) AS "measuredCrossZone",
-            max(latest_model_with_fraction) AS "modelCrossZone", bool_or(latest_honours_hints) AS "honoursHints",
+            ${LATEST_COLUMNS.map(([sql, name]) => `${sql} AS "${name}"`).join(', ')},
             bool_or(source = 'default-per-endpoint') AS estimated,
             ${same('missed_basis')} AS "missedBasis", missed_reason AS "missedReason",
             ${SUMMED.map(([column, name]) => `sum(${column}) AS "${name}"`).join(', ')}
@@ -249,7 +256,29 @@ export async function reportServiceRows(db: ReadDb, query: PeriodQuery): Promise
       GROUP BY ${GROUP_ORDER}
       ORDER BY ${GROUP_ORDER}`,
     periodValues(query),
+    REPORT_WORK_MEM,
   );
+  return withLatestStates(rows);
+}
+
+/** Each Service's rows with the latest state of the one holding its latest interval. */
+function withLatestStates(rows: ServicePeriodRow[]): ServicePeriodRow[] {
+  for (let first = 0; first < rows.length;) {
+    let end = first + 1;
+    while (end < rows.length && sameService(rows[first], rows[end])) end++;
+    if (end - first > 1) {
+      const holder = rows.slice(first, end).find((row) => row.routing !== null)!;
+      for (const row of rows.slice(first, end)) {
+        if (row.routing === null) for (const [, name] of LATEST_COLUMNS) Object.assign(row, { [name]: holder[name] });
+      }
+    }
+    first = end;
+  }
+  return rows;
+}
+
+function sameService(a: ServicePeriodRow, b: ServicePeriodRow): boolean {
+  return a.name === b.name && a.namespace === b.namespace && a.clusterId === b.clusterId;
 }
 
 /**

@@ -253,6 +253,10 @@ function ranges(): { name: string; from: Date; to: Date }[] {
   ];
 }
 
+function sameService(a: ServicePeriodRow, b: ServicePeriodRow): boolean {
+  return a.clusterId === b.clusterId && a.namespace === b.namespace && a.name === b.name;
+}
+
 describe("a report's Service rows", () => {
   it('are the interval-by-interval figures, latest states and order, over every range', async () => {
     let compared = 0;
@@ -270,6 +274,9 @@ describe("a report's Service rows", () => {
       expectSameAnswer(rows, expected, range.name);
       const bases = new Set(rows.map((row) => `${row.missedBasis}/${row.missedReason}`));
       expect(bases.size, range.name).toBeGreaterThanOrEqual(range.name === 'within one day' ? 3 : 5);
+      // Services of several rows, whose latest state comes from another of their rows than most.
+      const continued = rows.filter((row, n) => n > 0 && sameService(rows[n - 1], row));
+      expect(continued.length, range.name).toBeGreaterThan(range.name === 'within one day' ? 3 : 10);
       compared += rows.length;
     }
     expect(compared).toBeGreaterThan(200);
