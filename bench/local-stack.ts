@@ -131,8 +131,9 @@ export interface BenchStack {
 
 /**
  * Runs `run` on a stack of its own named `name`, then stops every app it started (workers first, so no
- * job is left half-done against a vanishing API), drops the database and deletes the queue's keys —
- * whether `run` succeeded or not. Answers a "skipped" line when PostgreSQL or Redis is not reachable.
+ * job is left half-done against a vanishing API), drops the database (kept, and named, with
+ * BENCH_KEEP_DATABASE=1: for like-for-like rounds of one statement on the same data) and deletes the
+ * queue's keys — whether `run` succeeded or not. Answers a "skipped" line when PostgreSQL or Redis is not reachable.
  */
 export async function withBenchStack(
   name: string,
@@ -173,7 +174,8 @@ export async function withBenchStack(
   } finally {
     for (const child of [...workers, ...apis]) await stop(child);
     await prisma.$disconnect();
-    await dropDatabase(database);
+    if (process.env.BENCH_KEEP_DATABASE === '1') console.log(`bench: kept database ${database}`);
+    else await dropDatabase(database);
     await deleteKeys(prefix);
   }
 }
