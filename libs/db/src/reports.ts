@@ -231,7 +231,7 @@ const REPORT_WORK_MEM = { work_mem: '64MB' };
  *
  * The row holding a Service's latest interval takes its latest state from it; the Service's other rows
  * (adjacent: the answer is in Service order; their routing null, a state's routing never is) copy it
- * here. A second window spreading it over the Service's intervals cost Postgres a quarter of the
+ * here. A second window spreading it over the Service's intervals cost Postgres about a fifth of the
  * statement (bench/RESULTS.md, report24b).
  */
 export async function reportServiceRows(db: ReadDb, query: PeriodQuery): Promise<ServicePeriodRow[]> {
