@@ -15,7 +15,7 @@ export interface AnalysisTask {
   overrides: ClusterOverrides;
 }
 
-const fixReuse = new ClusterFixReuse();
+const kept = new ClusterFixReuse();
 
 /** What a pool thread answers: the analysis, or why the snapshot can never be analysed. */
 export type ThreadOutcome = { analyzed: AnalyzedSnapshot } | { unprocessable: string };
@@ -31,9 +31,9 @@ export default async function analyzeStoredPayload({
 }: AnalysisTask): Promise<ThreadOutcome> {
   try {
     const document = await readPayload(gzip);
-    const fixes = fixReuse.session(clusterId);
-    const analyzed = analyzeDocument(document, overrides, fixes);
-    fixes.keep();
+    const reuse = kept.session(clusterId);
+    const analyzed = analyzeDocument(document, overrides, reuse);
+    reuse.keep();
     return { analyzed };
   } catch (error) {
     if (error instanceof UnprocessableSnapshotError) return { unprocessable: error.message };

@@ -8,6 +8,7 @@ import {
   decodePayloadAsync,
   type EndpointSlice,
   type FixReuse,
+  type PreviewReuse,
   isEndpointReady,
   MONTHLY_TRAFFIC_ANNOTATION,
   monthlyTrafficGb,
@@ -37,6 +38,12 @@ export class UnprocessableSnapshotError extends Error {
   override name = 'UnprocessableSnapshotError';
 }
 
+/** Results of the cluster's earlier snapshots an analysis may reuse (see analysis-fix-reuse.ts). */
+export interface AnalysisReuse {
+  fixes?: FixReuse;
+  previews?: PreviewReuse;
+}
+
 export interface AnalyzedSnapshot {
   services: ServiceState[];
   aggregates: SnapshotAggregates;
@@ -54,12 +61,12 @@ export async function readPayload(gzipped: Uint8Array): Promise<unknown> {
 
 /**
  * Runs the core on a snapshot document, with the cluster's overrides applied to its List annotations
- * first, and keeps what history stores. `fixReuse` holds fixes of the cluster's earlier snapshots.
+ * first, and keeps what history stores. `reuse` holds fixes and previews of the cluster's earlier snapshots.
  */
 export function analyzeDocument(
   document: unknown,
   overrides: ClusterOverrides = NO_OVERRIDES,
-  fixReuse?: FixReuse,
+  reuse: AnalysisReuse = {},
 ): AnalyzedSnapshot {
   let snapshot: Snapshot;
   let report: AnalysisReport;
@@ -71,8 +78,8 @@ export function analyzeDocument(
     if (error instanceof SnapshotError) throw new UnprocessableSnapshotError(`invalid snapshot: ${error.message}`);
     throw error;
   }
-  const savings = savingsInputs(snapshot, report);
-  const { fixes, nodeBlockers } = recommendationsOf(snapshot, report, savings, fixReuse);
+  const savings = savingsInputs(snapshot, report, reuse.previews);
+  const { fixes, nodeBlockers } = recommendationsOf(snapshot, report, savings, reuse.fixes);
   return {
     services: serviceStates(report, savings, fixes),
     aggregates: {
@@ -181,7 +188,11 @@ function serviceStates(
  * The savings inputs of every Service: traffic as the core derives it from the snapshot alone (an API
  * value overrides it when read), and the core's `autoRoutingPreview` of each Service without routing.
  */
-function savingsInputs(snapshot: Snapshot, report: AnalysisReport): Map<string, ServiceSavingsState> {
+function savingsInputs(
+  snapshot: Snapshot,
+  report: AnalysisReport,
+  reuse: PreviewReuse | undefined,
+): Map<string, ServiceSavingsState> {
   const annotations = new Map(
     snapshot.services.map((service) => [
       coreServiceKey(service),
@@ -189,7 +200,7 @@ function savingsInputs(snapshot: Snapshot, report: AnalysisReport): Map<string, 
     ]),
   );
   const previews = new Map<string, AutoRoutingPreview>(
-    autoRoutingPreviews(snapshot, report).map((entry) => [`${entry.namespace}/${entry.name}`, entry.preview]),
+    autoRoutingPreviews(snapshot, report, reuse).map((entry) => [`${entry.namespace}/${entry.name}`, entry.preview]),
   );
   const inputs = new Map<string, ServiceSavingsState>();
   for (const service of report.services) {

@@ -47,6 +47,7 @@ export * from './service-outcome.js';
 export * from './replica-search.js';
 export * from './fix-patches.js';
 export * from './recommendations.js';
+export * from './service-reuse.js';
 export { blockingNodes } from './fix-clusters.js';
 export * from './analysis-with-fixes.js';
 export * from './fix-context.js';

@@ -26,6 +26,7 @@ import {
   missedSavings,
   type RoutingPreviewOutcome,
 } from './savings.js';
+import { reusedOrComputed, type ServiceReuse } from './service-reuse.js';
 import { ENDPOINTSLICE_CONTROLLER, snapshotRecordsManagedBy, snapshotRecordsSelectors } from './slice-management.js';
 import type { Snapshot } from './snapshot-model.js';
 import { type CrossZoneFractions, modelSliceTraffic } from './traffic-model.js';
@@ -37,6 +38,9 @@ export interface AutoRoutingPreview extends RoutingPreviewOutcome {
   /** Cross-zone request fractions with the hints the controller would write. */
   crossZone: CrossZoneFractions;
 }
+
+/** Previews computed before (see `autoRoutingPreviews`); null for a Service the annotation cannot help. */
+export type PreviewReuse = ServiceReuse<AutoRoutingPreview | null>;
 
 /**
  * What `topology-mode: Auto` would give the Service, with its slices as they are.
@@ -105,8 +109,16 @@ export interface ServicePreview {
  * the EndpointSlice controller does not manage (it would write no hints), a headless or ExternalName
  * Service (no proxy sees its traffic), and one whose data plane would ignore the hints even with the
  * annotation.
+ *
+ * `reuse` holds previews computed before: a Service's preview reads its objects and, shared by all
+ * Services, the nodes, the traffic origin's shares and the cluster model, so equal ones give an equal
+ * preview.
  */
-export function autoRoutingPreviews(snapshot: Snapshot, report: AnalysisReport): ServicePreview[] {
+export function autoRoutingPreviews(
+  snapshot: Snapshot,
+  report: AnalysisReport,
+  reuse?: PreviewReuse,
+): ServicePreview[] {
   const nodeInfo = computeNodeInfo(snapshot.nodes);
   const originShares = new Map(Object.entries(report.trafficOrigin.shares));
   const slicesByService = groupSlicesByService(snapshot.endpointSlices);
@@ -116,18 +128,37 @@ export function autoRoutingPreviews(snapshot: Snapshot, report: AnalysisReport):
     snapshotRecordsSelectors(snapshot.services),
     snapshotRecordsManagedBy(snapshot.endpointSlices),
   );
+  const scope = reuse?.begin(JSON.stringify([snapshot.nodes, [...originShares], cluster]));
   const previews: ServicePreview[] = [];
   for (const analysis of report.services) {
     if (analysis.routing !== 'None' || analysis.managedBy !== ENDPOINTSLICE_CONTROLLER) continue;
     const key = `${analysis.namespace}/${analysis.name}`;
     const service = servicesByKey.get(key);
     if (service === undefined) continue;
-    const dataPath = dataPathOf(withAutoRouting(service), cluster.dataPlane, cluster.features);
-    if (dataPath.cause === 'service-type' || dataPath.cause === 'data-plane') continue;
-    const preview = autoRoutingPreview(service, slicesByService.get(key) ?? [], nodeInfo, originShares, cluster);
-    previews.push({ namespace: analysis.namespace, name: analysis.name, preview });
+    const slices = slicesByService.get(key) ?? [];
+    const preview = reusedOrComputed(
+      scope,
+      key,
+      { service, slices },
+      () => '',
+      () => previewIfUseful(service, slices, nodeInfo, originShares, cluster),
+    );
+    if (preview !== null) previews.push({ namespace: analysis.namespace, name: analysis.name, preview });
   }
   return previews;
+}
+
+/** The Service's preview, or null when the annotation cannot help it (see `autoRoutingPreviews`). */
+function previewIfUseful(
+  service: Service,
+  slices: readonly EndpointSlice[],
+  nodeInfo: Pick<NodeInfo, 'ratios'>,
+  originShares: ReadonlyMap<string, number>,
+  cluster: ClusterModel,
+): AutoRoutingPreview | null {
+  const dataPath = dataPathOf(withAutoRouting(service), cluster.dataPlane, cluster.features);
+  if (dataPath.cause === 'service-type' || dataPath.cause === 'data-plane') return null;
+  return autoRoutingPreview(service, slices, nodeInfo, originShares, cluster);
 }
 
 // ---------------------------------------------------------------------------------------------

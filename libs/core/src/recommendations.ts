@@ -35,6 +35,7 @@ import type { EnableRoutingWhatIf, ScaleReplicasWhatIf } from './what-if.js';
 import { serviceWorkloads, WorkloadIndex, type WorkloadRef } from './workloads.js';
 import { clustersOf } from './fix-clusters.js';
 import { recommendForService, type ServiceInput } from './service-fixes.js';
+import { reusedOrComputed, type ServiceReuse, type ServiceReuseScope } from './service-reuse.js';
 
 export type RecommendationKind = 'topologyMode' | 'replicas' | 'trafficDistribution' | 'nodes' | 'dataPlane';
 export type OfferedTrafficDistribution = 'PreferSameZone' | 'PreferClose';
@@ -120,22 +121,13 @@ export interface RecommendOptions {
 }
 
 /**
- * A store of fixes computed before, for a caller that recommends fixes for snapshot after snapshot of
- * one cluster (most Services change nothing between two). `recommendFixes` hands it, as JSON text, every
- * input a Service's fixes are computed from: once the facts all Services share (nodes, traffic origin,
- * price), then per Service its own (its object, its slices, what the analysis says of it, its context).
- * Fixes are reused only when both are equal, so reuse never changes a result. Populated Services (no
- * fix but a stability floor, cheap to compute) are not looked up.
+ * Fixes computed before, reused for Services whose fix inputs are the same (see {@link ServiceReuse}):
+ * the cluster's share is the nodes, traffic origin, price and cluster facts; a Service's own is its
+ * objects, what the analysis says of it and its context. Populated Services (no fix but a stability
+ * floor, cheap to compute) are not looked up.
  */
-export interface FixReuse {
-  /** Starts one `recommendFixes` call; `clusterInputs` holds what every Service's fixes share. */
-  begin(clusterInputs: string): FixReuseScope;
-}
-
-export interface FixReuseScope {
-  recall(key: string, serviceInputs: string): Recommendation[] | undefined;
-  remember(key: string, serviceInputs: string, fixes: Recommendation[]): void;
-}
+export type FixReuse = ServiceReuse<Recommendation[]>;
+export type FixReuseScope = ServiceReuseScope<Recommendation[]>;
 
 export interface ServiceRecommendations {
   namespace: string;
@@ -190,7 +182,7 @@ export function recommendFixes(
     const recommendations =
       service === undefined || (options.only !== undefined && !options.only.has(key))
         ? []
-        : reusedOrComputed(reuse, key, {
+        : fixesOf(reuse, key, {
             analysis,
             service,
             slices,
@@ -226,32 +218,32 @@ export function recommendFixes(
 
 /**
  * The Service's fixes, reused when the same inputs were seen before. The inputs listed are all that
- * `recommendForService` reads: the analysis fields below, the Service, its slices, its context, its
- * traffic and counts seen (the cluster's share was given to `begin`).
+ * `recommendForService` reads besides the Service and its slices: the analysis fields below, its
+ * context, its traffic and counts seen (the cluster's share was given to `begin`).
  */
-function reusedOrComputed(reuse: FixReuseScope | undefined, key: string, input: ServiceInput): Recommendation[] {
-  if (reuse === undefined || input.analysis.hints.state === 'populated') return recommendForService(input);
+function fixesOf(reuse: FixReuseScope | undefined, key: string, input: ServiceInput): Recommendation[] {
+  if (input.analysis.hints.state === 'populated') return recommendForService(input);
   const { analysis } = input;
-  const inputs = JSON.stringify([
-    analysis.routing,
-    analysis.hints,
-    analysis.readyEndpoints,
-    analysis.crossZone,
-    analysis.zones,
-    input.context,
-    input.traffic ?? null,
-    input.countsSeen ?? null,
-    input.workloads.known.map((entry) => [entry.workload, [...entry.readyByZone]]),
-    input.workloads.unknownEndpoints,
-    input.workloads.unknownReason,
-    input.service,
-    input.slices,
-  ]);
-  const kept = reuse.recall(key, inputs);
-  if (kept !== undefined) return kept;
-  const fixes = recommendForService(input);
-  reuse.remember(key, inputs, fixes);
-  return fixes;
+  return reusedOrComputed(
+    reuse,
+    key,
+    { service: input.service, slices: input.slices },
+    () =>
+      JSON.stringify([
+        analysis.routing,
+        analysis.hints,
+        analysis.readyEndpoints,
+        analysis.crossZone,
+        analysis.zones,
+        input.context,
+        input.traffic ?? null,
+        input.countsSeen ?? null,
+        input.workloads.known.map((entry) => [entry.workload, [...entry.readyByZone]]),
+        input.workloads.unknownEndpoints,
+        input.workloads.unknownReason,
+      ]),
+    () => recommendForService(input),
+  );
 }
 
 function contextFor(
@@ -284,6 +276,11 @@ function dataPlaneOfReport(report: AnalysisReport): DataPlaneName {
   return typeof name === 'string' && isDataPlaneName(name) ? name : 'kube-proxy';
 }
 
+/** Runs for every Service of every snapshot: a loop, not Object.entries and fromEntries. */
 function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Partial<T>;
+  const defined: Partial<T> = {};
+  for (const field of Object.keys(value) as (keyof T)[]) {
+    if (value[field] !== undefined) defined[field] = value[field];
+  }
+  return defined;
 }
