@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import type pg from 'pg';
 import {
-  createPrismaClient,
-  type PrismaClient,
+  createDbPool,
+  PrismaClient,
+  prismaClientOptions,
   ReadDb,
   registerCluster,
   type RegisterClusterInput,
@@ -10,19 +12,26 @@ import {
 } from '../../libs/db/src/index.js';
 import { createTestDatabase } from './databases.js';
 
-/** A migrated database with both clients a repository may take: Prisma (writes) and the read pool. */
+/**
+ * A migrated database with the clients a repository may take: Prisma (writes), the pool it runs on
+ * (the worker's snapshot writes, inPgTransaction) and the read pool.
+ */
 export interface RepositoryDatabase {
   prisma: PrismaClient;
+  pool: pg.Pool;
   readDb: ReadDb;
   drop(): Promise<void>;
 }
 
 export async function repositoryDatabase(tag: string): Promise<RepositoryDatabase> {
   const database = await createTestDatabase(tag);
-  const prisma = createPrismaClient({ databaseUrl: database.url, poolMax: 4 });
+  const options = { databaseUrl: database.url, poolMax: 4 };
+  const pool = createDbPool(options);
+  const prisma = new PrismaClient(prismaClientOptions(options, pool));
   const readDb = new ReadDb({ databaseUrl: database.url, poolMax: 2 });
   return {
     prisma,
+    pool,
     readDb,
     drop: async () => {
       await Promise.all([prisma.$disconnect(), readDb.end()]);

@@ -5,12 +5,14 @@ import {
   claimSnapshot,
   type ClaimedSnapshot,
   ClusterBusyError,
+  inPgTransaction,
   isBeingRecorded,
   lockCluster,
   markSnapshotFailed,
-  type Prisma,
+  pgSql,
   PrismaService,
   readSnapshotPayload,
+  type SqlClient,
 } from '@zw/db';
 import { ALERTS_QUEUE, type AnalyzeSnapshotJobData, enqueueAlertEvaluation, SNAPSHOTS_QUEUE } from '@zw/queue';
 import { DelayedError, type Job, type Queue, UnrecoverableError } from 'bullmq';
@@ -32,6 +34,8 @@ import { WORKER_CONFIG } from './worker-config.token.js';
 /** How long a repeat waits for its predecessor to be recorded before it is analysed itself. */
 const PREDECESSOR_WAIT_MS = 2000;
 const PREDECESSOR_POLL_MS = 5;
+/** Longest a write waits for a pooled connection (what Prisma's transactions waited at most). */
+const CONNECTION_WAIT_MS = 30_000;
 
 export type SnapshotJobResult = { recorded: false; reason: string } | ({ recorded: true } & RecordOutcome);
 
@@ -50,6 +54,8 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
   private readonly analyzer = analyzerId();
   private readonly writeOrder = new WriteOrder();
   private readonly recentAnalyses = new RecentAnalyses();
+  /** The claim and the predecessor polls, on pg directly (see inPgTransaction for why). */
+  private readonly sql: SqlClient;
 
   constructor(
     @Inject(PrismaService) private readonly prisma: PrismaService,
@@ -62,6 +68,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     @Inject(COMMIT_HOOKS) private readonly commitHooks: CommitHooks,
   ) {
     super();
+    this.sql = pgSql(prisma.pool);
   }
 
   onApplicationBootstrap(): void {
@@ -124,7 +131,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
   }
 
   private async record(snapshotId: string): Promise<SnapshotJobResult> {
-    const claimed = await claimSnapshot(this.prisma, snapshotId);
+    const claimed = await claimSnapshot(this.sql, snapshotId);
     if (!claimed) return { recorded: false, reason: 'already processed, failed or deleted' };
     const turn = this.writeOrder.enter(claimed.clusterId, claimed.capturedAt);
     try {
@@ -158,7 +165,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
       claimed.overrides,
       async () => {
         const gzip = claimed.repeats
-          ? await readSnapshotPayload(this.prisma, snapshotId, claimed.capturedAt)
+          ? await readSnapshotPayload(this.sql, snapshotId, claimed.capturedAt)
           : claimed.gzip;
         if (!gzip) throw new UnprocessableSnapshotError('raw payload is gone (pruned or never stored)');
         return this.analysis.analyze(claimed.clusterId, gzip, claimed.overrides);
@@ -178,16 +185,20 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
     return this.recorded(claimed.clusterId, snapshotId, outcome);
   }
 
-  /** One transaction holding the cluster's lock (with the commit hooks around its commit). */
-  private async write<T>(clusterId: string, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
-    const result = await this.prisma.$transaction(
+  /**
+   * One transaction holding the cluster's lock (with the commit hooks around its commit), on pg directly
+   * (see inPgTransaction): the lock is held for all of it, so its overhead is on the cluster's critical path.
+   */
+  private async write<T>(clusterId: string, work: (tx: SqlClient) => Promise<T>): Promise<T> {
+    const result = await inPgTransaction(
+      this.prisma.pool,
+      { timeoutMs: this.config.WORKER_TX_TIMEOUT_MS, maxWaitMs: CONNECTION_WAIT_MS },
       async (tx) => {
         await lockCluster(tx, clusterId, this.config.WORKER_LOCK_WAIT_MS);
         const done = await work(tx);
         await this.commitHooks.beforeCommit?.();
         return done;
       },
-      { timeout: this.config.WORKER_TX_TIMEOUT_MS, maxWait: 30_000 },
     );
     this.commitHooks.afterCommit?.();
     return result;
@@ -200,7 +211,7 @@ export class SnapshotProcessor extends WorkerHost implements OnApplicationBootst
    */
   private async untilRecorded(snapshotId: string): Promise<void> {
     const deadline = Date.now() + PREDECESSOR_WAIT_MS;
-    while (Date.now() < deadline && (await isBeingRecorded(this.prisma, snapshotId))) {
+    while (Date.now() < deadline && (await isBeingRecorded(this.sql, snapshotId))) {
       await sleep(PREDECESSOR_POLL_MS);
     }
   }

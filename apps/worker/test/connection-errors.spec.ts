@@ -1,4 +1,4 @@
-import { createPrismaClient } from '@zw/db';
+import { createDbPool, createPrismaClient, inPgTransaction } from '@zw/db';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +50,27 @@ describe('isConnectionError', () => {
     }
     const client = new pg.Client({ connectionString: `postgresql://postgres@127.0.0.1:${closedPort}/none` });
     expect(isConnectionError(await errorOf(() => client.connect()))).toBe(true);
+  });
+
+  it("recognizes a lost Postgres in the snapshot writes' pg transactions (inPgTransaction)", async () => {
+    const tx = { timeoutMs: 10_000, maxWaitMs: 10_000 };
+    const unreachable = createDbPool({ databaseUrl: `postgresql://postgres@127.0.0.1:${closedPort}/none`, poolMax: 1 });
+    const live = createDbPool({ databaseUrl: db.url, poolMax: 1 });
+    try {
+      expect(
+        isConnectionError(await errorOf(() => inPgTransaction(unreachable, tx, (sql) => sql.$queryRaw`SELECT 1`))),
+      ).toBe(true);
+      // The server ends the connection mid-transaction (as on a restart: admin shutdown, 57P01).
+      const terminated = await errorOf(() =>
+        inPgTransaction(live, tx, (sql) => sql.$queryRaw`SELECT pg_terminate_backend(pg_backend_pid())`),
+      );
+      expect(isConnectionError(terminated)).toBe(true);
+      expect(
+        isConnectionError(await errorOf(() => inPgTransaction(live, tx, (sql) => sql.$queryRaw`SELECT 1/0`))),
+      ).toBe(false);
+    } finally {
+      await Promise.all([unreachable.end(), live.end()]);
+    }
   });
 
   it('recognizes an unreachable Redis through ioredis', async () => {

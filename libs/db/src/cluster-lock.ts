@@ -1,4 +1,5 @@
-import type { Prisma } from './generated/prisma/client.js';
+import pg from 'pg';
+import type { SqlClient } from './sql-client.js';
 
 /**
  * Serializes every history write of one cluster (worker transactions, retention) until the transaction
@@ -6,7 +7,7 @@ import type { Prisma } from './generated/prisma/client.js';
  * Waiting is bounded: past `waitMs` Postgres raises lock_not_available, the transaction fails and the job
  * is retried later (with backoff) instead of holding a worker slot and a connection indefinitely.
  */
-export async function lockCluster(tx: Prisma.TransactionClient, clusterId: string, waitMs: number): Promise<void> {
+export async function lockCluster(tx: SqlClient, clusterId: string, waitMs: number): Promise<void> {
   const timeoutMs = Math.max(1, Math.round(waitMs));
   try {
     // One round trip: the FROM subquery (the timeout) is evaluated before the lock is requested.
@@ -31,10 +32,11 @@ export class ClusterBusyError extends Error {
 }
 
 /**
- * The SQLSTATE of a raw query's failure, as Prisma reports it through its pg driver adapter (`P2010`,
- * the state in `meta.driverAdapterError.cause.code`).
+ * The SQLSTATE of a raw query's failure: pg's own error, or as Prisma reports it through its pg driver
+ * adapter (`P2010`, the state in `meta.driverAdapterError.cause.code`).
  */
 function sqlStateOf(error: unknown): string | null {
+  if (error instanceof pg.DatabaseError) return error.code ?? null;
   const meta = (error as { meta?: { driverAdapterError?: { cause?: { code?: unknown } } } } | null)?.meta;
   const code = meta?.driverAdapterError?.cause?.code;
   return typeof code === 'string' ? code : null;

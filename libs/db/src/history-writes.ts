@@ -1,6 +1,7 @@
 import { analysisDocument, analysisDocumentOfJson, insertAnalysisDocumentSql } from './analysis-documents.js';
 import { type HintState, Prisma, type RoutingMode } from './generated/prisma/client.js';
 import { summaryRollupSql } from './read-model/rollup.js';
+import type { SqlClient } from './sql-client.js';
 
 /*
  * The history's writes, one statement each: what the worker's history writer (apps/worker/src/history)
@@ -8,7 +9,7 @@ import { summaryRollupSql } from './read-model/rollup.js';
  * for every round trip here, so each function is one statement and the writer calls each at most once
  * per snapshot.
  */
-type Tx = Prisma.TransactionClient;
+type Tx = SqlClient;
 
 /**
  * A stored interval with its start. service_intervals is partitioned by valid_from (weekly): a statement

@@ -1,6 +1,14 @@
 export * from './generated/prisma/client.js';
 export type { Db } from './db-client.js';
-export { createPrismaClient, prismaClientOptions, type DbOptions } from './prisma-client.js';
+export { createDbPool, createPrismaClient, prismaClientOptions, type DbOptions } from './prisma-client.js';
+export {
+  ConnectionWaitError,
+  inPgTransaction,
+  type PgTransactionOptions,
+  pgSql,
+  type SqlClient,
+  TransactionTimeoutError,
+} from './sql-client.js';
 export { PrismaService, DB_OPTIONS } from './prisma.service.js';
 export { DbModule, type DbModuleAsyncOptions } from './db.module.js';
 export {

@@ -69,7 +69,8 @@ export interface ExecutedQuery {
  * Decision: the query API's reads bypass Prisma. They are hand-written SQL anyway (lateral joins, keyset
  * pagination, time-range integrals), and on this machine `$queryRaw` costs about 2.5 times the CPU of the
  * same statement through `pg` (≈250 µs against ≈90 µs for a 50-row result), which is most of the latency
- * budget of a list request under load. Writes stay on Prisma.
+ * budget of a list request under load. Writes stay on Prisma, but for the worker's snapshot writes
+ * (inPgTransaction, on the pool Prisma runs on).
  */
 export class ReadDb {
   readonly pool: pg.Pool;

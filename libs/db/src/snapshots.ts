@@ -1,6 +1,7 @@
 import type { ClusterOverrides } from '@zw/core';
 import type { Db } from './db-client.js';
 import type { ReadDb } from './read-db.js';
+import type { SqlClient } from './sql-client.js';
 
 export interface ClaimedSnapshot {
   clusterId: string;
@@ -28,7 +29,7 @@ export interface ClaimedSnapshot {
  * Marks a waiting snapshot as being processed (counting the attempt) and reads it with its payload, in
  * one round trip. Null when there is nothing to do: already processed or failed, or no longer there.
  */
-export async function claimSnapshot(db: Db, snapshotId: string): Promise<ClaimedSnapshot | null> {
+export async function claimSnapshot(db: SqlClient, snapshotId: string): Promise<ClaimedSnapshot | null> {
   const rows = await db.$queryRaw<
     {
       cluster_id: string;
@@ -81,14 +82,18 @@ export async function claimSnapshot(db: Db, snapshotId: string): Promise<Claimed
 }
 
 /** Whether a snapshot is still being recorded (its status `processing`). */
-export async function isBeingRecorded(db: Db, snapshotId: string): Promise<boolean> {
+export async function isBeingRecorded(db: SqlClient, snapshotId: string): Promise<boolean> {
   const rows = await db.$queryRaw<{ status: string }[]>`
     SELECT status::text FROM snapshots WHERE id = ${snapshotId}::uuid`;
   return rows[0]?.status === 'processing';
 }
 
 /** The raw payload of a snapshot captured at `capturedAt` (its partition key); null if it is gone. */
-export async function readSnapshotPayload(db: Db, snapshotId: string, capturedAt: Date): Promise<Uint8Array | null> {
+export async function readSnapshotPayload(
+  db: SqlClient,
+  snapshotId: string,
+  capturedAt: Date,
+): Promise<Uint8Array | null> {
   const rows = await db.$queryRaw<{ gzip: Uint8Array }[]>`
     SELECT gzip FROM snapshot_payloads WHERE snapshot_id = ${snapshotId}::uuid AND captured_at = ${capturedAt}::timestamptz`;
   return rows[0]?.gzip ?? null;

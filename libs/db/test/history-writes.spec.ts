@@ -8,15 +8,16 @@ import {
 } from '../../../test/support/repositories.js';
 import {
   closeAndOpenIntervals,
+  inPgTransaction,
   copyIntervalTails,
   intervalsCovering,
   type IntervalState,
   lockCluster,
   placeSnapshot,
-  type Prisma,
   recordRepeatedSummary,
   recordSummary,
   type SnapshotAggregates,
+  type SqlClient,
   startIntervalsAt,
   withIntervalZones,
   summaryZones,
@@ -86,9 +87,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** Runs `work` as the writer does: one transaction holding the cluster's lock. */
-function locked<T>(clusterId: string, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
-  return db.prisma.$transaction(async (tx) => {
+/** Runs `work` as the worker's writer does: one transaction on pg (inPgTransaction) holding the cluster's lock. */
+function locked<T>(clusterId: string, work: (tx: SqlClient) => Promise<T>): Promise<T> {
+  return inPgTransaction(db.pool, { timeoutMs: 60_000, maxWaitMs: 10_000 }, async (tx) => {
     await lockCluster(tx, clusterId, 10_000);
     return work(tx);
   });

@@ -13,6 +13,7 @@ import {
   markSnapshotFailed,
   newestCaptures,
   newestProcessedPayload,
+  pgSql,
   readSnapshotPayload,
   storedSnapshotPayload,
 } from '../src/index.js';
@@ -40,7 +41,7 @@ describe('claimSnapshot', () => {
     });
     const id = await addSnapshot(db.prisma, clusterId, { capturedAt: at(0), document: { n: 1 }, input: 'x' });
 
-    const claimed = await claimSnapshot(db.prisma, id);
+    const claimed = await claimSnapshot(pgSql(db.pool), id);
 
     expect(claimed).toMatchObject({
       clusterId,
@@ -54,7 +55,7 @@ describe('claimSnapshot', () => {
     expect(claimed!.inputHash).toBe(createHash('sha256').update('x').digest('hex'));
     const row = await db.prisma.snapshot.findUniqueOrThrow({ where: { id } });
     expect(row).toMatchObject({ status: 'processing', attempts: 1 });
-    expect(await isBeingRecorded(db.prisma, id)).toBe(true);
+    expect(await isBeingRecorded(pgSql(db.pool), id)).toBe(true);
   });
 
   it('names the recorded predecessor with the same input, and then does not read the payload', async () => {
@@ -63,9 +64,9 @@ describe('claimSnapshot', () => {
     const second = await addSnapshot(db.prisma, clusterId, { capturedAt: at(5), input: 'same' });
     const third = await addSnapshot(db.prisma, clusterId, { capturedAt: at(10), input: 'changed' });
 
-    expect((await claimSnapshot(db.prisma, second))?.repeats).toEqual({ snapshotId: first, recorded: true });
-    expect((await claimSnapshot(db.prisma, second))?.gzip).toBeNull();
-    const changed = await claimSnapshot(db.prisma, third);
+    expect((await claimSnapshot(pgSql(db.pool), second))?.repeats).toEqual({ snapshotId: first, recorded: true });
+    expect((await claimSnapshot(pgSql(db.pool), second))?.gzip).toBeNull();
+    const changed = await claimSnapshot(pgSql(db.pool), third);
     expect(changed?.repeats).toBeNull();
     expect(changed?.gzip).not.toBeNull();
   });
@@ -75,7 +76,7 @@ describe('claimSnapshot', () => {
     const first = await addSnapshot(db.prisma, clusterId, { capturedAt: at(0), status: 'processing', input: 'same' });
     const second = await addSnapshot(db.prisma, clusterId, { capturedAt: at(5), input: 'same' });
 
-    expect((await claimSnapshot(db.prisma, second))?.repeats).toEqual({ snapshotId: first, recorded: false });
+    expect((await claimSnapshot(pgSql(db.pool), second))?.repeats).toEqual({ snapshotId: first, recorded: false });
   });
 
   it('claims nothing already processed, failed or gone', async () => {
@@ -83,10 +84,10 @@ describe('claimSnapshot', () => {
     const processed = await addSnapshot(db.prisma, clusterId, { capturedAt: at(0), status: 'processed' });
     const failed = await addSnapshot(db.prisma, clusterId, { capturedAt: at(5), status: 'failed' });
 
-    expect(await claimSnapshot(db.prisma, processed)).toBeNull();
-    expect(await claimSnapshot(db.prisma, failed)).toBeNull();
-    expect(await claimSnapshot(db.prisma, '00000000-0000-7000-8000-000000000000')).toBeNull();
-    expect(await isBeingRecorded(db.prisma, processed)).toBe(false);
+    expect(await claimSnapshot(pgSql(db.pool), processed)).toBeNull();
+    expect(await claimSnapshot(pgSql(db.pool), failed)).toBeNull();
+    expect(await claimSnapshot(pgSql(db.pool), '00000000-0000-7000-8000-000000000000')).toBeNull();
+    expect(await isBeingRecorded(pgSql(db.pool), processed)).toBe(false);
   });
 });
 
@@ -120,9 +121,9 @@ describe('payload reads', () => {
     const kept = await addSnapshot(db.prisma, clusterId, { capturedAt: at(0), document: { kept: true } });
     const pruned = await addSnapshot(db.prisma, clusterId, { capturedAt: at(5), document: null });
 
-    expect(documentOf(await readSnapshotPayload(db.prisma, kept, at(0)))).toEqual({ kept: true });
-    expect(await readSnapshotPayload(db.prisma, kept, at(1))).toBeNull();
-    expect(await readSnapshotPayload(db.prisma, pruned, at(5))).toBeNull();
+    expect(documentOf(await readSnapshotPayload(pgSql(db.pool), kept, at(0)))).toEqual({ kept: true });
+    expect(await readSnapshotPayload(pgSql(db.pool), kept, at(1))).toBeNull();
+    expect(await readSnapshotPayload(pgSql(db.pool), pruned, at(5))).toBeNull();
     const stored = await storedSnapshotPayload(db.readDb, kept);
     expect(stored?.sizeBytes).toBe(JSON.stringify({ kept: true }).length);
     expect(documentOf(stored!.gzip)).toEqual({ kept: true });

@@ -7,16 +7,16 @@ import {
   recordRepeatedSummary,
   recordSummary,
   refreshSavingsDays,
-  type Prisma,
   type SavingsDaySpan,
   type SnapshotSummaryRecord,
+  type SqlClient,
   startIntervalsAt,
   type StoredInterval,
 } from '@zw/db';
 import { planIntervals } from './interval-plan.js';
 import { canonicalZones, type ServiceState, serviceKey } from './service-state.js';
 
-type Tx = Prisma.TransactionClient;
+type Tx = SqlClient;
 
 export interface SnapshotRecord extends SnapshotSummaryRecord {
   services: ServiceState[];

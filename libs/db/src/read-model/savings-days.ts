@@ -1,4 +1,4 @@
-import type { Db } from '../db-client.js';
+import type { SqlClient } from '../sql-client.js';
 import { MISSED_FRACTION_SQL, OPPORTUNITY_SQL } from './rollup.js';
 
 /** Seconds in the 730-hour month savings figures are counted in (see HOURS_PER_MONTH in savings.ts). */
@@ -167,7 +167,7 @@ const TAIL_SPAN_SQL = '8 - tail.first_weekday';
  * Decision: days are cut in UTC timestamps (not timestamptz), so the session's time zone and its DST
  * changes cannot shift a day's boundaries.
  */
-export async function refreshSavingsDays(db: Db, clusterId: string, spans: SavingsDaySpan[]): Promise<void> {
+export async function refreshSavingsDays(db: SqlClient, clusterId: string, spans: SavingsDaySpan[]): Promise<void> {
   if (spans.length === 0) return;
   const values = [clusterId, spans.map((s) => s.serviceId), spans.map((s) => s.from), spans.map((s) => s.to)];
   const touched = `touched AS (
@@ -228,7 +228,11 @@ export async function refreshSavingsDays(db: Db, clusterId: string, spans: Savin
  * what any figure shows; and an interval's pieces are summed in float8 (one per day, at most seven per
  * week), as numeric aggregates cost more than the rest of the statement.
  */
-export async function addClosedIntervalsToSavingsDays(db: Db, clusterId: string, intervalIds: bigint[]): Promise<void> {
+export async function addClosedIntervalsToSavingsDays(
+  db: SqlClient,
+  clusterId: string,
+  intervalIds: bigint[],
+): Promise<void> {
   if (intervalIds.length === 0) return;
   const pieces = `${dayPiecesSql(`service_intervals i
           CROSS JOIN (SELECT '-infinity'::timestamp AS lo, 'infinity'::timestamp AS hi) t`)}
