@@ -1,6 +1,6 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { markSnapshotFailed, PrismaService } from '@zw/db';
+import { markSnapshotFailed, PrismaService, waitingSnapshots } from '@zw/db';
 import { enqueueSnapshot, SNAPSHOTS_QUEUE } from '@zw/queue';
 import type { Queue } from 'bullmq';
 import type { WorkerConfig } from './config.js';
@@ -52,16 +52,7 @@ export class SweeperService {
     const retry = { attempts: this.config.JOB_ATTEMPTS, backoffMs: this.config.JOB_BACKOFF_MS };
     let after: string | undefined;
     for (;;) {
-      const waiting = await this.prisma.snapshot.findMany({
-        where: {
-          status: { in: ['queued', 'processing'] },
-          statusChangedAt: { lt: waitedSince },
-          ...(after ? { id: { gt: after } } : {}),
-        },
-        select: { id: true, clusterId: true, attempts: true },
-        orderBy: { id: 'asc' },
-        take: PAGE,
-      });
+      const waiting = await waitingSnapshots(this.prisma, waitedSince, PAGE, after);
       for (const snapshot of waiting) {
         const job = await this.queue.getJob(snapshot.id);
         const state = job ? await job.getState() : 'unknown';

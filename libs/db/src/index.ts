@@ -70,6 +70,8 @@ export {
   readSnapshotPayload,
   storedSnapshotPayload,
   type StoredSnapshotPayload,
+  waitingSnapshots,
+  type WaitingSnapshot,
 } from './snapshots.js';
 export { ClusterBusyError, lockCluster } from './cluster-lock.js';
 export { pingDatabase } from './health.js';
@@ -195,8 +197,12 @@ export {
   resealedAuthHeader,
   sealAuthHeader,
   storeMeasurements,
+  trafficSourceOf,
+  trafficSourceSchedule,
+  trafficSourceSchedules,
   type MeasurementOutcome,
   type ServiceMeasurement,
+  type TrafficSourceSchedule,
 } from './traffic-sources.js';
 export {
   measuredComparison,

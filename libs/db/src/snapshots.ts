@@ -147,3 +147,28 @@ export async function storedSnapshotPayload(db: ReadDb, snapshotId: string): Pro
   );
   return row?.gzip ? { sizeBytes: row.size_bytes, gzip: row.gzip } : null;
 }
+
+/** A snapshot still waiting to be recorded, as the sweeper pages through them. */
+export interface WaitingSnapshot {
+  id: string;
+  clusterId: string;
+  /** How often it was taken up (claimSnapshot counts each). */
+  attempts: number;
+}
+
+/**
+ * Snapshots queued or being processed whose status last changed before `since`, by id, `limit` at a
+ * time: the next page starts after the previous page's last id.
+ */
+export async function waitingSnapshots(db: Db, since: Date, limit: number, after?: string): Promise<WaitingSnapshot[]> {
+  return db.snapshot.findMany({
+    where: {
+      status: { in: ['queued', 'processing'] },
+      statusChangedAt: { lt: since },
+      ...(after ? { id: { gt: after } } : {}),
+    },
+    select: { id: true, clusterId: true, attempts: true },
+    orderBy: { id: 'asc' },
+    take: limit,
+  });
+}

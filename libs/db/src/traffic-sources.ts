@@ -1,6 +1,6 @@
 import { isSealedCurrent, openSealed, type SecretKeyring, sealWithKeyring } from '@zw/secrets';
 import type { Db } from './db-client.js';
-import type { PrismaClient } from './generated/prisma/client.js';
+import type { ClusterTrafficSource, PrismaClient } from './generated/prisma/client.js';
 import type { ReadDb } from './read-db.js';
 import { refreshLatestRollup } from './read-model/rollup.js';
 
@@ -148,4 +148,28 @@ export async function clustersWithTrafficSource(db: ReadDb, clusterIds: readonly
     [clusterIds],
   );
   return new Set(rows.map((row) => row.cluster_id));
+}
+
+/** The cluster's traffic source, or null when it has none. */
+export async function trafficSourceOf(db: Db, clusterId: string): Promise<ClusterTrafficSource | null> {
+  return db.clusterTrafficSource.findUnique({ where: { clusterId } });
+}
+
+/** How often a cluster's traffic is measured: what its job scheduler runs by. */
+export interface TrafficSourceSchedule {
+  clusterId: string;
+  intervalSeconds: number;
+}
+
+/** Every traffic source's schedule, whatever its organization (the worker keeps one job scheduler each). */
+export async function trafficSourceSchedules(db: Db): Promise<TrafficSourceSchedule[]> {
+  return db.clusterTrafficSource.findMany({ select: { clusterId: true, intervalSeconds: true } });
+}
+
+/** The cluster's traffic source's schedule, or null when it has no source. */
+export async function trafficSourceSchedule(db: Db, clusterId: string): Promise<TrafficSourceSchedule | null> {
+  return db.clusterTrafficSource.findUnique({
+    where: { clusterId },
+    select: { clusterId: true, intervalSeconds: true },
+  });
 }

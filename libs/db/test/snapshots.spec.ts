@@ -16,6 +16,7 @@ import {
   pgSql,
   readSnapshotPayload,
   storedSnapshotPayload,
+  waitingSnapshots,
 } from '../src/index.js';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 10, minute));
@@ -157,5 +158,34 @@ describe('newestCaptures', () => {
       capturedAt: at(30),
     });
     expect(captures.some((capture) => capture.clusterId === empty)).toBe(false);
+  });
+});
+
+describe('waitingSnapshots', () => {
+  it('pages through the queued and processing snapshots waiting since before the cut, by id', async () => {
+    const { clusterId } = await addCluster(db.prisma, { organizationSlug: 'waiting', name: 'a' });
+    const { clusterId: other } = await addCluster(db.prisma, { organizationSlug: 'waiting-too', name: 'b' });
+    const longAgo = new Date('2020-01-01T00:00:00Z');
+    const cut = new Date('2020-06-01T00:00:00Z');
+    const add = async (cluster: string, minute: number, status: 'queued' | 'processing' | 'processed' | 'failed') => {
+      const id = await addSnapshot(db.prisma, cluster, { capturedAt: at(minute), status });
+      await db.prisma.snapshot.update({ where: { id }, data: { statusChangedAt: longAgo, attempts: minute } });
+      return { id, clusterId: cluster, attempts: minute };
+    };
+    const waiting = [
+      await add(clusterId, 1, 'queued'),
+      await add(clusterId, 2, 'processing'),
+      await add(other, 3, 'queued'),
+    ];
+    waiting.sort((a, b) => a.id.localeCompare(b.id));
+    await add(clusterId, 4, 'processed');
+    await add(clusterId, 5, 'failed');
+    await addSnapshot(db.prisma, clusterId, { capturedAt: at(6), status: 'queued' }); // still within the grace period
+
+    const first = await waitingSnapshots(db.prisma, cut, 2);
+    const rest = await waitingSnapshots(db.prisma, cut, 2, first[first.length - 1].id);
+
+    expect(first).toEqual(waiting.slice(0, 2));
+    expect(rest).toEqual(waiting.slice(2));
   });
 });

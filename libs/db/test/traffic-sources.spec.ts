@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCluster, repositoryDatabase, type RepositoryDatabase } from '../../../test/support/repositories.js';
-import { clustersWithTrafficSource } from '../src/index.js';
+import {
+  clustersWithTrafficSource,
+  trafficSourceOf,
+  trafficSourceSchedule,
+  trafficSourceSchedules,
+} from '../src/index.js';
 
 let db: RepositoryDatabase;
 
@@ -12,6 +17,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
+const SOURCE = { preset: 'istio', url: 'http://prometheus:9090', windowSeconds: 3600 };
+
 describe('clustersWithTrafficSource', () => {
   it('names the clusters asked about that have a traffic source, and no other', async () => {
     const measured = await addCluster(db.prisma, { organizationSlug: 'sources', name: 'measured' });
@@ -19,7 +26,7 @@ describe('clustersWithTrafficSource', () => {
     const notAsked = await addCluster(db.prisma, { organizationSlug: 'sources', name: 'not-asked' });
     for (const { clusterId } of [measured, notAsked]) {
       await db.prisma.clusterTrafficSource.create({
-        data: { clusterId, preset: 'istio', url: 'http://prometheus:9090', windowSeconds: 3600, intervalSeconds: 300 },
+        data: { clusterId, ...SOURCE, intervalSeconds: 300 },
       });
     }
 
@@ -27,5 +34,38 @@ describe('clustersWithTrafficSource', () => {
 
     expect([...found]).toEqual([measured.clusterId]);
     expect(await clustersWithTrafficSource(db.readDb, [])).toEqual(new Set());
+  });
+});
+
+describe('trafficSourceOf and its schedules', () => {
+  it("reads the cluster's own source and schedule, never another cluster's", async () => {
+    const measured = await addCluster(db.prisma, { organizationSlug: 'schedules', name: 'measured' });
+    const other = await addCluster(db.prisma, { organizationSlug: 'schedules-too', name: 'other' });
+    const modelled = await addCluster(db.prisma, { organizationSlug: 'schedules', name: 'modelled' });
+    await db.prisma.clusterTrafficSource.create({
+      data: { clusterId: measured.clusterId, ...SOURCE, intervalSeconds: 300 },
+    });
+    await db.prisma.clusterTrafficSource.create({
+      data: { clusterId: other.clusterId, ...SOURCE, intervalSeconds: 600 },
+    });
+
+    expect(await trafficSourceOf(db.prisma, measured.clusterId)).toMatchObject({
+      clusterId: measured.clusterId,
+      intervalSeconds: 300,
+      status: 'pending',
+    });
+    expect(await trafficSourceOf(db.prisma, modelled.clusterId)).toBeNull();
+    expect(await trafficSourceSchedule(db.prisma, other.clusterId)).toEqual({
+      clusterId: other.clusterId,
+      intervalSeconds: 600,
+    });
+    expect(await trafficSourceSchedule(db.prisma, modelled.clusterId)).toBeNull();
+    expect(await trafficSourceSchedules(db.prisma)).toEqual(
+      expect.arrayContaining([
+        { clusterId: measured.clusterId, intervalSeconds: 300 },
+        { clusterId: other.clusterId, intervalSeconds: 600 },
+      ]),
+    );
+    expect((await trafficSourceSchedules(db.prisma)).some((s) => s.clusterId === modelled.clusterId)).toBe(false);
   });
 });

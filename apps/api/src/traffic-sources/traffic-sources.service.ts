@@ -13,6 +13,7 @@ import {
   recordAudit,
   resealedAuthHeader,
   sealAuthHeader,
+  trafficSourceOf,
 } from '@zw/db';
 import { enqueueTrafficSourceSync, prometheusUrlProblem, TRAFFIC_QUEUE, type TrafficConfig } from '@zw/queue';
 import type { SecretKeyring } from '@zw/secrets';
@@ -124,7 +125,7 @@ export class TrafficSourcesService {
 
   async get(organizationId: string, clusterId: string): Promise<TrafficSourceView> {
     await this.services.head(organizationId, clusterId);
-    const row = await this.prisma.clusterTrafficSource.findUnique({ where: { clusterId } });
+    const row = await trafficSourceOf(this.prisma, clusterId);
     if (!row) throw notFound(`cluster ${clusterId} has no traffic source`);
     return trafficSourceView(row);
   }
@@ -138,7 +139,7 @@ export class TrafficSourcesService {
     await this.services.head(organizationId, clusterId);
     const fields = this.validated(body);
     await this.queueAvailability.assertAvailable();
-    const existing = await this.prisma.clusterTrafficSource.findUnique({ where: { clusterId } });
+    const existing = await trafficSourceOf(this.prisma, clusterId);
     const data = {
       ...fields,
       // A changed configuration starts over: no status from the old one.
@@ -197,7 +198,7 @@ export class TrafficSourcesService {
     const head = await this.services.head(organizationId, clusterId);
     const [row, source] = await Promise.all([
       measuredComparison(this.db, clusterId),
-      this.prisma.clusterTrafficSource.findUnique({ where: { clusterId } }),
+      trafficSourceOf(this.prisma, clusterId),
     ]);
     return {
       cluster: { id: head.id, name: head.name },

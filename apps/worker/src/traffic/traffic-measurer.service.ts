@@ -25,6 +25,7 @@ import {
   PrismaService,
   recordTrafficFailure,
   storeMeasurements,
+  trafficSourceOf,
 } from '@zw/db';
 import type { TrafficConfig } from '@zw/queue';
 import { SealedSecretError, type SecretKeyring } from '@zw/secrets';
@@ -57,7 +58,7 @@ export class TrafficMeasurer {
   ) {}
 
   async measure(clusterId: string, now = new Date()): Promise<MeasureResult> {
-    const source = await this.prisma.clusterTrafficSource.findUnique({ where: { clusterId } });
+    const source = await trafficSourceOf(this.prisma, clusterId);
     if (!source) return { measured: false, reason: 'the cluster has no traffic source' };
     const preset = source.preset as TrafficPreset;
     const cluster: ClusterSelector = { label: source.clusterLabel, value: source.clusterValue };

@@ -1,6 +1,6 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { PrismaService } from '@zw/db';
+import { PrismaService, type TrafficSourceSchedule, trafficSourceSchedule, trafficSourceSchedules } from '@zw/db';
 import {
   MEASURE_TRAFFIC_JOB,
   measureJobOptions,
@@ -32,9 +32,7 @@ export class TrafficScheduler implements OnApplicationBootstrap {
   /** At boot: a scheduler for every source, none for a cluster without one (Redis may have lost them). */
   async onApplicationBootstrap(): Promise<void> {
     try {
-      const sources = await this.prisma.clusterTrafficSource.findMany({
-        select: { clusterId: true, intervalSeconds: true },
-      });
+      const sources = await trafficSourceSchedules(this.prisma);
       const existing = new Map(
         (await this.queue.getJobSchedulers(0, -1))
           .filter((scheduler) => scheduler.key.startsWith(SCHEDULER_PREFIX))
@@ -53,10 +51,7 @@ export class TrafficScheduler implements OnApplicationBootstrap {
    * interval changed, and BullMQ runs an `every` scheduler's first job at once, so that run measures.
    */
   async sync(clusterId: string): Promise<{ configured: boolean; scheduled: boolean }> {
-    const source = await this.prisma.clusterTrafficSource.findUnique({
-      where: { clusterId },
-      select: { clusterId: true, intervalSeconds: true },
-    });
+    const source = await trafficSourceSchedule(this.prisma, clusterId);
     if (!source) {
       await this.queue.removeJobScheduler(trafficSchedulerId(clusterId));
       return { configured: false, scheduled: false };
@@ -65,10 +60,7 @@ export class TrafficScheduler implements OnApplicationBootstrap {
     return { configured: true, scheduled: await this.ensure(source, current?.every ?? undefined) };
   }
 
-  private async ensure(
-    source: { clusterId: string; intervalSeconds: number },
-    every: number | null | undefined,
-  ): Promise<boolean> {
+  private async ensure(source: TrafficSourceSchedule, every: number | null | undefined): Promise<boolean> {
     const wanted = source.intervalSeconds * 1000;
     if (every === wanted) return false;
     await this.queue.upsertJobScheduler(
