@@ -153,3 +153,8 @@ export async function apiKeyByHash(
 export async function recordApiKeyUse(db: ReadDb, keyId: string): Promise<void> {
   await db.query(`UPDATE api_keys SET last_used_at = now() WHERE id = $1`, [keyId]);
 }
+
+/** The organization's API keys (revoked and expired ones too), newest first. */
+export async function apiKeysOf(db: Db, organizationId: string): Promise<ApiKey[]> {
+  return db.apiKey.findMany({ where: { organizationId }, orderBy: { createdAt: 'desc' } });
+}

@@ -1,5 +1,5 @@
 import type { Db } from './db-client.js';
-import type { Prisma, Role } from './generated/prisma/client.js';
+import type { AuditLogEntry, Prisma, Role } from './generated/prisma/client.js';
 
 /**
  * Who made a change: an API key, a person signed in through the organization's identity provider (`sso`),
@@ -57,4 +57,31 @@ export async function pruneAuditLog(db: Db, before: Date, batch = 1000): Promise
     total += deleted;
     if (deleted < batch) return total;
   }
+}
+
+/** Which of an organization's audit entries to read, newest first. */
+export interface AuditLogQuery {
+  /** `<thing>.<verb>` for that action alone, `<thing>` for every action on that thing. */
+  action?: string;
+  from?: Date;
+  /** Exclusive. */
+  to?: Date;
+  /** The last entry of the previous page: the page starts after it. */
+  after?: { at: Date; id: string } | null;
+  take: number;
+}
+
+/** The organization's audit entries, newest first (ties by id), `take` at most. */
+export async function auditLogEntries(db: Db, organizationId: string, query: AuditLogQuery): Promise<AuditLogEntry[]> {
+  const { action, from, to, after } = query;
+  return db.auditLogEntry.findMany({
+    where: {
+      organizationId,
+      ...(action ? (action.includes('.') ? { action } : { action: { startsWith: `${action}.` } }) : {}),
+      at: { ...(from ? { gte: from } : {}), ...(to ? { lt: to } : {}) },
+      ...(after ? { OR: [{ at: { lt: after.at } }, { at: after.at, id: { lt: after.id } }] } : {}),
+    },
+    orderBy: [{ at: 'desc' }, { id: 'desc' }],
+    take: query.take,
+  });
 }

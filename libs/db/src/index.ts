@@ -83,6 +83,7 @@ export {
   apiKeyByHash,
   type ApiKeyByHashRow,
   apiKeyPrefixOf,
+  apiKeysOf,
   createApiKey,
   createAuditedApiKey,
   findApiKey,
@@ -96,7 +97,11 @@ export {
   createOrganization,
   findOrganizationBySlug,
   historyRetentionDaysOf,
+  organizationIdentity,
+  organizationPrices,
+  organizationSlugOf,
   type CreateOrganizationInput,
+  type OrganizationPrices,
 } from './organizations.js';
 export { ReadDb, type ExecutedQuery, type ReadDbOptions, type StatementSettings } from './read-db.js';
 export { agentAgeSeconds, fleetRows, type FleetRow, isAgentStale } from './read-model/fleet.js';
@@ -213,7 +218,14 @@ export {
   type MeasuredComparisonRow,
 } from './read-model/measured.js';
 export { ROLES, roleAtLeast, strongestRole } from './roles.js';
-export { pruneAuditLog, recordAudit, type AuditActor, type AuditEvent } from './audit-log.js';
+export {
+  auditLogEntries,
+  pruneAuditLog,
+  recordAudit,
+  type AuditActor,
+  type AuditEvent,
+  type AuditLogQuery,
+} from './audit-log.js';
 export {
   listFailedSnapshots,
   requeueFailedSnapshots,
@@ -244,6 +256,8 @@ export {
   findSsoSettingsForToken,
   groupsOfClaim,
   hashSessionToken,
+  membersOf,
+  type MemberRow,
   pruneSessions,
   pruneSignInAttempts,
   recordSignInAttempt,

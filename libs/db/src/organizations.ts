@@ -1,5 +1,5 @@
 import type { Db } from './db-client.js';
-import type { Organization } from './generated/prisma/client.js';
+import type { Cloud, Organization, Prisma } from './generated/prisma/client.js';
 
 export interface CreateOrganizationInput {
   slug: string;
@@ -22,4 +22,47 @@ export async function historyRetentionDaysOf(db: Db, organizationId: string): Pr
     select: { historyRetentionDays: true },
   });
   return row?.historyRetentionDays ?? null;
+}
+
+/** An organization's id, slug and name; fails with Prisma's P2025 when there is no such organization. */
+export async function organizationIdentity(
+  db: Db,
+  organizationId: string,
+): Promise<Pick<Organization, 'id' | 'slug' | 'name'>> {
+  return db.organization.findUniqueOrThrow({
+    where: { id: organizationId },
+    select: { id: true, slug: true, name: true },
+  });
+}
+
+/** An organization's slug; fails with Prisma's P2025 when there is no such organization. */
+export async function organizationSlugOf(db: Db, organizationId: string): Promise<string> {
+  const { slug } = await db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { slug: true } });
+  return slug;
+}
+
+/** An organization's price per cross-zone GB and its clusters' (by name), with what each cluster's is made of. */
+export interface OrganizationPrices {
+  crossZonePricePerGb: Prisma.Decimal | null;
+  clusters: {
+    id: string;
+    name: string;
+    cloud: Cloud;
+    region: string | null;
+    crossZonePricePerGb: Prisma.Decimal | null;
+  }[];
+}
+
+/** The organization's price and its clusters' prices; fails with Prisma's P2025 when there is no such organization. */
+export async function organizationPrices(db: Db, organizationId: string): Promise<OrganizationPrices> {
+  return db.organization.findUniqueOrThrow({
+    where: { id: organizationId },
+    select: {
+      crossZonePricePerGb: true,
+      clusters: {
+        select: { id: true, name: true, cloud: true, region: true, crossZonePricePerGb: true },
+        orderBy: { name: 'asc' },
+      },
+    },
+  });
 }

@@ -293,3 +293,25 @@ export async function sessionByTokenHash(db: ReadDb, tokenHash: Uint8Array): Pro
       }
     : null;
 }
+
+/** A member with the expiry of each of its open sessions, latest first. */
+export type MemberRow = User & { sessions: Pick<Session, 'expiresAt'>[] };
+
+/**
+ * The organization's members (people who signed in through its identity provider), latest sign-in first,
+ * at most 1,000, each with its sessions still open at `now`.
+ */
+export async function membersOf(db: Db, organizationId: string, now = new Date()): Promise<MemberRow[]> {
+  return db.user.findMany({
+    where: { organizationId },
+    orderBy: [{ lastSignInAt: 'desc' }, { id: 'desc' }],
+    include: {
+      sessions: {
+        where: { revokedAt: null, expiresAt: { gt: now } },
+        select: { expiresAt: true },
+        orderBy: { expiresAt: 'desc' },
+      },
+    },
+    take: 1000,
+  });
+}

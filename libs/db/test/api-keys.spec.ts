@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCluster, repositoryDatabase, type RepositoryDatabase } from '../../../test/support/repositories.js';
-import { apiKeyByHash, createApiKey, hashApiKey, recordApiKeyUse } from '../src/index.js';
+import { apiKeyByHash, apiKeysOf, createApiKey, hashApiKey, recordApiKeyUse } from '../src/index.js';
 
 let db: RepositoryDatabase;
 let organizationId: string;
@@ -49,5 +49,23 @@ describe('recordApiKeyUse', () => {
     const stored = await db.prisma.apiKey.findUniqueOrThrow({ where: { id: apiKey.id } });
     expect(stored.lastUsedAt).not.toBeNull();
     expect((await apiKeyByHash(db.readDb, hashApiKey(key), 3600))?.stale_use).toBe(false);
+  });
+});
+
+describe('apiKeysOf', () => {
+  it("lists the organization's own keys, revoked ones too, newest first", async () => {
+    const { organizationId: listed } = await addCluster(db.prisma, { organizationSlug: 'listed', name: 'a' });
+    const { apiKey: older } = await createApiKey(db.prisma, { organizationId: listed, name: 'older', role: 'viewer' });
+    const { apiKey: newer } = await createApiKey(db.prisma, { organizationId: listed, name: 'newer', role: 'admin' });
+    await db.prisma.apiKey.update({
+      where: { id: older.id },
+      data: { revokedAt: new Date(), createdAt: new Date(newer.createdAt.getTime() - 60_000) },
+    });
+    await createApiKey(db.prisma, { organizationId, name: 'not theirs', role: 'viewer' });
+
+    const keys = await apiKeysOf(db.prisma, listed);
+
+    expect(keys.map((key) => key.id)).toEqual([newer.id, older.id]);
+    expect(keys[1].revokedAt).not.toBeNull();
   });
 });

@@ -1,6 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type ApiKey, type AuditActor, createAuditedApiKey, PrismaService, recordAudit, type Role } from '@zw/db';
+import {
+  type ApiKey,
+  apiKeysOf,
+  type AuditActor,
+  createAuditedApiKey,
+  PrismaService,
+  recordAudit,
+  type Role,
+} from '@zw/db';
 import { z } from 'zod';
 import { CurrentActor } from '../audit/audit-actor.js';
 import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
@@ -128,10 +136,7 @@ export class ApiKeysController {
   @ApiOperation({ summary: "The organization's API keys (never their secrets)" })
   @ApiResponseFrom(200, ApiKeyListSchema, 'every key, newest first')
   async list(@CurrentCaller() caller: Caller): Promise<z.output<typeof ApiKeyListSchema>> {
-    const rows = await this.prisma.apiKey.findMany({
-      where: { organizationId: caller.organizationId },
-      orderBy: { createdAt: 'desc' },
-    });
+    const rows = await apiKeysOf(this.prisma, caller.organizationId);
     return { apiKeys: rows.map(apiKeyView) };
   }
 

@@ -1,12 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type Prisma, PrismaService } from '@zw/db';
+import { type AuditLogEntry, auditLogEntries, PrismaService } from '@zw/db';
 import type { z } from 'zod';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import type { AuditEntrySchema, AuditLogQuery, AuditLogSchema } from './audit-log.schemas.js';
 
-type AuditRow = Prisma.AuditLogEntryGetPayload<object>;
-
-export function entryView(row: AuditRow): z.output<typeof AuditEntrySchema> {
+export function entryView(row: AuditLogEntry): z.output<typeof AuditEntrySchema> {
   return {
     id: row.id,
     at: row.at.toISOString(),
@@ -33,19 +31,11 @@ export class AuditLogService {
   async list(organizationId: string, input: z.output<typeof AuditLogQuery>): Promise<z.output<typeof AuditLogSchema>> {
     const print = fingerprint(['audit-log', input.action, input.from, input.to]);
     const after = decodeCursor(input.cursor, print);
-    const afterAt = after ? new Date(String(after.k[0])) : null;
-    const rows = await this.prisma.auditLogEntry.findMany({
-      where: {
-        organizationId,
-        ...(input.action
-          ? input.action.includes('.')
-            ? { action: input.action }
-            : { action: { startsWith: `${input.action}.` } }
-          : {}),
-        at: { ...(input.from ? { gte: new Date(input.from) } : {}), ...(input.to ? { lt: new Date(input.to) } : {}) },
-        ...(afterAt ? { OR: [{ at: { lt: afterAt } }, { at: afterAt, id: { lt: String(after!.k[1]) } }] } : {}),
-      },
-      orderBy: [{ at: 'desc' }, { id: 'desc' }],
+    const rows = await auditLogEntries(this.prisma, organizationId, {
+      action: input.action,
+      from: input.from ? new Date(input.from) : undefined,
+      to: input.to ? new Date(input.to) : undefined,
+      after: after ? { at: new Date(String(after.k[0])), id: String(after.k[1]) } : null,
       take: input.limit + 1,
     });
     const page = rows.slice(0, input.limit);

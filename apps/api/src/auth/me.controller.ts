@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Req } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { PrismaService } from '@zw/db';
+import { organizationIdentity, PrismaService } from '@zw/db';
 import { z } from 'zod';
 import { ApiResponseFrom } from '../http/openapi.js';
 import { isoDate, RoleSchema } from '../http/schemas.js';
@@ -48,10 +48,7 @@ export class MeController {
   })
   @ApiResponseFrom(200, MeSchema, 'the caller')
   async me(@CurrentCaller() caller: Caller, @Req() request: IncomingMessage): Promise<z.output<typeof MeSchema>> {
-    const organization = await this.prisma.organization.findUniqueOrThrow({
-      where: { id: caller.organizationId },
-      select: { id: true, slug: true, name: true },
-    });
+    const organization = await organizationIdentity(this.prisma, caller.organizationId);
     const expiresAt = caller.expiresAt?.toISOString() ?? null;
     return {
       organization,

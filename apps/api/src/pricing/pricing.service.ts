@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { priceCatalogue } from '@zw/core';
-import { type AuditActor, type Cloud, PrismaService, recordAudit } from '@zw/db';
+import { type AuditActor, type Cloud, organizationPrices, PrismaService, recordAudit } from '@zw/db';
 import { ReadModelCache } from '../cache/read-model-cache.js';
 import { clusterPricing } from '../cluster-pricing.js';
 import type { OrganizationPricingView } from './pricing.schemas.js';
@@ -16,16 +16,7 @@ export class PricingService {
   ) {}
 
   async get(organizationId: string): Promise<OrganizationPricingView> {
-    const organization = await this.prisma.organization.findUniqueOrThrow({
-      where: { id: organizationId },
-      select: {
-        crossZonePricePerGb: true,
-        clusters: {
-          select: { id: true, name: true, cloud: true, region: true, crossZonePricePerGb: true },
-          orderBy: { name: 'asc' },
-        },
-      },
-    });
+    const organization = await organizationPrices(this.prisma, organizationId);
     const organizationPricePerGb = numberOrNull(organization.crossZonePricePerGb);
     return {
       currency: 'USD',

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type AuditActor, PrismaService, recordAudit, revokeMemberSessions } from '@zw/db';
+import { type AuditActor, membersOf, PrismaService, recordAudit, revokeMemberSessions } from '@zw/db';
 import { z } from 'zod';
 import { CurrentActor } from '../audit/audit-actor.js';
 import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
@@ -52,19 +52,7 @@ export class MembersController {
   @ApiOperation({ summary: 'The members: who signed in through SSO, their role and groups, their open sessions' })
   @ApiResponseFrom(200, MemberListSchema, 'every member, latest sign-in first')
   async list(@CurrentCaller() caller: Caller): Promise<z.output<typeof MemberListSchema>> {
-    const now = new Date();
-    const rows = await this.prisma.user.findMany({
-      where: { organizationId: caller.organizationId },
-      orderBy: [{ lastSignInAt: 'desc' }, { id: 'desc' }],
-      include: {
-        sessions: {
-          where: { revokedAt: null, expiresAt: { gt: now } },
-          select: { expiresAt: true },
-          orderBy: { expiresAt: 'desc' },
-        },
-      },
-      take: 1000,
-    });
+    const rows = await membersOf(this.prisma, caller.organizationId);
     return {
       members: rows.map((row) => ({
         id: row.id,

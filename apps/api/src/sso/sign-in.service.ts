@@ -5,6 +5,7 @@ import {
   findSsoSettings,
   findSsoSettingsBySlug,
   groupsOfClaim,
+  organizationSlugOf,
   PrismaService,
   recordAudit,
   recordSignInAttempt,
@@ -142,11 +143,7 @@ export class SignInService {
     }
     const attempt = await takeSignInAttempt(this.prisma, state);
     if (!attempt) throw new SignInRefused('this sign-in expired or was already used: start it again');
-    const organization = await this.prisma.organization.findUniqueOrThrow({
-      where: { id: attempt.organizationId },
-      select: { slug: true },
-    });
-    const slug = organization.slug;
+    const slug = await organizationSlugOf(this.prisma, attempt.organizationId);
     if (query.get('error')) {
       throw new SignInRefused(
         `the identity provider refused the sign-in: ${query.get('error_description') ?? query.get('error')}`,

@@ -1,6 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Put, Req } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { type AuditActor, findSsoSettings, Prisma, PrismaService, recordAudit, saveSsoSettings } from '@zw/db';
+import {
+  type AuditActor,
+  findSsoSettings,
+  organizationSlugOf,
+  Prisma,
+  PrismaService,
+  recordAudit,
+  saveSsoSettings,
+} from '@zw/db';
 import { outboundUrlProblem } from '@zw/reports';
 import type { SecretKeyring } from '@zw/secrets';
 import { ConfigService } from '@nestjs/config';
@@ -217,9 +225,9 @@ export class SsoSettingsController {
   }
 
   private async view(organizationId: string, request: ExpressRequest): Promise<SsoSettingsView> {
-    const [settings, organization] = await Promise.all([
+    const [settings, slug] = await Promise.all([
       findSsoSettings(this.prisma, organizationId, this.keyring),
-      this.prisma.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { slug: true } }),
+      organizationSlugOf(this.prisma, organizationId),
     ]);
     const base = this.signIn.baseUrl(request);
     return {
@@ -239,7 +247,7 @@ export class SsoSettingsController {
           }
         : null,
       redirectUri: this.signIn.redirectUri(request),
-      signInUrl: `${base}/sign-in/${organization.slug}`,
+      signInUrl: `${base}/sign-in/${slug}`,
     };
   }
 }
