@@ -40,13 +40,8 @@ import {
   type SliceManagement,
 } from './slice-management.js';
 import type { Snapshot } from './snapshot-model.js';
-import {
-  originZonesOf,
-  overloadOfAllocation,
-  proportionalAllocation,
-  sliceTrafficByOrigin,
-  type CrossZoneFractions,
-} from './traffic-model.js';
+import { overloadOfAllocation, proportionalAllocation } from './failed-allocation-overload.js';
+import { originZonesOf, sliceTrafficByOrigin, type CrossZoneFractions } from './traffic-model.js';
 
 /**
  * The whole analysis of one cluster snapshot: what the EndpointSlice controller would do to every

@@ -13,7 +13,22 @@ export * from './traffic-distribution.js';
 export * from './routing-mode.js';
 export * from './endpointslice-controller.js';
 export * from './proxy-filter.js';
-export * from './traffic-model.js';
+export {
+  crossZoneFractions,
+  expectedOverloadByZone,
+  modelSliceTraffic,
+  modelTraffic,
+  originZonesOf,
+  sliceTrafficByOrigin,
+  trafficEndpointsFromSlices,
+  type CrossZoneFractions,
+  type OriginTraffic,
+  type SliceTrafficEndpoint,
+  type TrafficEndpoint,
+  type TrafficModel,
+  type TrafficModelInput,
+} from './traffic-model.js';
+export * from './failed-allocation-overload.js';
 export * from './traffic-presets.js';
 export * from './traffic-attribution.js';
 export * from './traffic-sources.js';

@@ -16,13 +16,8 @@ import { countReadyEndpoints, isEndpointReady } from './hints.js';
 import type { AddressType, Endpoint, EndpointSlice, Service } from './k8s-objects.js';
 import { mapList } from './lists.js';
 import type { ControllerFeatures } from './routing-mode.js';
-import {
-  type CrossZoneFractions,
-  originZonesOf,
-  overloadOfAllocation,
-  proportionalAllocation,
-  sliceTrafficByOrigin,
-} from './traffic-model.js';
+import { overloadOfAllocation, proportionalAllocation } from './failed-allocation-overload.js';
+import { type CrossZoneFractions, originZonesOf, sliceTrafficByOrigin } from './traffic-model.js';
 import { type RoutingMode, withRoutingMode } from './what-if.js';
 
 /** The what-if's slice capacity (the controller's default `--max-endpoints-per-slice`). */

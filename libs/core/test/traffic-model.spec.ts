@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EndpointHints, EndpointSlice } from '../src/k8s-objects.js';
+import { overloadOfAllocation, proportionalAllocation } from '../src/failed-allocation-overload.js';
 import { kubeProxyView } from '../src/proxy-filter.js';
 import {
   crossZoneFractions,
@@ -8,8 +9,6 @@ import {
   modelSliceTraffic,
   modelTraffic,
   originZonesOf,
-  overloadOfAllocation,
-  proportionalAllocation,
   sliceTrafficByOrigin,
   trafficEndpointsFromSlices,
   type TrafficEndpoint,
