@@ -31,6 +31,8 @@ export {
 export * from './failed-allocation-overload.js';
 export * from './traffic-presets.js';
 export * from './traffic-attribution.js';
+export { type MeasuredServiceTraffic, type PromSample } from './preset-attribution.js';
+export * from './service-map.js';
 export * from './traffic-sources.js';
 export * from './ip-addresses.js';
 export * from './cidr-bands.js';

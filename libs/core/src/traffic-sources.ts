@@ -3,7 +3,7 @@
  * against the measurement. The queries are traffic-presets.ts, reading their answers
  * traffic-attribution.ts. Plain data in, plain data out: the worker does the HTTP.
  */
-import type { MeasuredServiceTraffic } from './traffic-attribution.js';
+import type { MeasuredServiceTraffic } from './preset-attribution.js';
 
 /** Hours in a month, as the savings model (cloud price lists) counts them. */
 const HOURS_PER_MONTH = 730;
