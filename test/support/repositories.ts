@@ -40,6 +40,27 @@ export async function repositoryDatabase(tag: string): Promise<RepositoryDatabas
   };
 }
 
+/** A daily JSON report schedule of the organization's (anchored now); its id. */
+export async function addReportSchedule(
+  prisma: PrismaClient,
+  organizationId: string,
+  input: { name: string; createdAt?: Date; webhookSecret?: string },
+): Promise<string> {
+  const { id } = await prisma.reportSchedule.create({
+    data: {
+      organizationId,
+      cadence: 'daily',
+      cronExpression: '0 0 * * *',
+      timeZone: 'UTC',
+      formats: ['json'],
+      anchorAt: new Date(),
+      ...input,
+    },
+    select: { id: true },
+  });
+  return id;
+}
+
 /** A cluster (and its organization when new); its id and its organization's. */
 export async function addCluster(
   prisma: PrismaClient,

@@ -55,3 +55,22 @@ export function deliveryOf(db: Db, organizationId: string, id: string) {
     include: { channel: { select: { name: true } } },
   });
 }
+
+/** The organization's channel with every column (its sealed target and secret too), or null. */
+export function channelOf(db: Db, organizationId: string, id: string) {
+  return db.alertChannel.findFirst({ where: { id, organizationId } });
+}
+
+/** Whether the organization has this channel. */
+export async function hasChannel(db: Db, organizationId: string, id: string): Promise<boolean> {
+  return (await db.alertChannel.findFirst({ where: { id, organizationId }, select: { id: true } })) !== null;
+}
+
+/** How many of these channels are the organization's. */
+export function countOwnedChannels(db: Db, organizationId: string, channelIds: readonly string[]): Promise<number> {
+  return db.alertChannel.count({ where: { organizationId, id: { in: [...channelIds] } } });
+}
+
+export function ruleOf(db: Db, organizationId: string, id: string) {
+  return db.alertRule.findFirst({ where: { id, organizationId } });
+}

@@ -1,7 +1,7 @@
 import { issueAgentToken } from './agent-tokens.js';
 import { type AuditActor, recordAudit } from './audit-log.js';
 import type { Db } from './db-client.js';
-import type { Cloud, Cluster, PrismaClient } from './generated/prisma/client.js';
+import type { Cloud, Cluster, Prisma, PrismaClient } from './generated/prisma/client.js';
 import type { ReadDb } from './read-db.js';
 
 export interface RegisterClusterInput {
@@ -124,4 +124,61 @@ export async function clusterPriceRows(
 export async function organizationOfCluster(db: Db, clusterId: string): Promise<string | null> {
   const cluster = await db.cluster.findUnique({ where: { id: clusterId }, select: { organizationId: true } });
   return cluster?.organizationId ?? null;
+}
+
+/** Which of these clusters are the organization's (others' ids and unknown ids are left out). */
+export async function ownedClusterIds(
+  db: Db,
+  organizationId: string,
+  clusterIds: readonly string[],
+): Promise<string[]> {
+  const owned = await db.cluster.findMany({
+    where: { organizationId, id: { in: [...clusterIds] } },
+    select: { id: true },
+  });
+  return owned.map((cluster) => cluster.id);
+}
+
+/** How many of these clusters are the organization's. */
+export function countOwnedClusters(db: Db, organizationId: string, clusterIds: readonly string[]): Promise<number> {
+  return db.cluster.count({ where: { organizationId, id: { in: [...clusterIds] } } });
+}
+
+/** A cluster's columns as its view shows them: its token's prefix and age, its traffic source's state, prices. */
+export const CLUSTER_VIEW_COLUMNS = {
+  id: true,
+  name: true,
+  cloud: true,
+  region: true,
+  kubernetesVersion: true,
+  dataPlane: true,
+  crossZonePricePerGb: true,
+  labels: true,
+  createdAt: true,
+  updatedAt: true,
+  agentToken: { select: { tokenPrefix: true, createdAt: true, rotatedAt: true } },
+  trafficSource: { select: { preset: true, status: true, lastError: true, lastSuccessAt: true } },
+  organization: { select: { crossZonePricePerGb: true } },
+} satisfies Prisma.ClusterSelect;
+
+export type ClusterViewRow = Prisma.ClusterGetPayload<{ select: typeof CLUSTER_VIEW_COLUMNS }>;
+
+/** The organization's clusters by name, `take` at most, after the name `after` when given. */
+export function clusterViewsOf(db: Db, organizationId: string, page: { after?: string | null; take: number }) {
+  return db.cluster.findMany({
+    where: { organizationId, ...(typeof page.after === 'string' ? { name: { gt: page.after } } : {}) },
+    orderBy: { name: 'asc' },
+    take: page.take,
+    select: CLUSTER_VIEW_COLUMNS,
+  });
+}
+
+export function clusterViewOf(db: Db, organizationId: string, id: string) {
+  return db.cluster.findFirst({ where: { id, organizationId }, select: CLUSTER_VIEW_COLUMNS });
+}
+
+/** A cluster's name, or null when there is no such cluster (or it is gone). */
+export async function clusterNameOf(db: Db, clusterId: string): Promise<string | null> {
+  const cluster = await db.cluster.findUnique({ where: { id: clusterId }, select: { name: true } });
+  return cluster?.name ?? null;
 }

@@ -24,11 +24,18 @@ export {
 } from './agent-tokens.js';
 export {
   type AnalysisSettingsRow,
+  clusterNameOf,
   clusterPriceRows,
   type ClusterPriceRow,
+  CLUSTER_VIEW_COLUMNS,
+  clusterViewOf,
+  type ClusterViewRow,
+  clusterViewsOf,
+  countOwnedClusters,
   findCluster,
   newestAnalysisSettings,
   organizationOfCluster,
+  ownedClusterIds,
   registerCluster,
   type RegisterClusterInput,
   type RegisteredCluster,
@@ -62,12 +69,15 @@ export {
 export {
   claimSnapshot,
   type ClaimedSnapshot,
+  insertSnapshot,
   isBeingRecorded,
   markSnapshotFailed,
+  type NewSnapshot,
   type NewestCapture,
   newestCaptures,
   newestProcessedPayload,
   readSnapshotPayload,
+  snapshotByContent,
   storedSnapshotPayload,
   type StoredSnapshotPayload,
   waitingSnapshots,
@@ -194,6 +204,21 @@ export {
 } from './read-model/savings.js';
 export { addClosedIntervalsToSavingsDays, refreshSavingsDays, type SavingsDaySpan } from './read-model/savings-days.js';
 export * from './reports.js';
+export {
+  hasReportSchedule,
+  REPORT_VIEW_COLUMNS,
+  reportDownload,
+  type ReportPage,
+  reportScheduleOf,
+  reportViewOf,
+  type ReportViewRow,
+  reportViewsOf,
+  retryFailedReport,
+  SCHEDULE_VIEW_COLUMNS,
+  scheduleViewOf,
+  type ScheduleViewRow,
+  scheduleViewsOf,
+} from './report-settings.js';
 export {
   clearMeasurements,
   clustersWithTrafficSource,
@@ -325,4 +350,14 @@ export {
   type StoredReport,
   type WebhookAttempt,
 } from './report-making.js';
-export { alertsOf, channelsOf, deliveriesOf, deliveryOf, rulesOf } from './alert-settings.js';
+export {
+  alertsOf,
+  channelOf,
+  channelsOf,
+  countOwnedChannels,
+  deliveriesOf,
+  deliveryOf,
+  hasChannel,
+  ruleOf,
+  rulesOf,
+} from './alert-settings.js';

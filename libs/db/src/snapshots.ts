@@ -1,5 +1,6 @@
 import type { ClusterOverrides } from '@zw/core';
 import type { Db } from './db-client.js';
+import { Prisma } from './generated/prisma/client.js';
 import type { ReadDb } from './read-db.js';
 import type { SqlClient } from './sql-client.js';
 
@@ -170,5 +171,49 @@ export async function waitingSnapshots(db: Db, since: Date, limit: number, after
     select: { id: true, clusterId: true, attempts: true },
     orderBy: { id: 'asc' },
     take: limit,
+  });
+}
+
+/** A pushed snapshot as ingest stores it: its row and its gzip payload. */
+export interface NewSnapshot {
+  clusterId: string;
+  capturedAt: Date;
+  receivedAt: Date;
+  /** SHA-256 of the pushed document: the same bytes pushed again are the same snapshot. */
+  contentHash: Uint8Array<ArrayBuffer>;
+  /** SHA-256 of what the analysis reads (the document without its captured-at). */
+  inputHash: Uint8Array<ArrayBuffer>;
+  sizeBytes: number;
+  gzip: Uint8Array<ArrayBuffer>;
+}
+
+/**
+ * Stores a pushed snapshot with its payload (one nested write, as ingest always made it); its id, or null
+ * when the cluster already has a snapshot with these bytes or this captured-at (their unique keys), stored
+ * by a concurrent push or before. Not for an interactive transaction: the refused insert would abort it.
+ */
+export async function insertSnapshot(db: Db, snapshot: NewSnapshot): Promise<string | null> {
+  const { gzip, ...row } = snapshot;
+  try {
+    const { id } = await db.snapshot.create({
+      data: { ...row, payload: { create: { gzip } } },
+      select: { id: true },
+    });
+    return id;
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return null;
+    throw error;
+  }
+}
+
+/** The cluster's snapshot with these exact bytes (its id and captured-at), or null. */
+export async function snapshotByContent(
+  db: Db,
+  clusterId: string,
+  contentHash: Uint8Array<ArrayBuffer>,
+): Promise<{ id: string; capturedAt: Date } | null> {
+  return db.snapshot.findUnique({
+    where: { clusterId_contentHash: { clusterId, contentHash } },
+    select: { id: true, capturedAt: true },
   });
 }

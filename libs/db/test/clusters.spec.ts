@@ -6,7 +6,14 @@ import {
   repositoryDatabase,
   type RepositoryDatabase,
 } from '../../../test/support/repositories.js';
-import { clusterPriceRows, newestAnalysisSettings, organizationOfCluster } from '../src/index.js';
+import {
+  clusterNameOf,
+  clusterPriceRows,
+  clusterViewOf,
+  clusterViewsOf,
+  newestAnalysisSettings,
+  organizationOfCluster,
+} from '../src/index.js';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 10, minute));
 
@@ -101,5 +108,41 @@ describe('organizationOfCluster', () => {
 
     expect(await organizationOfCluster(db.prisma, clusterId)).toBe(organizationId);
     expect(await organizationOfCluster(db.prisma, '00000000-0000-7000-8000-000000000000')).toBeNull();
+  });
+});
+
+describe('cluster views', () => {
+  it("page through the organization's own clusters by name, with their token, source and prices", async () => {
+    const { clusterId: beta, organizationId } = await addCluster(db.prisma, {
+      organizationSlug: 'views',
+      name: 'beta',
+    });
+    const { clusterId: alpha } = await addCluster(db.prisma, { organizationSlug: 'views', name: 'alpha' });
+    const { clusterId: foreign } = await addCluster(db.prisma, { organizationSlug: 'not-views', name: 'aardvark' });
+    const names = async (page: Parameters<typeof clusterViewsOf>[2]) =>
+      (await clusterViewsOf(db.prisma, organizationId, page)).map((row) => row.name);
+
+    expect(await names({ take: 10 })).toEqual(['alpha', 'beta']);
+    expect(await names({ take: 1 })).toEqual(['alpha']);
+    expect(await names({ after: 'alpha', take: 10 })).toEqual(['beta']);
+    expect(await clusterViewOf(db.prisma, organizationId, beta)).toMatchObject({
+      id: beta,
+      name: 'beta',
+      agentToken: { tokenPrefix: expect.any(String) },
+      trafficSource: null,
+      organization: { crossZonePricePerGb: null },
+    });
+    expect(await clusterViewOf(db.prisma, organizationId, foreign)).toBeNull();
+    expect((await clusterViewOf(db.prisma, organizationId, alpha))?.name).toBe('alpha');
+  });
+});
+
+describe('clusterNameOf', () => {
+  it('names the cluster, and nothing for one that is gone', async () => {
+    const { clusterId } = await addCluster(db.prisma, { organizationSlug: 'named', name: 'edge-1' });
+
+    expect(await clusterNameOf(db.prisma, clusterId)).toBe('edge-1');
+    await db.prisma.cluster.delete({ where: { id: clusterId } });
+    expect(await clusterNameOf(db.prisma, clusterId)).toBeNull();
   });
 });

@@ -2,7 +2,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
 import {
   alertsOf,
+  channelOf,
   channelsOf,
+  countOwnedChannels,
+  hasChannel,
+  ruleOf,
   claimDelivery,
   createOrganization,
   enabledReportSchedules,
@@ -279,5 +283,25 @@ describe("the alerts API's reads", () => {
     expect(await deliveriesOf(prisma, organizationId, channels.disabled, 500)).toEqual([]);
     expect(await deliveryOf(prisma, organizationId, mine[0].id)).toMatchObject({ id: mine[0].id });
     expect(await deliveryOf(prisma, otherOrganizationId, mine[0].id)).toBeNull();
+  });
+
+  it("find an organization's own channel or rule, and count its channels among those named", async () => {
+    const rule = await prisma.alertRule.create({
+      data: { organizationId, name: 'one', kind: 'drift', channelIds: [] },
+    });
+
+    expect(await channelOf(prisma, organizationId, channels.enabled)).toMatchObject({
+      id: channels.enabled,
+      name: 'on',
+      targetHint: 'hooks.slack.com',
+    });
+    expect(await channelOf(prisma, organizationId, channels.foreign)).toBeNull();
+    expect(await hasChannel(prisma, organizationId, channels.disabled)).toBe(true);
+    expect(await hasChannel(prisma, organizationId, channels.foreign)).toBe(false);
+    expect(await hasChannel(prisma, otherOrganizationId, channels.foreign)).toBe(true);
+    expect(await countOwnedChannels(prisma, organizationId, Object.values(channels))).toBe(2);
+    expect(await countOwnedChannels(prisma, otherOrganizationId, Object.values(channels))).toBe(1);
+    expect(await ruleOf(prisma, organizationId, rule.id)).toMatchObject({ id: rule.id, name: 'one', kind: 'drift' });
+    expect(await ruleOf(prisma, otherOrganizationId, rule.id)).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addCluster,
@@ -9,12 +9,14 @@ import {
 } from '../../../test/support/repositories.js';
 import {
   claimSnapshot,
+  insertSnapshot,
   isBeingRecorded,
   markSnapshotFailed,
   newestCaptures,
   newestProcessedPayload,
   pgSql,
   readSnapshotPayload,
+  snapshotByContent,
   storedSnapshotPayload,
   waitingSnapshots,
 } from '../src/index.js';
@@ -187,5 +189,39 @@ describe('waitingSnapshots', () => {
 
     expect(first).toEqual(waiting.slice(0, 2));
     expect(rest).toEqual(waiting.slice(2));
+  });
+});
+
+describe('insertSnapshot and snapshotByContent', () => {
+  const sha = (text: string) => new Uint8Array(createHash('sha256').update(text).digest());
+  const pushed = (clusterId: string, content: string, minute: number) => ({
+    clusterId,
+    capturedAt: at(minute),
+    receivedAt: at(minute),
+    contentHash: sha(content),
+    inputHash: sha(`input of ${content}`),
+    sizeBytes: content.length,
+    gzip: new Uint8Array(gzipSync(content)),
+  });
+
+  it('stores a snapshot with its payload, and refuses the same bytes or captured-at of the same cluster', async () => {
+    const { clusterId } = await addCluster(db.prisma, { organizationSlug: 'ingest', name: 'a' });
+    const { clusterId: other } = await addCluster(db.prisma, { organizationSlug: 'ingest-too', name: 'b' });
+
+    const id = await insertSnapshot(db.prisma, pushed(clusterId, '{"n":1}', 0));
+
+    expect(id).toEqual(expect.any(String));
+    expect(await snapshotByContent(db.prisma, clusterId, sha('{"n":1}'))).toEqual({ id, capturedAt: at(0) });
+    expect(await snapshotByContent(db.prisma, other, sha('{"n":1}'))).toBeNull();
+    expect(gunzipSync((await readSnapshotPayload(pgSql(db.pool), id!, at(0)))!).toString()).toBe('{"n":1}');
+    expect(await db.prisma.snapshot.findUniqueOrThrow({ where: { id: id! } })).toMatchObject({
+      status: 'queued',
+      sizeBytes: 7,
+      receivedAt: at(0),
+    });
+    expect(await insertSnapshot(db.prisma, pushed(clusterId, '{"n":1}', 1))).toBeNull(); // same bytes
+    expect(await insertSnapshot(db.prisma, pushed(clusterId, '{"n":2}', 0))).toBeNull(); // same instant
+    expect(await insertSnapshot(db.prisma, pushed(other, '{"n":1}', 0))).toEqual(expect.any(String));
+    expect(await db.prisma.snapshot.count({ where: { clusterId } })).toBe(1);
   });
 });

@@ -3,12 +3,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   alertsOf,
   type AuditActor,
+  channelOf,
   channelsOf,
+  countOwnedChannels,
+  countOwnedClusters,
   deliveriesOf,
   deliveryOf,
   detachChannel,
+  hasChannel,
   PrismaService,
   recordAudit,
+  ruleOf,
   rulesOf,
   sealChannelSecrets,
 } from '@zw/db';
@@ -162,7 +167,7 @@ export class AlertsService {
     body: z.output<typeof UpdateChannelBody>,
     actor: AuditActor,
   ): Promise<ChannelView> {
-    const current = await this.prisma.alertChannel.findFirst({ where: { id, organizationId } });
+    const current = await channelOf(this.prisma, organizationId, id);
     if (!current) throw notFound(`no alert channel ${id} in this organization`);
     if (body.signature && current.kind !== 'webhook') {
       throw validationProblem([{ location: 'body', field: 'signature', message: 'only webhook channels are signed' }]);
@@ -208,8 +213,8 @@ export class AlertsService {
 
   /** Queues a test message to the channel; its delivery shows in the log like any other. */
   async sendTest(organizationId: string, id: string, actor: AuditActor): Promise<DeliveryView> {
-    const channel = await this.prisma.alertChannel.findFirst({ where: { id, organizationId }, select: { id: true } });
-    if (!channel) throw notFound(`no alert channel ${id} in this organization`);
+    const known = await hasChannel(this.prisma, organizationId, id);
+    if (!known) throw notFound(`no alert channel ${id} in this organization`);
     await this.queues.assertAvailable();
     const delivery = await this.prisma.$transaction(async (tx) => {
       const created = await tx.alertDelivery.create({
@@ -231,7 +236,7 @@ export class AlertsService {
 
   private async checkRefs(organizationId: string, clusterIds: string[] | undefined, channelIds: string[] | undefined) {
     if (clusterIds?.length) {
-      const found = await this.prisma.cluster.count({ where: { organizationId, id: { in: clusterIds } } });
+      const found = await countOwnedClusters(this.prisma, organizationId, clusterIds);
       if (found !== new Set(clusterIds).size) {
         throw validationProblem([
           { location: 'body', field: 'clusterIds', message: 'names a cluster this organization does not have' },
@@ -239,7 +244,7 @@ export class AlertsService {
       }
     }
     if (channelIds?.length) {
-      const found = await this.prisma.alertChannel.count({ where: { organizationId, id: { in: channelIds } } });
+      const found = await countOwnedChannels(this.prisma, organizationId, channelIds);
       if (found !== new Set(channelIds).size) {
         throw validationProblem([
           { location: 'body', field: 'channelIds', message: 'names a channel this organization does not have' },
@@ -294,7 +299,7 @@ export class AlertsService {
     body: z.output<typeof UpdateRuleBody>,
     actor: AuditActor,
   ): Promise<RuleView> {
-    const current = await this.prisma.alertRule.findFirst({ where: { id, organizationId } });
+    const current = await ruleOf(this.prisma, organizationId, id);
     if (!current) throw notFound(`no alert rule ${id} in this organization`);
     if (current.kind === 'savings-missed' && body.threshold === null) {
       throw validationProblem([{ location: 'body', field: 'threshold', message: 'savings-missed needs a threshold' }]);

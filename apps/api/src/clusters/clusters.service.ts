@@ -3,6 +3,10 @@ import {
   type AnalysisSettingsRow,
   type AuditActor,
   type Cloud,
+  CLUSTER_VIEW_COLUMNS,
+  clusterViewOf,
+  type ClusterViewRow,
+  clusterViewsOf,
   issueAgentToken,
   newestAnalysisSettings,
   Prisma,
@@ -25,24 +29,6 @@ import type {
   UpdateClusterBody,
 } from './clusters.schemas.js';
 
-const CLUSTER_SELECT = {
-  id: true,
-  name: true,
-  cloud: true,
-  region: true,
-  kubernetesVersion: true,
-  dataPlane: true,
-  crossZonePricePerGb: true,
-  labels: true,
-  createdAt: true,
-  updatedAt: true,
-  agentToken: { select: { tokenPrefix: true, createdAt: true, rotatedAt: true } },
-  trafficSource: { select: { preset: true, status: true, lastError: true, lastSuccessAt: true } },
-  organization: { select: { crossZonePricePerGb: true } },
-} satisfies Prisma.ClusterSelect;
-
-type ClusterRow = Prisma.ClusterGetPayload<{ select: typeof CLUSTER_SELECT }>;
-
 const NO_ANALYSIS: AnalysisSettingsRow = {
   capturedAt: null,
   kubernetesVersion: null,
@@ -55,7 +41,7 @@ function decimalOrNull(value: Prisma.Decimal | null): number | null {
   return value === null ? null : Number(value);
 }
 
-export function clusterView(row: ClusterRow, analysis: AnalysisSettingsRow = NO_ANALYSIS): ClusterView {
+export function clusterView(row: ClusterViewRow, analysis: AnalysisSettingsRow = NO_ANALYSIS): ClusterView {
   const override = row.crossZonePricePerGb === null ? null : Number(row.crossZonePricePerGb);
   return {
     id: row.id,
@@ -128,7 +114,7 @@ export class ClustersService {
           select: { id: true },
         });
         const agentToken = await issueAgentToken(tx, id);
-        const row = await tx.cluster.findUniqueOrThrow({ where: { id }, select: CLUSTER_SELECT });
+        const row = await tx.cluster.findUniqueOrThrow({ where: { id }, select: CLUSTER_VIEW_COLUMNS });
         await recordAudit(tx, actor, {
           organizationId,
           action: 'cluster.create',
@@ -156,11 +142,9 @@ export class ClustersService {
   async list(organizationId: string, query: z.output<typeof ListClustersQuery>): Promise<ClusterListView> {
     const print = fingerprint(['clusters']);
     const after = decodeCursor(query.cursor, print);
-    const rows = await this.prisma.cluster.findMany({
-      where: { organizationId, ...(after ? { name: { gt: String(after.k[0]) } } : {}) },
-      orderBy: { name: 'asc' },
+    const rows = await clusterViewsOf(this.prisma, organizationId, {
+      after: after ? String(after.k[0]) : null,
       take: query.limit + 1,
-      select: CLUSTER_SELECT,
     });
     const page = rows.slice(0, query.limit);
     const more = rows.length > query.limit;
@@ -175,7 +159,7 @@ export class ClustersService {
   }
 
   async get(organizationId: string, id: string): Promise<ClusterView> {
-    const row = await this.prisma.cluster.findFirst({ where: { id, organizationId }, select: CLUSTER_SELECT });
+    const row = await clusterViewOf(this.prisma, organizationId, id);
     if (!row) throw clusterNotFound(id);
     return clusterView(row, (await newestAnalysisSettings(this.prisma, [id])).get(id));
   }
@@ -192,7 +176,7 @@ export class ClustersService {
   ): Promise<ClusterView> {
     try {
       await this.prisma.$transaction(async (tx) => {
-        const before = await tx.cluster.findFirst({ where: { id, organizationId }, select: CLUSTER_SELECT });
+        const before = await clusterViewOf(tx, organizationId, id);
         if (!before) throw clusterNotFound(id);
         await tx.cluster.update({
           where: { id },

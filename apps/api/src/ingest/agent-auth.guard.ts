@@ -3,6 +3,7 @@ import {
   type AgentIdentity,
   agentTokenPrefixes,
   agentTokenPrefixOf,
+  clusterNameOf,
   findClusterByAgentToken,
   PrismaService,
 } from '@zw/db';
@@ -58,8 +59,7 @@ export class AgentAuthGuard implements CanActivate {
     });
     const claimed = request.headers[CLUSTER_HEADER];
     if (typeof claimed === 'string' && claimed !== agent.clusterId) {
-      const cluster = await this.prisma.cluster.findUnique({ where: { id: agent.clusterId }, select: { name: true } });
-      if (claimed !== cluster?.name) {
+      if (claimed !== (await clusterNameOf(this.prisma, agent.clusterId))) {
         throw new ProblemException(403, `this agent token belongs to another cluster than "${claimed}"`);
       }
     }

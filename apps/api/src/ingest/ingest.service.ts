@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { type AgentIdentity, Prisma, PrismaService } from '@zw/db';
+import { type AgentIdentity, insertSnapshot, PrismaService, snapshotByContent } from '@zw/db';
 import { enqueueSnapshot, SNAPSHOTS_QUEUE } from '@zw/queue';
 import type { Queue } from 'bullmq';
 import type { IncomingMessage } from 'node:http';
@@ -75,22 +75,16 @@ export class IngestService {
     const stated = read.statedCapturedAt === null ? null : new Date(read.statedCapturedAt);
     const skewMs = this.config.get('INGEST_CLOCK_SKEW_SECONDS', { infer: true }) * 1000;
     const { capturedAt, clamped } = recordedCapturedAt(stated, receivedAt, skewMs);
-    let snapshotId: string;
-    try {
-      ({ id: snapshotId } = await this.prisma.snapshot.create({
-        data: {
-          clusterId: agent.clusterId,
-          capturedAt,
-          receivedAt,
-          contentHash: read.contentHash,
-          inputHash: read.inputHash,
-          sizeBytes: read.sizeBytes,
-          payload: { create: { gzip: read.payload } },
-        },
-        select: { id: true },
-      }));
-    } catch (error) {
-      if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')) throw error;
+    const snapshotId = await insertSnapshot(this.prisma, {
+      clusterId: agent.clusterId,
+      capturedAt,
+      receivedAt,
+      contentHash: read.contentHash,
+      inputHash: read.inputHash,
+      sizeBytes: read.sizeBytes,
+      gzip: read.payload,
+    });
+    if (snapshotId === null) {
       // Lost a race with the same snapshot pushed concurrently, or another snapshot claims this instant.
       // Decision: one snapshot per instant per cluster (history intervals are bounded by captured-at
       // times), so a different snapshot with a captured-at already taken is refused with 409.
@@ -112,10 +106,7 @@ export class IngestService {
 
   /** The snapshot of this cluster with these exact bytes, answered as a duplicate. */
   private async findByContent(clusterId: string, read: ReadSnapshot): Promise<AcceptedSnapshot | null> {
-    const row = await this.prisma.snapshot.findUnique({
-      where: { clusterId_contentHash: { clusterId, contentHash: read.contentHash } },
-      select: { id: true, capturedAt: true },
-    });
+    const row = await snapshotByContent(this.prisma, clusterId, read.contentHash);
     if (!row) return null;
     const capturedAt = row.capturedAt.toISOString();
     return {

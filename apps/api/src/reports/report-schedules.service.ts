@@ -4,9 +4,14 @@ import {
   type AuditActor,
   NO_WEBHOOK_SECRET,
   organizationChannelIds,
+  ownedClusterIds,
   type Prisma,
   PrismaService,
   recordAudit,
+  reportScheduleOf,
+  scheduleViewOf,
+  type ScheduleViewRow,
+  scheduleViewsOf,
   sealedWebhookSecretColumns,
 } from '@zw/db';
 import { enqueueScheduleSync, REPORTS_QUEUE, type ReportsConfig, secretKeyringOf } from '@zw/queue';
@@ -45,31 +50,6 @@ type Scope = z.output<typeof CreateScheduleBody>['scope'];
 const WEBHOOK_SECRET_PREFIX = 'zws_';
 const DISPLAY_PREFIX_LENGTH = WEBHOOK_SECRET_PREFIX.length + 6;
 
-const SCHEDULE_SELECT = {
-  id: true,
-  organizationId: true,
-  name: true,
-  cadence: true,
-  cronExpression: true,
-  timeZone: true,
-  clusterIds: true,
-  formats: true,
-  webhookUrl: true,
-  webhookSecretPrefix: true,
-  channelIds: true,
-  enabled: true,
-  anchorAt: true,
-  createdAt: true,
-  updatedAt: true,
-  reports: {
-    select: { id: true, periodStart: true, periodEnd: true, status: true },
-    orderBy: [{ periodEnd: 'desc' }, { id: 'desc' }],
-    take: 1,
-  },
-} satisfies Prisma.ReportScheduleSelect;
-
-type ScheduleRow = Prisma.ReportScheduleGetPayload<{ select: typeof SCHEDULE_SELECT }>;
-
 export function scheduleNotFound(id: string): ProblemException {
   return notFound(`no report schedule ${id} in your organization`);
 }
@@ -79,7 +59,7 @@ function newWebhookSecret(): { secret: string; prefix: string } {
   return { secret, prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH) };
 }
 
-export function scheduleView(row: ScheduleRow, now: Date): ScheduleView {
+export function scheduleView(row: ScheduleViewRow, now: Date): ScheduleView {
   const [last] = row.reports;
   return {
     id: row.id,
@@ -176,21 +156,9 @@ export class ReportSchedulesService {
   ): Promise<ScheduleListView> {
     const print = fingerprint(['report-schedules']);
     const after = decodeCursor(query.cursor, print);
-    const rows = await this.prisma.reportSchedule.findMany({
-      where: {
-        organizationId,
-        ...(after
-          ? {
-              OR: [
-                { createdAt: { gt: new Date(String(after.k[0])) } },
-                { createdAt: new Date(String(after.k[0])), id: { gt: String(after.k[1]) } },
-              ],
-            }
-          : {}),
-      },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    const rows = await scheduleViewsOf(this.prisma, organizationId, {
+      after: after ? { createdAt: new Date(String(after.k[0])), id: String(after.k[1]) } : null,
       take: query.limit + 1,
-      select: SCHEDULE_SELECT,
     });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
@@ -217,7 +185,7 @@ export class ReportSchedulesService {
     actor: AuditActor,
     now = new Date(),
   ): Promise<ScheduleAnswerView> {
-    const current = await this.prisma.reportSchedule.findFirst({ where: { id, organizationId } });
+    const current = await reportScheduleOf(this.prisma, organizationId, id);
     if (!current) throw scheduleNotFound(id);
     const cadence = body.cadence ?? current.cadence;
     const timeZone = body.timeZone ?? current.timeZone;
@@ -298,7 +266,7 @@ export class ReportSchedulesService {
     actor: AuditActor,
     now = new Date(),
   ): Promise<RunView> {
-    const schedule = await this.prisma.reportSchedule.findFirst({ where: { id, organizationId } });
+    const schedule = await reportScheduleOf(this.prisma, organizationId, id);
     if (!schedule) throw scheduleNotFound(id);
     // The report is claimed and queued in the reports service's own transaction; the entry follows it.
     await recordAudit(this.prisma, actor, {
@@ -321,8 +289,8 @@ export class ReportSchedulesService {
     });
   }
 
-  private async row(organizationId: string, id: string): Promise<ScheduleRow> {
-    const row = await this.prisma.reportSchedule.findFirst({ where: { id, organizationId }, select: SCHEDULE_SELECT });
+  private async row(organizationId: string, id: string): Promise<ScheduleViewRow> {
+    const row = await scheduleViewOf(this.prisma, organizationId, id);
     if (!row) throw scheduleNotFound(id);
     return row;
   }
@@ -357,11 +325,7 @@ export class ReportSchedulesService {
   private async checkScope(organizationId: string, scope: Scope): Promise<string[]> {
     if (scope.kind === 'fleet') return [];
     const ids = [...new Set(scope.clusterIds)];
-    const owned = await this.prisma.cluster.findMany({
-      where: { organizationId, id: { in: ids } },
-      select: { id: true },
-    });
-    const known = new Set(owned.map((cluster) => cluster.id));
+    const known = new Set(await ownedClusterIds(this.prisma, organizationId, ids));
     const errors: FieldError[] = scope.clusterIds.flatMap((clusterId, index) =>
       known.has(clusterId)
         ? []

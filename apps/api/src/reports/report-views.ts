@@ -1,28 +1,9 @@
-import type { Prisma } from '@zw/db';
+import type { ReportViewRow } from '@zw/db';
 import { periodLabel } from '@zw/reports';
 import { z } from 'zod';
 import { parseInput } from '../http/validation.js';
 import type { DeliverySchema, ReportSchema, ReportView } from './reports.schemas.js';
 
-/** The columns a report view needs: never the document or the rendered files. */
-export const REPORT_VIEW_SELECT = {
-  id: true,
-  periodStart: true,
-  periodEnd: true,
-  partial: true,
-  trigger: true,
-  status: true,
-  error: true,
-  attempts: true,
-  formats: true,
-  summary: true,
-  createdAt: true,
-  generatedAt: true,
-  schedule: { select: { id: true, name: true, timeZone: true } },
-  delivery: true,
-} satisfies Prisma.ReportSelect;
-
-export type ReportViewRow = Prisma.ReportGetPayload<{ select: typeof REPORT_VIEW_SELECT }>;
 type DeliveryRow = NonNullable<ReportViewRow['delivery']>;
 
 /** What the worker stores as a report's `summary` (the document's headline figures). */

@@ -1,14 +1,23 @@
 import { moneyReplacer } from '@zw/core';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { claimReportPeriod, type Prisma, PrismaService, type ReportFormat } from '@zw/db';
+import {
+  claimReportPeriod,
+  hasReportSchedule,
+  PrismaService,
+  reportDownload,
+  type ReportFormat,
+  reportViewOf,
+  reportViewsOf,
+  retryFailedReport,
+} from '@zw/db';
 import { enqueueReportGeneration, REPORTS_QUEUE, type ReportsConfig } from '@zw/queue';
 import type { Queue } from 'bullmq';
 import type { z } from 'zod';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
 import { QueueAvailability } from '../http/queue-availability.js';
 import { notFound, ProblemException } from '../problem.js';
-import { REPORT_VIEW_SELECT, reportView } from './report-views.js';
+import { reportView } from './report-views.js';
 import { REPORTS_CONFIG } from './reports-config.js';
 import type { ListReportsQuery, ReportListView, ReportView, RunView } from './reports.schemas.js';
 
@@ -50,29 +59,16 @@ export class ReportsService {
 
   async list(organizationId: string, query: z.output<typeof ListReportsQuery>): Promise<ReportListView> {
     if (query.scheduleId) {
-      const owned = await this.prisma.reportSchedule.count({ where: { id: query.scheduleId, organizationId } });
-      if (owned === 0) throw notFound(`no report schedule ${query.scheduleId} in your organization`);
+      const owned = await hasReportSchedule(this.prisma, organizationId, query.scheduleId);
+      if (!owned) throw notFound(`no report schedule ${query.scheduleId} in your organization`);
     }
     const print = fingerprint(['reports', query.scheduleId ?? null, query.status ?? null]);
     const after = decodeCursor(query.cursor, print);
-    const where: Prisma.ReportWhereInput = {
-      organizationId,
-      ...(query.scheduleId ? { scheduleId: query.scheduleId } : {}),
-      ...(query.status ? { status: query.status } : {}),
-      ...(after
-        ? {
-            OR: [
-              { periodEnd: { lt: new Date(String(after.k[0])) } },
-              { periodEnd: new Date(String(after.k[0])), id: { lt: String(after.k[1]) } },
-            ],
-          }
-        : {}),
-    };
-    const rows = await this.prisma.report.findMany({
-      where,
-      orderBy: [{ periodEnd: 'desc' }, { id: 'desc' }],
+    const rows = await reportViewsOf(this.prisma, organizationId, {
+      scheduleId: query.scheduleId,
+      status: query.status,
+      after: after ? { periodEnd: new Date(String(after.k[0])), id: String(after.k[1]) } : null,
       take: query.limit + 1,
-      select: REPORT_VIEW_SELECT,
     });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
@@ -84,24 +80,13 @@ export class ReportsService {
   }
 
   async get(organizationId: string, id: string): Promise<ReportView> {
-    const row = await this.prisma.report.findFirst({ where: { id, organizationId }, select: REPORT_VIEW_SELECT });
+    const row = await reportViewOf(this.prisma, organizationId, id);
     if (!row) throw reportNotFound(id);
     return reportView(row);
   }
 
   async download(organizationId: string, id: string, format: ReportFormat): Promise<Download> {
-    const row = await this.prisma.report.findFirst({
-      where: { id, organizationId },
-      select: {
-        status: true,
-        formats: true,
-        periodStart: true,
-        document: format === 'json',
-        csv: format === 'csv',
-        html: format === 'html',
-        schedule: { select: { name: true } },
-      },
-    });
+    const row = await reportDownload(this.prisma, organizationId, id, format);
     if (!row) throw reportNotFound(id);
     if (row.status !== 'ready') {
       throw new ProblemException(409, `report ${id} is ${row.status}: it can be downloaded once its status is ready`, {
@@ -145,11 +130,7 @@ export class ReportsService {
     const { report, created } = await claimReportPeriod(this.prisma, { ...input, trigger: 'manual' });
     let accepted = created;
     if (!created && report.status === 'failed') {
-      const { count } = await this.prisma.report.updateMany({
-        where: { id: report.id, status: 'failed' },
-        data: { status: 'pending', error: null },
-      });
-      accepted = count === 1;
+      accepted = await retryFailedReport(this.prisma, report.id);
     }
     if (accepted) await this.enqueue(report.id);
     return {
