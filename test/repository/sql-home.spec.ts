@@ -1,5 +1,5 @@
 import { ESLint } from 'eslint';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -52,6 +52,80 @@ describe('SQL lives in libs/db', () => {
     for (const file of files) {
       const config = (await eslint.calculateConfigForFile(join(ROOT, file))) as { rules?: Record<string, unknown> };
       expect(JSON.stringify(config.rules?.['no-restricted-properties'] ?? null), file).toContain('$queryRaw');
+    }
+  });
+});
+
+/**
+ * Queries live in libs/db repositories too: an app does not call a Prisma model's query methods, on the
+ * client or (outside the few files listed in eslint.config.mjs) on an interactive transaction's client.
+ */
+const CLIENT_MODEL_CALLS = [
+  'await prisma.cluster.findMany({ where: { organizationId: id } });',
+  'await this.prisma.report.findFirst({ where: { id } });',
+  'await this.prisma.alertChannel.count({ where: { id } });',
+  'await prisma.snapshot.create({ data: {} });',
+  'await this.prisma.report.updateMany({ where: { id }, data: {} });',
+  'await this.prisma.organization.findUniqueOrThrow({ where: { id } });',
+  'await this.prisma.apiKey.deleteMany({ where: { id } });',
+  'await prisma.user.upsert({ where: { id }, create: {}, update: {} });',
+  'await this.prisma.report.aggregate({ _max: { periodEnd: true } });',
+  'await this.prisma.snapshot.groupBy({ by: ["status"] });',
+];
+const TRANSACTION_MODEL_CALL = 'await tx.alertRule.update({ where: { id }, data: {} });';
+/** Listed in eslint.config.mjs: its transactions still call models on `tx`. */
+const LISTED = 'apps/api/src/alerts/alerts.service.ts';
+
+describe('queries live in libs/db', () => {
+  it.each(CLIENT_MODEL_CALLS)('lint refuses `%s` in an app, listed or not', async (statement) => {
+    for (const file of ['apps/api/src/clusters/example.ts', 'apps/worker/src/example.ts', LISTED]) {
+      expect(await problems(statement, file), file).toHaveLength(1);
+    }
+  });
+
+  it.each([...CLIENT_MODEL_CALLS, TRANSACTION_MODEL_CALL])('lint lets libs/db hold `%s`', async (statement) => {
+    expect(await problems(statement, 'libs/db/src/example.ts')).toEqual([]);
+  });
+
+  it("refuses a transaction's model call in an app file not listed, and keeps the raw-SQL rule in listed ones", async () => {
+    expect(await problems(TRANSACTION_MODEL_CALL, 'apps/api/src/clusters/example.ts')).toHaveLength(1);
+    expect(await problems(TRANSACTION_MODEL_CALL, LISTED)).toEqual([]);
+    expect(await problems(RAW_SQL[6], LISTED)).toHaveLength(1);
+  });
+
+  it('lets an app call repositories and open transactions', async () => {
+    for (const statement of [
+      'await findCluster(prisma, "acme", "a");',
+      'await this.prisma.$transaction(async () => {});',
+      'await recordAudit(tx, actor, event);',
+      'await this.queue.getJob(id);',
+      'await this.cache.count(id);',
+    ]) {
+      expect(await problems(statement, 'apps/api/src/clusters/example.ts'), statement).toEqual([]);
+    }
+  });
+
+  it('lists only files whose transactions still call models, and no other app file calls one', async () => {
+    const eslint = new ESLint({ cwd: ROOT });
+    const files = readdirSync(join(ROOT, 'apps')).flatMap((app) =>
+      readdirSync(join(ROOT, 'apps', app, 'src'), { recursive: true, encoding: 'utf8' })
+        .filter((file) => /\.tsx?$/.test(file) && !file.includes('generated'))
+        .map((file) => `apps/${app}/src/${file}`),
+    );
+    const listed: string[] = [];
+    for (const file of files) {
+      const config = (await eslint.calculateConfigForFile(join(ROOT, file))) as { rules?: Record<string, unknown> };
+      const rule = JSON.stringify(config.rules?.['no-restricted-syntax'] ?? null);
+      expect(rule, file).toContain("[name='prisma']");
+      if (!rule.includes("[name='tx']")) listed.push(file);
+    }
+    expect(listed).toContain(LISTED);
+    for (const file of listed) {
+      // Linted as an unlisted app file, a listed file must still have a transaction's model call.
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      const [result] = await eslint.lintText(text, { filePath: join(ROOT, 'apps/api/src/unlisted-example.ts') });
+      const calls = result.messages.filter((m) => m.message.includes('not a Prisma model'));
+      expect(calls.length, `${file} no longer needs its place in eslint.config.mjs`).toBeGreaterThan(0);
     }
   });
 });
