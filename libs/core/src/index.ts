@@ -51,7 +51,25 @@ export * from './drift.js';
 export * from './analyze.js';
 export * from './node-endpoints.js';
 export * from './fleet-generator.js';
-export * from './savings.js';
+export {
+  crossZonePrice,
+  priceCatalogue,
+  type Cloud,
+  type CrossZonePrice,
+  type CrossZonePriceInput,
+  type PriceSource,
+  type ProviderPrice,
+} from './savings.js';
+export {
+  DEFAULT_MONTHLY_GB_PER_ENDPOINT,
+  MONTHLY_TRAFFIC_ANNOTATION,
+  monthlyTrafficGb,
+  type MonthlyTraffic,
+  type MonthlyTrafficInput,
+  type TrafficSource,
+} from './monthly-traffic.js';
+export * from './service-cost.js';
+export * from './pricing-model-description.js';
 export * from './what-if.js';
 export * from './opportunity.js';
 export * from './snapshot-savings.js';

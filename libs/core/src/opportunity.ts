@@ -19,13 +19,9 @@ import { dataPathOf } from './data-planes.js';
 import type { AddressType, EndpointSlice, Service } from './k8s-objects.js';
 import { computeNodeInfo, type NodeInfo } from './node-info.js';
 import { TOPOLOGY_AWARE_HINTS_ANNOTATION, TOPOLOGY_MODE_ANNOTATION, type Routing } from './routing-mode.js';
-import {
-  type CrossZonePrice,
-  type MissedSavings,
-  type MonthlyTraffic,
-  missedSavings,
-  type RoutingPreviewOutcome,
-} from './savings.js';
+import type { CrossZonePrice } from './savings.js';
+import type { MonthlyTraffic } from './monthly-traffic.js';
+import { type MissedSavings, missedSavings, type RoutingPreviewOutcome } from './service-cost.js';
 import { reusedOrComputed, type ServiceReuse } from './service-reuse.js';
 import { ENDPOINTSLICE_CONTROLLER, snapshotRecordsManagedBy, snapshotRecordsSelectors } from './slice-management.js';
 import type { Snapshot } from './snapshot-model.js';

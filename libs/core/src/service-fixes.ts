@@ -22,7 +22,8 @@ import {
   worstOverload,
   type ZoneDeltas,
 } from './replica-search.js';
-import { type CrossZonePrice, type MonthlyTraffic, monthlyTrafficGb } from './savings.js';
+import type { CrossZonePrice } from './savings.js';
+import { type MonthlyTraffic, monthlyTrafficGb } from './monthly-traffic.js';
 import { type OutcomeCluster, type ServiceChange, type ServiceOutcome, serviceOutcome } from './service-outcome.js';
 import { type RoutingMode, WHAT_IF_LIMITS } from './what-if.js';
 import type { ServiceWorkloads } from './workloads.js';

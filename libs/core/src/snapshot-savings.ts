@@ -9,16 +9,15 @@ import type { HintState } from './endpointslice-controller.js';
 import type { Service } from './k8s-objects.js';
 import { type AutoRoutingPreview, autoRoutingPreviews, type Opportunity, rankOpportunities } from './opportunity.js';
 import type { Routing } from './routing-mode.js';
+import type { CrossZonePrice } from './savings.js';
+import { type MonthlyTraffic, monthlyTrafficGb } from './monthly-traffic.js';
 import {
   type CrossZoneCost,
-  type CrossZonePrice,
   type MissedSavings,
   missedSavings,
-  type MonthlyTraffic,
-  monthlyTrafficGb,
   type ServiceCost,
   serviceCost,
-} from './savings.js';
+} from './service-cost.js';
 import type { Snapshot } from './snapshot-model.js';
 
 export interface ServiceSavings {

@@ -10,7 +10,8 @@ import {
   withAutoRouting,
   type OpportunityCandidate,
 } from '../src/opportunity.js';
-import { crossZonePrice, monthlyTrafficGb } from '../src/savings.js';
+import { crossZonePrice } from '../src/savings.js';
+import { monthlyTrafficGb } from '../src/monthly-traffic.js';
 import type { Snapshot } from '../src/snapshot-model.js';
 import { parseSnapshot } from '../src/snapshots.js';
 import { applyWhatIf } from '../src/what-if.js';

@@ -9,7 +9,8 @@ import {
   type SnapshotRecommendations,
 } from '../src/recommendations.js';
 import { fixContextFromReport, trafficDistributionOfferedBy } from '../src/fix-context.js';
-import { crossZonePrice, monthlyTrafficGb } from '../src/savings.js';
+import { crossZonePrice } from '../src/savings.js';
+import { monthlyTrafficGb } from '../src/monthly-traffic.js';
 import type { Snapshot } from '../src/snapshot-model.js';
 import { parseSnapshot } from '../src/snapshots.js';
 import { applyWhatIf } from '../src/what-if.js';

@@ -1,16 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { crossZonePrice, priceCatalogue } from '../src/savings.js';
 import {
   DEFAULT_MONTHLY_GB_PER_ENDPOINT,
   MONTHLY_TRAFFIC_ANNOTATION,
-  crossZonePrice,
-  describePricingModel,
-  measuredContradiction,
-  missedSavings,
   monthlyTrafficGb,
-  priceCatalogue,
-  serviceCost,
-} from '../src/savings.js';
+} from '../src/monthly-traffic.js';
+import { describePricingModel } from '../src/pricing-model-description.js';
+import { measuredContradiction, missedSavings, serviceCost } from '../src/service-cost.js';
 import { deepFreeze } from './fixtures.js';
 
 describe('crossZonePrice: every source of the price', () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeSnapshot } from '../src/analyze.js';
 import type { EndpointSlice, Node, Service } from '../src/k8s-objects.js';
-import { crossZonePrice, MONTHLY_TRAFFIC_ANNOTATION } from '../src/savings.js';
+import { crossZonePrice } from '../src/savings.js';
+import { MONTHLY_TRAFFIC_ANNOTATION } from '../src/monthly-traffic.js';
 import { snapshotSavings } from '../src/snapshot-savings.js';
 import type { Snapshot } from '../src/snapshot-model.js';
 import { parseSnapshot } from '../src/snapshots.js';
