@@ -13,6 +13,29 @@ export * from './traffic-distribution.js';
 export * from './routing-mode.js';
 export * from './endpointslice-controller.js';
 export * from './proxy-filter.js';
+export * from './proxy-traffic-policy.js';
+export {
+  nodeHintsOf,
+  preferredDuplicate,
+  proxyConditions,
+  slicesInVisitOrder,
+  zoneHintsOf,
+  type ProxyConditions,
+  type ProxyEndpoint,
+} from './proxy-endpointslice-cache.js';
+export * from './proxy-categorize-endpoints.js';
+export {
+  decideTopology,
+  hintCoverage,
+  isAvailableForTopology,
+  TOPOLOGY_FALLBACK,
+  type HintCoverage,
+  type ProxyNode,
+  type TopologyCandidate,
+  type TopologyDecision,
+  type TopologyMode,
+} from './proxy-topology-mode.js';
+export * from './proxy-addresses.js';
 export {
   crossZoneFractions,
   expectedOverloadByZone,

@@ -12,7 +12,8 @@ import { dataPathOf, isSkippedForLabels, readsNodeHints } from './data-planes.js
 import { hasAnyHints, withoutHints } from './hints.js';
 import type { EndpointSlice, Service } from './k8s-objects.js';
 import { computeNodeInfo, nodeZone } from './node-info.js';
-import { kubeProxyView, type ProxyNode, type ServiceEndpointsView } from './proxy-filter.js';
+import { kubeProxyView, type ServiceEndpointsView } from './proxy-filter.js';
+import type { ProxyNode } from './proxy-topology-mode.js';
 import { snapshotRecordsManagedBy, snapshotRecordsSelectors } from './slice-management.js';
 import type { Snapshot } from './snapshot-model.js';
 import { SnapshotError } from './snapshots.js';

@@ -1,18 +1,20 @@
 import type { AddressType, Endpoint, EndpointSlice } from './k8s-objects.js';
 import { mapList } from './lists.js';
+import { canonicalAddress } from './proxy-addresses.js';
 import {
-  canonicalAddress,
-  decideTopology,
-  hintCoverage,
-  isAvailableForTopology,
   nodeHintsOf,
   preferredDuplicate,
   proxyConditions,
   slicesInVisitOrder,
   zoneHintsOf,
+} from './proxy-endpointslice-cache.js';
+import {
+  decideTopology,
+  hintCoverage,
+  isAvailableForTopology,
   type HintCoverage,
   type TopologyCandidate,
-} from './proxy-filter.js';
+} from './proxy-topology-mode.js';
 
 /**
  * Where a Service's requests go, zone by zone: the fraction that crosses zones with and without

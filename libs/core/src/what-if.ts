@@ -22,7 +22,7 @@ import {
   type Service,
 } from './k8s-objects.js';
 import { isExcludedNode, isNodeReady, nodeZone } from './node-info.js';
-import { canonicalAddress } from './proxy-filter.js';
+import { canonicalAddress } from './proxy-addresses.js';
 import { TOPOLOGY_AWARE_HINTS_ANNOTATION, TOPOLOGY_MODE_ANNOTATION } from './routing-mode.js';
 import type { Snapshot } from './snapshot-model.js';
 

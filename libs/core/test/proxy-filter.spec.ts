@@ -1,16 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EndpointSlice, Service } from '../src/k8s-objects.js';
-import {
-  TOPOLOGY_FALLBACK,
-  categorizeEndpoints,
-  kubeProxyView,
-  parseIP,
-  portTrafficPolicy,
-  proxyConditions,
-  type ProxyEndpoint,
-  type ProxyNode,
-} from '../src/proxy-filter.js';
+import { kubeProxyView } from '../src/proxy-filter.js';
+import { parseIP } from '../src/proxy-addresses.js';
+import { categorizeEndpoints } from '../src/proxy-categorize-endpoints.js';
+import { proxyConditions, type ProxyEndpoint } from '../src/proxy-endpointslice-cache.js';
+import { TOPOLOGY_FALLBACK, type ProxyNode } from '../src/proxy-topology-mode.js';
+import { portTrafficPolicy } from '../src/proxy-traffic-policy.js';
 import {
   deepFreeze,
   proxyTestEndpoint as ep,
