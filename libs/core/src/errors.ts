@@ -2,7 +2,7 @@ import { FleetOptionsError } from './fleet-generator.js';
 import { CidrError } from './ip-addresses.js';
 import { QuantityError } from './quantity.js';
 import { SnapshotError } from './snapshots.js';
-import { WhatIfError } from './what-if.js';
+import { WhatIfError } from './what-if-document.js';
 
 /** Errors caused by what the caller passed in (exit code 2, HTTP 400), as opposed to bugs. */
 export function isInputError(error: unknown): error is Error {

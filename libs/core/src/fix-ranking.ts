@@ -9,7 +9,7 @@ import { isEndpointReady } from './hints.js';
 import type { EndpointSlice } from './k8s-objects.js';
 import { worstOverload, type ZoneDeltas } from './replica-search.js';
 import { primaryAddressType, type ServiceOutcome } from './service-outcome.js';
-import type { RoutingMode } from './what-if.js';
+import type { RoutingMode } from './what-if-document.js';
 import type { OfferedTrafficDistribution, Recommendation, RecommendationKind } from './recommendations.js';
 import { byteOrder } from './lists.js';
 import type { FixFrame } from './service-fixes.js';

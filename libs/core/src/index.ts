@@ -94,6 +94,18 @@ export {
 export * from './service-cost.js';
 export * from './pricing-model-description.js';
 export * from './what-if.js';
+export {
+  parseWhatIf,
+  ROUTING_MODES,
+  WHAT_IF_LIMITS,
+  WhatIfError,
+  type EnableRoutingWhatIf,
+  type RemoveZoneNodesWhatIf,
+  type RoutingMode,
+  type ScaleReplicasWhatIf,
+  type WhatIf,
+} from './what-if-document.js';
+export * from './what-if-enable-routing.js';
 export * from './opportunity.js';
 export * from './snapshot-savings.js';
 export * from './money.js';

@@ -33,7 +33,7 @@ import { type CrossZonePrice, crossZonePrice } from './savings.js';
 import type { MonthlyTraffic } from './monthly-traffic.js';
 import type { CrossZoneCost } from './service-cost.js';
 import type { Snapshot } from './snapshot-model.js';
-import type { EnableRoutingWhatIf, ScaleReplicasWhatIf } from './what-if.js';
+import type { EnableRoutingWhatIf, ScaleReplicasWhatIf } from './what-if-document.js';
 import { serviceWorkloads, WorkloadIndex, type WorkloadRef } from './workloads.js';
 import { clustersOf } from './fix-clusters.js';
 import { recommendForService, type ServiceInput } from './service-fixes.js';

@@ -25,7 +25,7 @@ import {
 import type { CrossZonePrice } from './savings.js';
 import { type MonthlyTraffic, monthlyTrafficGb } from './monthly-traffic.js';
 import { type OutcomeCluster, type ServiceChange, type ServiceOutcome, serviceOutcome } from './service-outcome.js';
-import { type RoutingMode, WHAT_IF_LIMITS } from './what-if.js';
+import { type RoutingMode, WHAT_IF_LIMITS } from './what-if-document.js';
 import type { ServiceWorkloads } from './workloads.js';
 import { byteOrder } from './lists.js';
 import type { Recommendation, ServiceFixContext } from './recommendations.js';

@@ -18,7 +18,8 @@ import { mapList } from './lists.js';
 import type { ControllerFeatures } from './routing-mode.js';
 import { overloadOfAllocation, proportionalAllocation } from './failed-allocation-overload.js';
 import { type CrossZoneFractions, originZonesOf, sliceTrafficByOrigin } from './traffic-model.js';
-import { type RoutingMode, withRoutingMode } from './what-if.js';
+import type { RoutingMode } from './what-if-document.js';
+import { withRoutingMode } from './what-if-enable-routing.js';
 
 /** The what-if's slice capacity (the controller's default `--max-endpoints-per-slice`). */
 const MAX_ENDPOINTS_PER_SLICE = 100;

@@ -3,7 +3,8 @@ import { analyzeSnapshot, type ServiceAnalysis } from '../src/analyze.js';
 import type { Endpoint, EndpointSlice, Node, Service } from '../src/k8s-objects.js';
 import type { Snapshot } from '../src/snapshot-model.js';
 import { parseSnapshot } from '../src/snapshots.js';
-import { WHAT_IF_LIMITS, WhatIfError, applyWhatIf, parseWhatIf } from '../src/what-if.js';
+import { applyWhatIf } from '../src/what-if.js';
+import { WHAT_IF_LIMITS, WhatIfError, parseWhatIf } from '../src/what-if-document.js';
 import { autoService, deepFreeze, nodes, service, slice } from './fixtures.js';
 
 function snapshotOf(objects: { nodes: Node[]; services: Service[]; endpointSlices: EndpointSlice[] }): Snapshot {
