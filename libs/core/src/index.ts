@@ -114,6 +114,7 @@ export * from './data-planes.js';
 export * from './slice-management.js';
 export * from './json-limits.js';
 export * from './service-outcome.js';
+export * from './scaled-slices.js';
 export * from './replica-search.js';
 export * from './fix-patches.js';
 export * from './recommendations.js';
