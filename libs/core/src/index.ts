@@ -57,6 +57,7 @@ export * from './traffic-attribution.js';
 export { type MeasuredServiceTraffic, type PromSample } from './preset-attribution.js';
 export * from './service-map.js';
 export * from './traffic-sources.js';
+export * from './model-vs-measured.js';
 export * from './ip-addresses.js';
 export * from './cidr-bands.js';
 export * from './cluster-ips.js';
