@@ -20,37 +20,11 @@ const MODEL_CALL_MESSAGE =
 /** A Prisma model's query method, called as `<client>.<model>.<method>(…)`. */
 const MODEL_METHOD =
   'MemberExpression.callee[property.name=/^(find|create|update|delete|upsert|count|aggregate|groupBy)/]';
-/** On the Prisma client: `prisma.<model>.<method>(…)` or `this.prisma.<model>.<method>(…)`. */
-const CLIENT_MODEL_CALLS = [
-  `CallExpression > ${MODEL_METHOD} > MemberExpression.object > Identifier.object[name='prisma']`,
+/** On the Prisma client or an interactive transaction's: `prisma.…`, `this.prisma.…` or `tx.<model>.<method>(…)`. */
+const MODEL_CALLS = [
+  `CallExpression > ${MODEL_METHOD} > MemberExpression.object > Identifier.object[name=/^(prisma|tx)$/]`,
   `CallExpression > ${MODEL_METHOD} > MemberExpression.object > MemberExpression.object[property.name='prisma']`,
 ].map((selector) => ({ selector, message: MODEL_CALL_MESSAGE }));
-/** In an interactive transaction: `tx.<model>.<method>(…)`. */
-const TRANSACTION_MODEL_CALLS = [
-  {
-    selector: `CallExpression > ${MODEL_METHOD} > MemberExpression.object > Identifier.object[name='tx']`,
-    message: MODEL_CALL_MESSAGE,
-  },
-];
-/**
- * Allowed for now: app files whose interactive transactions still call Prisma models on their `tx`, each
- * step of the change checking the caller's organization and throwing its HTTP problem (404, 409, 400)
- * from inside the transaction so that nothing is written; their other queries go through libs/db. Moving
- * a transaction into a repository takes its checks with it as a typed result; then its file leaves this
- * list (test/repository/sql-home.spec.ts fails on a file listed here that no longer needs it).
- */
-const TRANSACTION_MODEL_CALL_FILES = [
-  'apps/api/src/admin-cli.ts',
-  'apps/api/src/alerts/alerts.service.ts',
-  'apps/api/src/api-keys/api-keys.controller.ts',
-  'apps/api/src/clusters/clusters.service.ts',
-  'apps/api/src/pricing/pricing.service.ts',
-  'apps/api/src/reports/report-schedules.service.ts',
-  'apps/api/src/services/services.service.ts',
-  'apps/api/src/sso/members.controller.ts',
-  'apps/api/src/sso/sso-settings.controller.ts',
-  'apps/api/src/traffic-sources/traffic-sources.service.ts',
-];
 
 export default tseslint.config(
   {
@@ -96,13 +70,9 @@ export default tseslint.config(
         })),
         ...['sql', 'raw', 'join'].map((property) => ({ object: 'Prisma', property, message: RAW_SQL_MESSAGE })),
       ],
-      'no-restricted-syntax': ['error', ...RAW_SQL_SELECTORS, ...CLIENT_MODEL_CALLS, ...TRANSACTION_MODEL_CALLS],
+      // Queries live in libs/db repositories too: no Prisma model calls in apps, transactions included.
+      'no-restricted-syntax': ['error', ...RAW_SQL_SELECTORS, ...MODEL_CALLS],
     },
-  },
-  {
-    // Queries live in libs/db repositories; these files' transactions still call models on `tx` (above).
-    files: TRANSACTION_MODEL_CALL_FILES,
-    rules: { 'no-restricted-syntax': ['error', ...RAW_SQL_SELECTORS, ...CLIENT_MODEL_CALLS] },
   },
   {
     // One contract for answers (issue 28): every exported function and every public method of an exported

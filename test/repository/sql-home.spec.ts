@@ -1,5 +1,5 @@
 import { ESLint } from 'eslint';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -20,6 +20,15 @@ const RAW_SQL = [
   'await db.query("SELECT organization_id FROM clusters WHERE id = $1", [id]);',
   'await db.query(`\n  WITH newest AS (SELECT 1) SELECT * FROM newest`);',
 ];
+
+/** Every source file of the apps, as a path from the repository's root. */
+function appFiles(): string[] {
+  return readdirSync(join(ROOT, 'apps')).flatMap((app) =>
+    readdirSync(join(ROOT, 'apps', app, 'src'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => /\.tsx?$/.test(file) && !file.includes('generated'))
+      .map((file) => `apps/${app}/src/${file}`),
+  );
+}
 
 async function problems(statement: string, filePath: string): Promise<string[]> {
   const code = `import { Prisma } from '@zw/db';\ndeclare const prisma: never, tx: never, db: never;\ndeclare const id: string, status: string;\nexport async function f() {\n  ${statement}\n}\n`;
@@ -43,11 +52,7 @@ describe('SQL lives in libs/db', () => {
 
   it('exempts no file under apps (the last, the history writer, moved its SQL into libs/db)', async () => {
     const eslint = new ESLint({ cwd: ROOT });
-    const files = readdirSync(join(ROOT, 'apps')).flatMap((app) =>
-      readdirSync(join(ROOT, 'apps', app, 'src'), { recursive: true, encoding: 'utf8' })
-        .filter((file) => /\.tsx?$/.test(file) && !file.includes('generated'))
-        .map((file) => `apps/${app}/src/${file}`),
-    );
+    const files = appFiles();
     expect(files).toContain('apps/worker/src/history/history-writer.ts');
     for (const file of files) {
       const config = (await eslint.calculateConfigForFile(join(ROOT, file))) as { rules?: Record<string, unknown> };
@@ -58,9 +63,10 @@ describe('SQL lives in libs/db', () => {
 
 /**
  * Queries live in libs/db repositories too: an app does not call a Prisma model's query methods, on the
- * client or (outside the few files listed in eslint.config.mjs) on an interactive transaction's client.
+ * client or on an interactive transaction's client (the transaction stays in the app, its steps are
+ * repository calls taking `tx`).
  */
-const CLIENT_MODEL_CALLS = [
+const MODEL_CALLS = [
   'await prisma.cluster.findMany({ where: { organizationId: id } });',
   'await this.prisma.report.findFirst({ where: { id } });',
   'await this.prisma.alertChannel.count({ where: { id } });',
@@ -71,29 +77,21 @@ const CLIENT_MODEL_CALLS = [
   'await prisma.user.upsert({ where: { id }, create: {}, update: {} });',
   'await this.prisma.report.aggregate({ _max: { periodEnd: true } });',
   'await this.prisma.snapshot.groupBy({ by: ["status"] });',
+  'await tx.alertRule.update({ where: { id }, data: {} });',
+  'await tx.cluster.findFirst({ where: { id } });',
 ];
-const TRANSACTION_MODEL_CALL = 'await tx.alertRule.update({ where: { id }, data: {} });';
-/** Listed in eslint.config.mjs: its transactions still call models on `tx`. */
-const LISTED = 'apps/api/src/alerts/alerts.service.ts';
 
 describe('queries live in libs/db', () => {
-  it.each(CLIENT_MODEL_CALLS)('lint refuses `%s` in an app, listed or not', async (statement) => {
-    for (const file of ['apps/api/src/clusters/example.ts', 'apps/worker/src/example.ts', LISTED]) {
-      expect(await problems(statement, file), file).toHaveLength(1);
-    }
+  it.each(MODEL_CALLS)('lint refuses `%s` in an app', async (statement) => {
+    expect(await problems(statement, 'apps/api/src/clusters/example.ts')).toHaveLength(1);
+    expect(await problems(statement, 'apps/worker/src/example.ts')).toHaveLength(1);
   });
 
-  it.each([...CLIENT_MODEL_CALLS, TRANSACTION_MODEL_CALL])('lint lets libs/db hold `%s`', async (statement) => {
+  it.each(MODEL_CALLS)('lint lets libs/db hold `%s`', async (statement) => {
     expect(await problems(statement, 'libs/db/src/example.ts')).toEqual([]);
   });
 
-  it("refuses a transaction's model call in an app file not listed, and keeps the raw-SQL rule in listed ones", async () => {
-    expect(await problems(TRANSACTION_MODEL_CALL, 'apps/api/src/clusters/example.ts')).toHaveLength(1);
-    expect(await problems(TRANSACTION_MODEL_CALL, LISTED)).toEqual([]);
-    expect(await problems(RAW_SQL[6], LISTED)).toHaveLength(1);
-  });
-
-  it('lets an app call repositories and open transactions', async () => {
+  it('lets an app call repositories, on the client or in a transaction', async () => {
     for (const statement of [
       'await findCluster(prisma, "acme", "a");',
       'await this.prisma.$transaction(async () => {});',
@@ -105,27 +103,13 @@ describe('queries live in libs/db', () => {
     }
   });
 
-  it('lists only files whose transactions still call models, and no other app file calls one', async () => {
+  it('exempts no file under apps', async () => {
     const eslint = new ESLint({ cwd: ROOT });
-    const files = readdirSync(join(ROOT, 'apps')).flatMap((app) =>
-      readdirSync(join(ROOT, 'apps', app, 'src'), { recursive: true, encoding: 'utf8' })
-        .filter((file) => /\.tsx?$/.test(file) && !file.includes('generated'))
-        .map((file) => `apps/${app}/src/${file}`),
-    );
-    const listed: string[] = [];
-    for (const file of files) {
+    for (const file of appFiles()) {
       const config = (await eslint.calculateConfigForFile(join(ROOT, file))) as { rules?: Record<string, unknown> };
       const rule = JSON.stringify(config.rules?.['no-restricted-syntax'] ?? null);
-      expect(rule, file).toContain("[name='prisma']");
-      if (!rule.includes("[name='tx']")) listed.push(file);
-    }
-    expect(listed).toContain(LISTED);
-    for (const file of listed) {
-      // Linted as an unlisted app file, a listed file must still have a transaction's model call.
-      const text = readFileSync(join(ROOT, file), 'utf8');
-      const [result] = await eslint.lintText(text, { filePath: join(ROOT, 'apps/api/src/unlisted-example.ts') });
-      const calls = result.messages.filter((m) => m.message.includes('not a Prisma model'));
-      expect(calls.length, `${file} no longer needs its place in eslint.config.mjs`).toBeGreaterThan(0);
+      expect(rule, file).toContain('(prisma|tx)');
+      expect(rule, file).toContain("[property.name='prisma']");
     }
   });
 });

@@ -15,6 +15,7 @@
  * Every change is written to the organization's audit log as done by `admin_cli` and the OS user.
  */
 import {
+  agentTokenOf,
   type AuditActor,
   Cloud,
   createAuditedApiKey,
@@ -319,7 +320,7 @@ async function run(
           targetId: cluster.id,
           details: {
             name: cluster.name,
-            tokenPrefix: (await tx.agentToken.findUniqueOrThrow({ where: { clusterId: cluster.id } })).tokenPrefix,
+            tokenPrefix: (await agentTokenOf(tx, cluster.id)).tokenPrefix,
           },
         });
         return token;

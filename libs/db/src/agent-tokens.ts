@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from './db-client.js';
+import type { AgentToken } from './generated/prisma/client.js';
 
 /** Agent tokens look like `zwa_<43 base64url chars>`: 256 random bits, recognisable in logs and secret scanners. */
 export const AGENT_TOKEN_PREFIX = 'zwa_';
@@ -70,4 +71,9 @@ export async function agentTokenPrefixes(db: Db): Promise<string[]> {
 /** The display prefix of a presented token (what {@link agentTokenPrefixes} lists). */
 export function agentTokenPrefixOf(token: string): string {
   return token.slice(0, DISPLAY_PREFIX_LENGTH);
+}
+
+/** The cluster's agent token row (hash, prefix, when issued and rotated); fails with Prisma's P2025 when it has none. */
+export async function agentTokenOf(db: Db, clusterId: string): Promise<AgentToken> {
+  return db.agentToken.findUniqueOrThrow({ where: { clusterId } });
 }

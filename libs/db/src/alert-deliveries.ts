@@ -147,3 +147,15 @@ export function alertsOfGroup(db: Db, alertIds: readonly string[]) {
     orderBy: { subject: 'asc' },
   });
 }
+
+/** Queues a test message to the organization's channel: a delivery like any other, shown in its log. */
+export function createTestDelivery(
+  db: Db,
+  organizationId: string,
+  channelId: string,
+): Promise<{ id: string; notBefore: Date | null }> {
+  return db.alertDelivery.create({
+    data: { organizationId, channelId, event: 'test' },
+    select: { id: true, notBefore: true },
+  });
+}

@@ -1,8 +1,9 @@
 /**
- * What the alerts API reads: an organization's channels, rules (with their open alerts), alerts and
- * delivery log. Every read takes the organization: another organization's id finds nothing.
+ * What the alerts API reads and writes: an organization's channels, rules (with their open alerts), alerts
+ * and delivery log. Every read takes the organization: another organization's id finds nothing.
  */
 import type { Db } from './db-client.js';
+import type { Prisma } from './generated/prisma/client.js';
 
 export const CHANNEL_COLUMNS = {
   id: true,
@@ -14,6 +15,9 @@ export const CHANNEL_COLUMNS = {
   createdAt: true,
   updatedAt: true,
 } as const;
+
+/** A rule's alerts still open, counted. */
+const OPEN_ALERTS = { _count: { select: { alerts: { where: { resolvedAt: null } } } } } as const;
 
 export function channelsOf(db: Db, organizationId: string) {
   return db.alertChannel.findMany({
@@ -27,7 +31,7 @@ export function rulesOf(db: Db, organizationId: string) {
   return db.alertRule.findMany({
     where: { organizationId },
     orderBy: { createdAt: 'asc' },
-    include: { _count: { select: { alerts: { where: { resolvedAt: null } } } } },
+    include: OPEN_ALERTS,
   });
 }
 
@@ -73,4 +77,36 @@ export function countOwnedChannels(db: Db, organizationId: string, channelIds: r
 
 export function ruleOf(db: Db, organizationId: string, id: string) {
   return db.alertRule.findFirst({ where: { id, organizationId } });
+}
+
+/** Creates a channel (its target and secret sealed by the caller); its columns as the API shows them. P2002: name taken. */
+export function createAlertChannel(db: Db, channel: Prisma.AlertChannelUncheckedCreateInput) {
+  return db.alertChannel.create({ data: channel, select: CHANNEL_COLUMNS });
+}
+
+/** Changes a channel (the caller found it the organization's); its columns as the API shows them. P2002: name taken. */
+export function updateAlertChannel(db: Db, id: string, changes: Prisma.AlertChannelUpdateInput) {
+  return db.alertChannel.update({ where: { id }, data: changes, select: CHANNEL_COLUMNS });
+}
+
+/** Deletes the organization's channel; false when it has no such channel. */
+export async function deleteAlertChannel(db: Db, organizationId: string, id: string): Promise<boolean> {
+  const { count } = await db.alertChannel.deleteMany({ where: { id, organizationId } });
+  return count > 0;
+}
+
+/** Creates a rule. P2002: the organization has a rule of that name. */
+export function createAlertRule(db: Db, rule: Prisma.AlertRuleUncheckedCreateInput) {
+  return db.alertRule.create({ data: rule });
+}
+
+/** Changes a rule (the caller found it the organization's); with its open alerts counted. P2002: name taken. */
+export function updateAlertRule(db: Db, id: string, changes: Prisma.AlertRuleUpdateInput) {
+  return db.alertRule.update({ where: { id }, data: changes, include: OPEN_ALERTS });
+}
+
+/** Deletes the organization's rule (its alerts cascade); false when it has no such rule. */
+export async function deleteAlertRule(db: Db, organizationId: string, id: string): Promise<boolean> {
+  const { count } = await db.alertRule.deleteMany({ where: { id, organizationId } });
+  return count > 0;
 }

@@ -158,3 +158,13 @@ export async function recordApiKeyUse(db: ReadDb, keyId: string): Promise<void> 
 export async function apiKeysOf(db: Db, organizationId: string): Promise<ApiKey[]> {
   return db.apiKey.findMany({ where: { organizationId }, orderBy: { createdAt: 'desc' } });
 }
+
+/** The organization's API key, or null (another organization's id finds nothing). */
+export async function apiKeyOf(db: Db, organizationId: string, id: string): Promise<ApiKey | null> {
+  return db.apiKey.findFirst({ where: { id, organizationId } });
+}
+
+/** Revokes an API key from `now`: it answers 401 from then on. */
+export async function revokeApiKey(db: Db, id: string, now = new Date()): Promise<void> {
+  await db.apiKey.update({ where: { id }, data: { revokedAt: now } });
+}

@@ -182,3 +182,30 @@ export async function clusterNameOf(db: Db, clusterId: string): Promise<string |
   const cluster = await db.cluster.findUnique({ where: { id: clusterId }, select: { name: true } });
   return cluster?.name ?? null;
 }
+
+/** Creates a cluster of the organization (no agent token yet); its id. Fails with Prisma's P2002 when the organization has a cluster of that name. */
+export async function insertCluster(db: Db, cluster: Omit<Prisma.ClusterUncheckedCreateInput, 'id'>): Promise<string> {
+  const { id } = await db.cluster.create({ data: cluster, select: { id: true } });
+  return id;
+}
+
+/** A cluster's view row by id alone, for the cluster just written; fails with Prisma's P2025 when it is gone. */
+export function clusterViewById(db: Db, id: string) {
+  return db.cluster.findUniqueOrThrow({ where: { id }, select: CLUSTER_VIEW_COLUMNS });
+}
+
+/** Changes a cluster's columns (the caller found it the organization's); fails with P2002 on a name taken. */
+export async function updateCluster(db: Db, id: string, changes: Prisma.ClusterUpdateInput): Promise<void> {
+  await db.cluster.update({ where: { id }, data: changes });
+}
+
+/** The name of the organization's cluster, or null when it has no such cluster. */
+export async function organizationClusterNameOf(db: Db, organizationId: string, id: string): Promise<string | null> {
+  const cluster = await db.cluster.findFirst({ where: { id, organizationId }, select: { name: true } });
+  return cluster?.name ?? null;
+}
+
+/** Deletes a cluster with its token, snapshots and history (foreign keys cascade). */
+export async function deleteCluster(db: Db, id: string): Promise<void> {
+  await db.cluster.delete({ where: { id } });
+}

@@ -66,3 +66,17 @@ export async function organizationPrices(db: Db, organizationId: string): Promis
     },
   });
 }
+
+/** The organization's own price per cross-zone GB (null: none set); fails with Prisma's P2025 when there is no such organization. */
+export async function organizationPriceOf(db: Db, organizationId: string): Promise<Prisma.Decimal | null> {
+  const { crossZonePricePerGb } = await db.organization.findUniqueOrThrow({
+    where: { id: organizationId },
+    select: { crossZonePricePerGb: true },
+  });
+  return crossZonePricePerGb;
+}
+
+/** Sets (or, with null, removes) the organization's price per cross-zone GB. */
+export async function setOrganizationPrice(db: Db, organizationId: string, pricePerGb: number | null): Promise<void> {
+  await db.organization.update({ where: { id: organizationId }, data: { crossZonePricePerGb: pricePerGb } });
+}

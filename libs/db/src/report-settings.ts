@@ -139,3 +139,32 @@ export function scheduleViewOf(db: Db, organizationId: string, id: string) {
 export function reportScheduleOf(db: Db, organizationId: string, id: string) {
   return db.reportSchedule.findFirst({ where: { id, organizationId } });
 }
+
+/** Creates a report schedule; its id. */
+export async function createReportSchedule(
+  db: Db,
+  schedule: Prisma.ReportScheduleUncheckedCreateInput,
+): Promise<string> {
+  const { id } = await db.reportSchedule.create({ data: schedule, select: { id: true } });
+  return id;
+}
+
+/** Changes a schedule's columns (the caller found it the organization's). */
+export async function updateReportSchedule(
+  db: Db,
+  id: string,
+  changes: Prisma.ReportScheduleUpdateInput,
+): Promise<void> {
+  await db.reportSchedule.update({ where: { id }, data: changes });
+}
+
+/** The name of the organization's schedule, or null when it has no such schedule. */
+export async function reportScheduleNameOf(db: Db, organizationId: string, id: string): Promise<string | null> {
+  const schedule = await db.reportSchedule.findFirst({ where: { id, organizationId }, select: { name: true } });
+  return schedule?.name ?? null;
+}
+
+/** Deletes a schedule with its reports and deliveries (foreign keys cascade). */
+export async function deleteReportSchedule(db: Db, id: string): Promise<void> {
+  await db.reportSchedule.delete({ where: { id } });
+}

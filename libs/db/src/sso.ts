@@ -315,3 +315,28 @@ export async function membersOf(db: Db, organizationId: string, now = new Date()
     take: 1000,
   });
 }
+
+/** Removes the organization's SSO settings; false when it had none. */
+export async function deleteSsoSettings(db: Db, organizationId: string): Promise<boolean> {
+  const { count } = await db.ssoConfig.deleteMany({ where: { organizationId } });
+  return count > 0;
+}
+
+/** Ends every session of the organization not ended yet; returns how many. */
+export async function revokeOrganizationSessions(db: Db, organizationId: string, now = new Date()): Promise<number> {
+  const { count } = await db.session.updateMany({
+    where: { organizationId, revokedAt: null },
+    data: { revokedAt: now },
+  });
+  return count;
+}
+
+/** The organization's member, or null (another organization's id finds nothing). */
+export async function memberOf(db: Db, organizationId: string, id: string): Promise<User | null> {
+  return db.user.findFirst({ where: { id, organizationId } });
+}
+
+/** Disables a member (from `now`) or enables it again; the member as it is then. */
+export async function setMemberDisabled(db: Db, id: string, disabled: boolean, now = new Date()): Promise<User> {
+  return db.user.update({ where: { id }, data: { disabledAt: disabled ? now : null } });
+}

@@ -1,6 +1,6 @@
 import { isSealedCurrent, openSealed, type SecretKeyring, sealWithKeyring } from '@zw/secrets';
 import type { Db } from './db-client.js';
-import type { ClusterTrafficSource, PrismaClient } from './generated/prisma/client.js';
+import type { ClusterTrafficSource, Prisma, PrismaClient } from './generated/prisma/client.js';
 import type { ReadDb } from './read-db.js';
 import { refreshLatestRollup } from './read-model/rollup.js';
 
@@ -172,4 +172,22 @@ export async function trafficSourceSchedule(db: Db, clusterId: string): Promise<
     where: { clusterId },
     select: { clusterId: true, intervalSeconds: true },
   });
+}
+
+/** A traffic source's columns as the API sets them (the cluster is the key). */
+export type TrafficSourceColumns = Omit<Prisma.ClusterTrafficSourceUncheckedCreateInput, 'clusterId'>;
+
+/** Creates the cluster's traffic source or replaces its columns by these; the source as stored. */
+export async function saveTrafficSource(
+  db: Db,
+  clusterId: string,
+  columns: TrafficSourceColumns,
+): Promise<ClusterTrafficSource> {
+  return db.clusterTrafficSource.upsert({ where: { clusterId }, create: { clusterId, ...columns }, update: columns });
+}
+
+/** Removes the cluster's traffic source; false when it had none. */
+export async function deleteTrafficSource(db: Db, clusterId: string): Promise<boolean> {
+  const { count } = await db.clusterTrafficSource.deleteMany({ where: { clusterId } });
+  return count > 0;
 }

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCluster, repositoryDatabase, type RepositoryDatabase } from '../../../test/support/repositories.js';
-import { apiKeyByHash, apiKeysOf, createApiKey, hashApiKey, recordApiKeyUse } from '../src/index.js';
+import {
+  apiKeyByHash,
+  apiKeyOf,
+  apiKeysOf,
+  createApiKey,
+  hashApiKey,
+  recordApiKeyUse,
+  revokeApiKey,
+} from '../src/index.js';
 
 let db: RepositoryDatabase;
 let organizationId: string;
@@ -67,5 +75,19 @@ describe('apiKeysOf', () => {
 
     expect(keys.map((key) => key.id)).toEqual([newer.id, older.id]);
     expect(keys[1].revokedAt).not.toBeNull();
+  });
+});
+
+describe('apiKeyOf and revokeApiKey', () => {
+  it("find the organization's own key, and revoke it", async () => {
+    const { organizationId: other } = await addCluster(db.prisma, { organizationSlug: 'keyless', name: 'a' });
+    const { apiKey, key } = await createApiKey(db.prisma, { organizationId, name: 'to-revoke', role: 'viewer' });
+
+    expect(await apiKeyOf(db.prisma, organizationId, apiKey.id)).toMatchObject({ id: apiKey.id, revokedAt: null });
+    expect(await apiKeyOf(db.prisma, other, apiKey.id)).toBeNull();
+    const at = new Date('2026-11-20T10:00:00Z');
+    await revokeApiKey(db.prisma, apiKey.id, at);
+    expect((await apiKeyOf(db.prisma, organizationId, apiKey.id))?.revokedAt).toEqual(at);
+    expect((await apiKeyByHash(db.readDb, hashApiKey(key), 60))?.revoked).toBe(true);
   });
 });

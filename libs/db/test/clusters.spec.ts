@@ -7,12 +7,19 @@ import {
   type RepositoryDatabase,
 } from '../../../test/support/repositories.js';
 import {
+  agentTokenOf,
   clusterNameOf,
+  clusterViewById,
   clusterPriceRows,
   clusterViewOf,
   clusterViewsOf,
+  deleteCluster,
+  insertCluster,
+  issueAgentToken,
   newestAnalysisSettings,
+  organizationClusterNameOf,
   organizationOfCluster,
+  updateCluster,
 } from '../src/index.js';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 10, minute));
@@ -144,5 +151,46 @@ describe('clusterNameOf', () => {
     expect(await clusterNameOf(db.prisma, clusterId)).toBe('edge-1');
     await db.prisma.cluster.delete({ where: { id: clusterId } });
     expect(await clusterNameOf(db.prisma, clusterId)).toBeNull();
+  });
+});
+
+describe('agentTokenOf', () => {
+  it("reads the cluster's own agent token row", async () => {
+    const { clusterId } = await addCluster(db.prisma, { organizationSlug: 'tokens', name: 'a' });
+    const { clusterId: other } = await addCluster(db.prisma, { organizationSlug: 'tokens', name: 'b' });
+
+    const token = await agentTokenOf(db.prisma, clusterId);
+
+    expect(token).toMatchObject({ clusterId, rotatedAt: null, tokenPrefix: expect.stringMatching(/^zwa_/) });
+    expect((await agentTokenOf(db.prisma, other)).tokenPrefix).not.toBe(token.tokenPrefix);
+  });
+});
+
+describe('cluster writes', () => {
+  it('insert, change and delete a cluster; its name found only in its organization', async () => {
+    const { organizationId } = await addCluster(db.prisma, { organizationSlug: 'written', name: 'first' });
+    const { organizationId: other } = await addCluster(db.prisma, { organizationSlug: 'not-written', name: 'x' });
+
+    const id = await insertCluster(db.prisma, { organizationId, name: 'edge', cloud: 'aws', labels: { team: 'a' } });
+    await issueAgentToken(db.prisma, id);
+    expect(await clusterViewById(db.prisma, id)).toMatchObject({
+      id,
+      name: 'edge',
+      cloud: 'aws',
+      labels: { team: 'a' },
+      agentToken: { tokenPrefix: expect.stringMatching(/^zwa_/) },
+    });
+    await expect(insertCluster(db.prisma, { organizationId, name: 'edge' })).rejects.toMatchObject({ code: 'P2002' });
+    expect(await insertCluster(db.prisma, { organizationId: other, name: 'edge' })).toEqual(expect.any(String));
+
+    await updateCluster(db.prisma, id, { name: 'edge-eu', region: 'eu-west-1' });
+    expect(await organizationClusterNameOf(db.prisma, organizationId, id)).toBe('edge-eu');
+    expect(await organizationClusterNameOf(db.prisma, other, id)).toBeNull();
+    await expect(updateCluster(db.prisma, id, { name: 'first' })).rejects.toMatchObject({ code: 'P2002' });
+
+    await deleteCluster(db.prisma, id);
+    expect(await organizationClusterNameOf(db.prisma, organizationId, id)).toBeNull();
+    await expect(clusterViewById(db.prisma, id)).rejects.toMatchObject({ code: 'P2025' });
+    expect(await clusterNameOf(db.prisma, id)).toBeNull();
   });
 });

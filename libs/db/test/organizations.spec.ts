@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCluster, repositoryDatabase, type RepositoryDatabase } from '../../../test/support/repositories.js';
-import { organizationIdentity, organizationPrices, organizationSlugOf } from '../src/index.js';
+import {
+  organizationIdentity,
+  organizationPriceOf,
+  organizationPrices,
+  organizationSlugOf,
+  setOrganizationPrice,
+} from '../src/index.js';
 
 let db: RepositoryDatabase;
 let organizationId: string;
@@ -58,5 +64,19 @@ describe('organizationPrices', () => {
       { name: 'zeta', cloud: 'gcp', region: 'europe-west1', price: 0.02 },
     ]);
     expect((await organizationPrices(db.prisma, otherOrganizationId)).clusters.map((c) => c.name)).toEqual(['beta']);
+  });
+});
+
+describe('organizationPriceOf and setOrganizationPrice', () => {
+  it("read and set the organization's own price, leaving another's", async () => {
+    const { organizationId: priced } = await addCluster(db.prisma, { organizationSlug: 'priced', name: 'a' });
+
+    expect(await organizationPriceOf(db.prisma, priced)).toBeNull();
+    await setOrganizationPrice(db.prisma, priced, 0.03);
+    expect(Number(await organizationPriceOf(db.prisma, priced))).toBe(0.03);
+    expect(await organizationPriceOf(db.prisma, otherOrganizationId)).toBeNull();
+    await setOrganizationPrice(db.prisma, priced, null);
+    expect(await organizationPriceOf(db.prisma, priced)).toBeNull();
+    await expect(organizationPriceOf(db.prisma, NO_SUCH_ORGANIZATION)).rejects.toMatchObject({ code: 'P2025' });
   });
 });

@@ -5,6 +5,11 @@ import {
   channelOf,
   channelsOf,
   countOwnedChannels,
+  createAlertChannel,
+  createAlertRule,
+  createTestDelivery,
+  deleteAlertChannel,
+  deleteAlertRule,
   hasChannel,
   ruleOf,
   claimDelivery,
@@ -25,6 +30,8 @@ import {
   recordWebhookAttempt,
   skipDelivery,
   storeMadeReport,
+  updateAlertChannel,
+  updateAlertRule,
 } from '../src/index.js';
 
 /**
@@ -303,5 +310,58 @@ describe("the alerts API's reads", () => {
     expect(await countOwnedChannels(prisma, otherOrganizationId, Object.values(channels))).toBe(1);
     expect(await ruleOf(prisma, organizationId, rule.id)).toMatchObject({ id: rule.id, name: 'one', kind: 'drift' });
     expect(await ruleOf(prisma, otherOrganizationId, rule.id)).toBeNull();
+  });
+});
+
+describe("the alerts API's writes", () => {
+  it('create, change and delete channels and rules of the organization, never of another', async () => {
+    const channel = await createAlertChannel(prisma, {
+      organizationId,
+      name: 'pager',
+      kind: 'webhook',
+      targetSealed: Buffer.from('sealed'),
+      targetHint: 'hooks.example.com',
+      signature: 'standard',
+    });
+    expect(channel).toEqual({
+      id: expect.any(String),
+      name: 'pager',
+      kind: 'webhook',
+      targetHint: 'hooks.example.com',
+      signature: 'standard',
+      enabled: true,
+      createdAt: expect.any(Date),
+      updatedAt: expect.any(Date),
+    });
+    const duplicate = { organizationId, name: 'pager', kind: 'slack', targetSealed: Buffer.from('x'), targetHint: 'x' };
+    await expect(createAlertChannel(prisma, duplicate)).rejects.toMatchObject({ code: 'P2002' });
+    expect(await updateAlertChannel(prisma, channel.id, { enabled: false })).toMatchObject({ enabled: false });
+    const test = await createTestDelivery(prisma, organizationId, channel.id);
+    expect(await deliveryOf(prisma, organizationId, test.id)).toMatchObject({ event: 'test', channelId: channel.id });
+
+    const rule = await createAlertRule(prisma, {
+      organizationId,
+      name: 'writes',
+      kind: 'drift',
+      channelIds: [channel.id],
+    });
+    await prisma.alert.create({
+      data: { organizationId, ruleId: rule.id, kind: 'drift', subject: 'cluster:w', summary: 'w', path: '/' },
+    });
+    expect(await updateAlertRule(prisma, rule.id, { threshold: 5 })).toMatchObject({
+      id: rule.id,
+      threshold: 5,
+      _count: { alerts: 1 },
+    });
+    await expect(createAlertRule(prisma, { organizationId, name: 'writes', kind: 'drift' })).rejects.toMatchObject({
+      code: 'P2002',
+    });
+
+    expect(await deleteAlertRule(prisma, otherOrganizationId, rule.id)).toBe(false);
+    expect(await deleteAlertChannel(prisma, otherOrganizationId, channel.id)).toBe(false);
+    expect(await deleteAlertRule(prisma, organizationId, rule.id)).toBe(true);
+    expect(await deleteAlertChannel(prisma, organizationId, channel.id)).toBe(true);
+    expect(await ruleOf(prisma, organizationId, rule.id)).toBeNull();
+    expect(await channelOf(prisma, organizationId, channel.id)).toBeNull();
   });
 });

@@ -8,15 +8,19 @@ import {
 import {
   claimReportPeriod,
   countOwnedClusters,
+  createReportSchedule,
+  deleteReportSchedule,
   hasReportSchedule,
   ownedClusterIds,
   reportDownload,
+  reportScheduleNameOf,
   reportScheduleOf,
   reportViewOf,
   reportViewsOf,
   retryFailedReport,
   scheduleViewOf,
   scheduleViewsOf,
+  updateReportSchedule,
 } from '../src/index.js';
 
 /** The reports API's reads: an organization's schedules and reports, never another organization's. */
@@ -164,5 +168,34 @@ describe('ownedClusterIds and countOwnedClusters', () => {
     expect(await ownedClusterIds(db.prisma, organizationId, [])).toEqual([]);
     expect(await countOwnedClusters(db.prisma, organizationId, [mine, theirs])).toBe(1);
     expect(await countOwnedClusters(db.prisma, otherOrganizationId, [theirs])).toBe(1);
+  });
+});
+
+describe('schedule writes', () => {
+  it('create, change and delete a schedule (with its reports), its name found only in its organization', async () => {
+    const id = await createReportSchedule(db.prisma, {
+      organizationId,
+      name: 'monthly',
+      cadence: 'monthly',
+      cronExpression: '0 0 1 * *',
+      timeZone: 'Europe/Paris',
+      formats: ['csv'],
+      anchorAt: day(1),
+    });
+    expect(await reportScheduleNameOf(db.prisma, organizationId, id)).toBe('monthly');
+    expect(await reportScheduleNameOf(db.prisma, otherOrganizationId, id)).toBeNull();
+
+    await updateReportSchedule(db.prisma, id, { name: 'month-end', enabled: false });
+    expect(await reportScheduleOf(db.prisma, organizationId, id)).toMatchObject({
+      name: 'month-end',
+      enabled: false,
+      timeZone: 'Europe/Paris',
+    });
+
+    const made = await report(id, organizationId, 40, 'ready');
+    await deleteReportSchedule(db.prisma, id);
+    expect(await reportScheduleNameOf(db.prisma, organizationId, id)).toBeNull();
+    expect(await reportViewOf(db.prisma, organizationId, made)).toBeNull();
+    expect(await scheduleViewOf(db.prisma, organizationId, scheduleId)).not.toBeNull();
   });
 });

@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCluster, repositoryDatabase, type RepositoryDatabase } from '../../../test/support/repositories.js';
-import { createSession, membersOf, revokeSession, type SignedInPerson, upsertMember } from '../src/index.js';
+import {
+  createSession,
+  deleteSsoSettings,
+  findSsoSettings,
+  memberOf,
+  membersOf,
+  revokeOrganizationSessions,
+  revokeSession,
+  saveSsoSettings,
+  setMemberDisabled,
+  type SignedInPerson,
+  upsertMember,
+} from '../src/index.js';
 
 let db: RepositoryDatabase;
 let organizationId: string;
@@ -44,5 +56,58 @@ describe('membersOf', () => {
     ]);
     expect(members[1]).toMatchObject({ id: ada.id, organizationId, role: 'viewer' });
     expect(bob.id).toBe(members[0].id);
+  });
+});
+
+describe('memberOf and setMemberDisabled', () => {
+  it("find the organization's own member, and disable then enable it", async () => {
+    const carol = await upsertMember(db.prisma, person(organizationId, 'carol'), hours(-3));
+    const dave = await upsertMember(db.prisma, person(otherOrganizationId, 'dave'), hours(-3));
+
+    expect(await memberOf(db.prisma, organizationId, carol.id)).toMatchObject({ id: carol.id, subject: 'carol' });
+    expect(await memberOf(db.prisma, organizationId, dave.id)).toBeNull();
+    expect((await setMemberDisabled(db.prisma, carol.id, true, now)).disabledAt).toEqual(now);
+    expect((await memberOf(db.prisma, organizationId, carol.id))?.disabledAt).toEqual(now);
+    expect((await setMemberDisabled(db.prisma, carol.id, false)).disabledAt).toBeNull();
+    expect((await memberOf(db.prisma, otherOrganizationId, dave.id))?.disabledAt).toBeNull();
+  });
+});
+
+describe('deleteSsoSettings and revokeOrganizationSessions', () => {
+  it("remove the organization's settings and end its open sessions, no other organization's", async () => {
+    const settings = {
+      issuer: 'https://idp.example.com',
+      clientId: 'zonewise',
+      audience: 'zonewise',
+      groupsClaim: 'groups',
+      roleMappings: [],
+      defaultRole: null,
+      enabled: true,
+    };
+    await saveSsoSettings(db.prisma, organizationId, settings, null);
+    await saveSsoSettings(db.prisma, otherOrganizationId, { ...settings, audience: 'other' }, null);
+    const open = async (organization: string, subject: string) => {
+      const member = await upsertMember(db.prisma, person(organization, subject));
+      const { session } = await createSession(db.prisma, {
+        organizationId: organization,
+        userId: member.id,
+        role: 'viewer',
+        expiresAt: hours(24 * 365 * 10),
+        clientAddress: null,
+      });
+      return session.id;
+    };
+    const mine = await open(organizationId, 'erin');
+    const theirs = await open(otherOrganizationId, 'frank');
+    const stillOpen = () =>
+      db.prisma.session.findMany({ where: { id: { in: [mine, theirs] }, revokedAt: null }, select: { id: true } });
+
+    expect(await deleteSsoSettings(db.prisma, organizationId)).toBe(true);
+    expect(await deleteSsoSettings(db.prisma, organizationId)).toBe(false);
+    expect(await findSsoSettings(db.prisma, organizationId, null)).toBeNull();
+    expect(await findSsoSettings(db.prisma, otherOrganizationId, null)).not.toBeNull();
+    expect(await revokeOrganizationSessions(db.prisma, organizationId)).toBeGreaterThanOrEqual(1);
+    expect(await stillOpen()).toEqual([{ id: theirs }]);
+    expect(await revokeOrganizationSessions(db.prisma, organizationId)).toBe(0);
   });
 });

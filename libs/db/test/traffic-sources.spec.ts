@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCluster, repositoryDatabase, type RepositoryDatabase } from '../../../test/support/repositories.js';
 import {
   clustersWithTrafficSource,
+  deleteTrafficSource,
+  saveTrafficSource,
   trafficSourceOf,
   trafficSourceSchedule,
   trafficSourceSchedules,
@@ -67,5 +69,34 @@ describe('trafficSourceOf and its schedules', () => {
       ]),
     );
     expect((await trafficSourceSchedules(db.prisma)).some((s) => s.clusterId === modelled.clusterId)).toBe(false);
+  });
+});
+
+describe('saveTrafficSource and deleteTrafficSource', () => {
+  it("create, replace and remove the cluster's own source, no other cluster's", async () => {
+    const { clusterId } = await addCluster(db.prisma, { organizationSlug: 'saved', name: 'a' });
+    const { clusterId: other } = await addCluster(db.prisma, { organizationSlug: 'saved', name: 'b' });
+    await saveTrafficSource(db.prisma, other, { ...SOURCE, intervalSeconds: 300 });
+
+    const created = await saveTrafficSource(db.prisma, clusterId, { ...SOURCE, intervalSeconds: 300 });
+    const replaced = await saveTrafficSource(db.prisma, clusterId, {
+      ...SOURCE,
+      preset: 'linkerd',
+      intervalSeconds: 900,
+      status: 'pending',
+      lastError: null,
+    });
+
+    expect(created).toMatchObject({ clusterId, preset: 'istio', intervalSeconds: 300 });
+    expect(replaced).toMatchObject({
+      clusterId,
+      preset: 'linkerd',
+      intervalSeconds: 900,
+      createdAt: created.createdAt,
+    });
+    expect(await deleteTrafficSource(db.prisma, clusterId)).toBe(true);
+    expect(await deleteTrafficSource(db.prisma, clusterId)).toBe(false);
+    expect(await trafficSourceOf(db.prisma, clusterId)).toBeNull();
+    expect(await trafficSourceOf(db.prisma, other)).toMatchObject({ clusterId: other, intervalSeconds: 300 });
   });
 });

@@ -7,6 +7,11 @@ import {
   channelsOf,
   countOwnedChannels,
   countOwnedClusters,
+  createAlertChannel,
+  createAlertRule,
+  createTestDelivery,
+  deleteAlertChannel,
+  deleteAlertRule,
   deliveriesOf,
   deliveryOf,
   detachChannel,
@@ -16,6 +21,8 @@ import {
   ruleOf,
   rulesOf,
   sealChannelSecrets,
+  updateAlertChannel,
+  updateAlertRule,
 } from '@zw/db';
 import { emailTargetProblem, newWebhookSecret } from '@zw/notify';
 import { ALERTS_QUEUE, type AlertsConfig, enqueueAlertDelivery } from '@zw/queue';
@@ -51,17 +58,6 @@ interface ChannelRow {
   createdAt: Date;
   updatedAt: Date;
 }
-
-const CHANNEL_VIEW = {
-  id: true,
-  name: true,
-  kind: true,
-  targetHint: true,
-  signature: true,
-  enabled: true,
-  createdAt: true,
-  updatedAt: true,
-} as const;
 
 function channelView(row: ChannelRow): ChannelView {
   return {
@@ -136,17 +132,14 @@ export class AlertsService {
     const secret = body.kind === 'webhook' ? newWebhookSecret() : null;
     const row = await this.prisma
       .$transaction(async (tx) => {
-        const created = await tx.alertChannel.create({
-          data: {
-            organizationId,
-            name: body.name,
-            kind: body.kind,
-            targetHint,
-            signature: body.kind === 'webhook' ? (body.signature ?? 'standard') : null,
-            enabled: body.enabled,
-            ...sealChannelSecrets(keyring, organizationId, body.target, secret),
-          },
-          select: CHANNEL_VIEW,
+        const created = await createAlertChannel(tx, {
+          organizationId,
+          name: body.name,
+          kind: body.kind,
+          targetHint,
+          signature: body.kind === 'webhook' ? (body.signature ?? 'standard') : null,
+          enabled: body.enabled,
+          ...sealChannelSecrets(keyring, organizationId, body.target, secret),
         });
         await recordAudit(tx, actor, {
           organizationId,
@@ -183,7 +176,7 @@ export class AlertsService {
     }
     const row = await this.prisma
       .$transaction(async (tx) => {
-        const updated = await tx.alertChannel.update({ where: { id }, data, select: CHANNEL_VIEW });
+        const updated = await updateAlertChannel(tx, id, data);
         await recordAudit(tx, actor, {
           organizationId,
           action: 'alert_channel.update',
@@ -199,8 +192,8 @@ export class AlertsService {
 
   async deleteChannel(organizationId: string, id: string, actor: AuditActor): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      const { count } = await tx.alertChannel.deleteMany({ where: { id, organizationId } });
-      if (count === 0) throw notFound(`no alert channel ${id} in this organization`);
+      const deleted = await deleteAlertChannel(tx, organizationId, id);
+      if (!deleted) throw notFound(`no alert channel ${id} in this organization`);
       await detachChannel(tx, organizationId, id);
       await recordAudit(tx, actor, {
         organizationId,
@@ -217,10 +210,7 @@ export class AlertsService {
     if (!known) throw notFound(`no alert channel ${id} in this organization`);
     await this.queues.assertAvailable();
     const delivery = await this.prisma.$transaction(async (tx) => {
-      const created = await tx.alertDelivery.create({
-        data: { organizationId, channelId: id, event: 'test' },
-        select: { id: true, notBefore: true },
-      });
+      const created = await createTestDelivery(tx, organizationId, id);
       await recordAudit(tx, actor, {
         organizationId,
         action: 'alert_channel.test',
@@ -266,19 +256,17 @@ export class AlertsService {
     await this.checkRefs(organizationId, body.clusterIds, body.channelIds);
     const row = await this.prisma
       .$transaction(async (tx) => {
-        const created = await tx.alertRule.create({
-          data: {
-            organizationId,
-            name: body.name,
-            kind: body.kind,
-            threshold: body.kind === 'savings-missed' ? body.threshold : null,
-            clusterIds: body.clusterIds,
-            channelIds: [...new Set(body.channelIds)],
-            quietStart: body.quietHours?.start ?? null,
-            quietEnd: body.quietHours?.end ?? null,
-            timeZone: body.quietHours?.timeZone ?? 'UTC',
-            enabled: body.enabled,
-          },
+        const created = await createAlertRule(tx, {
+          organizationId,
+          name: body.name,
+          kind: body.kind,
+          threshold: body.kind === 'savings-missed' ? body.threshold : null,
+          clusterIds: body.clusterIds,
+          channelIds: [...new Set(body.channelIds)],
+          quietStart: body.quietHours?.start ?? null,
+          quietEnd: body.quietHours?.end ?? null,
+          timeZone: body.quietHours?.timeZone ?? 'UTC',
+          enabled: body.enabled,
         });
         await recordAudit(tx, actor, {
           organizationId,
@@ -318,11 +306,7 @@ export class AlertsService {
     }
     const row = await this.prisma
       .$transaction(async (tx) => {
-        const updated = await tx.alertRule.update({
-          where: { id },
-          data,
-          include: { _count: { select: { alerts: { where: { resolvedAt: null } } } } },
-        });
+        const updated = await updateAlertRule(tx, id, data);
         await recordAudit(tx, actor, {
           organizationId,
           action: 'alert_rule.update',
@@ -338,8 +322,8 @@ export class AlertsService {
 
   async deleteRule(organizationId: string, id: string, actor: AuditActor): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      const { count } = await tx.alertRule.deleteMany({ where: { id, organizationId } });
-      if (count === 0) throw notFound(`no alert rule ${id} in this organization`);
+      const deleted = await deleteAlertRule(tx, organizationId, id);
+      if (!deleted) throw notFound(`no alert rule ${id} in this organization`);
       await recordAudit(tx, actor, {
         organizationId,
         action: 'alert_rule.delete',

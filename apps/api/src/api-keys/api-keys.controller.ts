@@ -2,11 +2,13 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@n
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   type ApiKey,
+  apiKeyOf,
   apiKeysOf,
   type AuditActor,
   createAuditedApiKey,
   PrismaService,
   recordAudit,
+  revokeApiKey,
   type Role,
 } from '@zw/db';
 import { z } from 'zod';
@@ -152,10 +154,10 @@ export class ApiKeysController {
   ): Promise<void> {
     const keyId = parseInput(keyIdParam, { id }, 'path').id;
     await this.prisma.$transaction(async (tx) => {
-      const key = await tx.apiKey.findFirst({ where: { id: keyId, organizationId: caller.organizationId } });
+      const key = await apiKeyOf(tx, caller.organizationId, keyId);
       if (!key) throw notFound(`no API key ${keyId} in your organization`);
       if (key.revokedAt !== null) return; // revoking twice changes nothing, and is not logged twice
-      await tx.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+      await revokeApiKey(tx, keyId);
       await recordAudit(tx, actor, {
         organizationId: caller.organizationId,
         action: 'api_key.revoke',

@@ -1,17 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  agentTokenOf,
   type AnalysisSettingsRow,
   type AuditActor,
   type Cloud,
-  CLUSTER_VIEW_COLUMNS,
+  clusterViewById,
   clusterViewOf,
   type ClusterViewRow,
   clusterViewsOf,
+  deleteCluster,
+  insertCluster,
   issueAgentToken,
   newestAnalysisSettings,
+  organizationClusterNameOf,
   Prisma,
   PrismaService,
   recordAudit,
+  updateCluster,
 } from '@zw/db';
 import type { z } from 'zod';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
@@ -100,21 +105,18 @@ export class ClustersService {
   ): Promise<CreatedClusterView> {
     try {
       return await this.prisma.$transaction(async (tx) => {
-        const { id } = await tx.cluster.create({
-          data: {
-            organizationId,
-            name: body.name,
-            cloud: body.cloud as Cloud,
-            region: body.region ?? null,
-            kubernetesVersion: body.kubernetesVersion ?? null,
-            dataPlane: body.dataPlane ?? null,
-            crossZonePricePerGb: body.crossZonePricePerGb ?? null,
-            labels: body.labels ?? {},
-          },
-          select: { id: true },
+        const id = await insertCluster(tx, {
+          organizationId,
+          name: body.name,
+          cloud: body.cloud as Cloud,
+          region: body.region ?? null,
+          kubernetesVersion: body.kubernetesVersion ?? null,
+          dataPlane: body.dataPlane ?? null,
+          crossZonePricePerGb: body.crossZonePricePerGb ?? null,
+          labels: body.labels ?? {},
         });
         const agentToken = await issueAgentToken(tx, id);
-        const row = await tx.cluster.findUniqueOrThrow({ where: { id }, select: CLUSTER_VIEW_COLUMNS });
+        const row = await clusterViewById(tx, id);
         await recordAudit(tx, actor, {
           organizationId,
           action: 'cluster.create',
@@ -178,17 +180,14 @@ export class ClustersService {
       await this.prisma.$transaction(async (tx) => {
         const before = await clusterViewOf(tx, organizationId, id);
         if (!before) throw clusterNotFound(id);
-        await tx.cluster.update({
-          where: { id },
-          data: {
-            ...(body.name !== undefined ? { name: body.name } : {}),
-            ...(body.cloud !== undefined ? { cloud: body.cloud as Cloud } : {}),
-            ...(body.region !== undefined ? { region: body.region } : {}),
-            ...(body.kubernetesVersion !== undefined ? { kubernetesVersion: body.kubernetesVersion } : {}),
-            ...(body.dataPlane !== undefined ? { dataPlane: body.dataPlane } : {}),
-            ...(body.crossZonePricePerGb !== undefined ? { crossZonePricePerGb: body.crossZonePricePerGb } : {}),
-            ...(body.labels !== undefined ? { labels: body.labels } : {}),
-          },
+        await updateCluster(tx, id, {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.cloud !== undefined ? { cloud: body.cloud as Cloud } : {}),
+          ...(body.region !== undefined ? { region: body.region } : {}),
+          ...(body.kubernetesVersion !== undefined ? { kubernetesVersion: body.kubernetesVersion } : {}),
+          ...(body.dataPlane !== undefined ? { dataPlane: body.dataPlane } : {}),
+          ...(body.crossZonePricePerGb !== undefined ? { crossZonePricePerGb: body.crossZonePricePerGb } : {}),
+          ...(body.labels !== undefined ? { labels: body.labels } : {}),
         });
         const { crossZonePricePerGb, ...rest } = body;
         const target = { organizationId, targetType: 'cluster', targetId: id };
@@ -222,16 +221,16 @@ export class ClustersService {
 
   async rotateToken(organizationId: string, id: string, actor: AuditActor): Promise<RotatedTokenView> {
     return this.prisma.$transaction(async (tx) => {
-      const cluster = await tx.cluster.findFirst({ where: { id, organizationId }, select: { name: true } });
-      if (!cluster) throw clusterNotFound(id);
+      const name = await organizationClusterNameOf(tx, organizationId, id);
+      if (name === null) throw clusterNotFound(id);
       const agentToken = await issueAgentToken(tx, id);
-      const row = await tx.agentToken.findUniqueOrThrow({ where: { clusterId: id } });
+      const row = await agentTokenOf(tx, id);
       await recordAudit(tx, actor, {
         organizationId,
         action: 'cluster.agent_token_rotate',
         targetType: 'cluster',
         targetId: id,
-        details: { name: cluster.name, tokenPrefix: row.tokenPrefix },
+        details: { name, tokenPrefix: row.tokenPrefix },
       });
       return { agentToken, prefix: row.tokenPrefix, rotatedAt: (row.rotatedAt ?? row.createdAt).toISOString() };
     });
@@ -240,15 +239,15 @@ export class ClustersService {
   /** Deletes the cluster with its token, snapshots and history (foreign keys cascade). */
   async delete(organizationId: string, id: string, actor: AuditActor): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      const cluster = await tx.cluster.findFirst({ where: { id, organizationId }, select: { name: true } });
-      if (!cluster) throw clusterNotFound(id);
-      await tx.cluster.delete({ where: { id } });
+      const name = await organizationClusterNameOf(tx, organizationId, id);
+      if (name === null) throw clusterNotFound(id);
+      await deleteCluster(tx, id);
       await recordAudit(tx, actor, {
         organizationId,
         action: 'cluster.delete',
         targetType: 'cluster',
         targetId: id,
-        details: { name: cluster.name },
+        details: { name },
       });
     });
     await this.cache.changed({ organizationId, clusterId: id });

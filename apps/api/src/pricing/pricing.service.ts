@@ -1,6 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { priceCatalogue } from '@zw/core';
-import { type AuditActor, type Cloud, organizationPrices, PrismaService, recordAudit } from '@zw/db';
+import {
+  type AuditActor,
+  type Cloud,
+  organizationPriceOf,
+  organizationPrices,
+  PrismaService,
+  recordAudit,
+  setOrganizationPrice,
+} from '@zw/db';
 import { ReadModelCache } from '../cache/read-model-cache.js';
 import { clusterPricing } from '../cluster-pricing.js';
 import type { OrganizationPricingView } from './pricing.schemas.js';
@@ -44,17 +52,14 @@ export class PricingService {
     actor: AuditActor,
   ): Promise<OrganizationPricingView> {
     await this.prisma.$transaction(async (tx) => {
-      const before = await tx.organization.findUniqueOrThrow({
-        where: { id: organizationId },
-        select: { crossZonePricePerGb: true },
-      });
-      await tx.organization.update({ where: { id: organizationId }, data: { crossZonePricePerGb: pricePerGb } });
+      const before = await organizationPriceOf(tx, organizationId);
+      await setOrganizationPrice(tx, organizationId, pricePerGb);
       await recordAudit(tx, actor, {
         organizationId,
         action: 'organization.price_change',
         targetType: 'organization',
         targetId: organizationId,
-        details: { crossZonePricePerGb: { from: numberOrNull(before.crossZonePricePerGb), to: pricePerGb } },
+        details: { crossZonePricePerGb: { from: numberOrNull(before), to: pricePerGb } },
       });
     });
     await this.cache.changed({ organizationId });

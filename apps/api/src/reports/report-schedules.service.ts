@@ -2,17 +2,21 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   type AuditActor,
+  createReportSchedule,
+  deleteReportSchedule,
   NO_WEBHOOK_SECRET,
   organizationChannelIds,
   ownedClusterIds,
   type Prisma,
   PrismaService,
   recordAudit,
+  reportScheduleNameOf,
   reportScheduleOf,
   scheduleViewOf,
   type ScheduleViewRow,
   scheduleViewsOf,
   sealedWebhookSecretColumns,
+  updateReportSchedule,
 } from '@zw/db';
 import { enqueueScheduleSync, REPORTS_QUEUE, type ReportsConfig, secretKeyringOf } from '@zw/queue';
 import {
@@ -117,30 +121,27 @@ export class ReportSchedulesService {
     const webhookUrl = body.webhook ? this.checkWebhook(body.webhook.url) : null;
     const secret = webhookUrl ? newWebhookSecret() : null;
     const sealed = secret ? sealedWebhookSecretColumns(this.keyring('webhook'), secret.secret) : NO_WEBHOOK_SECRET;
-    const { id } = await this.prisma.$transaction(async (tx) => {
-      const created = await tx.reportSchedule.create({
-        data: {
-          organizationId,
-          name: body.name,
-          cadence: body.cadence,
-          cronExpression: cron,
-          timeZone: body.timeZone,
-          clusterIds,
-          formats: body.formats,
-          webhookUrl,
-          ...sealed,
-          webhookSecretPrefix: secret?.prefix ?? null,
-          channelIds,
-          enabled: body.enabled,
-          anchorAt: now,
-        },
-        select: { id: true },
+    const id = await this.prisma.$transaction(async (tx) => {
+      const created = await createReportSchedule(tx, {
+        organizationId,
+        name: body.name,
+        cadence: body.cadence,
+        cronExpression: cron,
+        timeZone: body.timeZone,
+        clusterIds,
+        formats: body.formats,
+        webhookUrl,
+        ...sealed,
+        webhookSecretPrefix: secret?.prefix ?? null,
+        channelIds,
+        enabled: body.enabled,
+        anchorAt: now,
       });
       await recordAudit(tx, actor, {
         organizationId,
         action: 'report_schedule.create',
         targetType: 'report_schedule',
-        targetId: created.id,
+        targetId: created,
         details: { name: body.name, cadence: body.cadence, webhook: webhookUrl !== null, channels: channelIds.length },
       });
       return created;
@@ -225,7 +226,7 @@ export class ReportSchedulesService {
       });
     }
     await this.prisma.$transaction(async (tx) => {
-      await tx.reportSchedule.update({ where: { id }, data });
+      await updateReportSchedule(tx, id, data);
       await recordAudit(tx, actor, {
         organizationId,
         action: 'report_schedule.update',
@@ -245,15 +246,15 @@ export class ReportSchedulesService {
   /** Deletes the schedule with its reports and deliveries; the worker drops its job scheduler. */
   async delete(organizationId: string, id: string, actor: AuditActor): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      const schedule = await tx.reportSchedule.findFirst({ where: { id, organizationId }, select: { name: true } });
-      if (!schedule) throw scheduleNotFound(id);
-      await tx.reportSchedule.delete({ where: { id } });
+      const name = await reportScheduleNameOf(tx, organizationId, id);
+      if (name === null) throw scheduleNotFound(id);
+      await deleteReportSchedule(tx, id);
       await recordAudit(tx, actor, {
         organizationId,
         action: 'report_schedule.delete',
         targetType: 'report_schedule',
         targetId: id,
-        details: { name: schedule.name },
+        details: { name },
       });
     });
     await this.sync(id);

@@ -14,6 +14,8 @@ import {
   refreshLatestRollup,
   serviceIntervals,
   type ServiceStateRow,
+  serviceTrafficOf,
+  setServiceTraffic,
 } from '@zw/db';
 import type { z } from 'zod';
 import { ReadModelCache } from '../cache/read-model-cache.js';
@@ -215,12 +217,9 @@ export class ServicesService {
   ): Promise<ServiceDetailView> {
     await this.head(organizationId, clusterId);
     await this.prisma.$transaction(async (tx) => {
-      const before = await tx.clusterService.findFirst({
-        where: { clusterId, namespace, name },
-        select: { id: true, monthlyTrafficGb: true },
-      });
+      const before = await serviceTrafficOf(tx, clusterId, namespace, name);
       if (!before) throw notFound(`no Service ${namespace}/${name} in cluster ${clusterId}`);
-      await tx.clusterService.update({ where: { id: before.id }, data: { monthlyTrafficGb: gb } });
+      await setServiceTraffic(tx, before.id, gb);
       await recordAudit(tx, actor, {
         organizationId,
         action: 'service.traffic_change',

@@ -1,6 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type AuditActor, membersOf, PrismaService, recordAudit, revokeMemberSessions } from '@zw/db';
+import {
+  type AuditActor,
+  memberOf,
+  membersOf,
+  PrismaService,
+  recordAudit,
+  revokeMemberSessions,
+  setMemberDisabled,
+} from '@zw/db';
 import { z } from 'zod';
 import { CurrentActor } from '../audit/audit-actor.js';
 import { AdminOnly, ApiKeyAuth } from '../auth/auth.decorators.js';
@@ -84,13 +92,10 @@ export class MembersController {
     const memberId = parseInput(memberIdParam, { id }, 'path').id;
     const { disabled } = parseInput(UpdateMemberBody, body, 'body');
     const updated = await this.prisma.$transaction(async (tx) => {
-      const member = await tx.user.findFirst({ where: { id: memberId, organizationId: caller.organizationId } });
+      const member = await memberOf(tx, caller.organizationId, memberId);
       if (!member) throw notFound(`no member ${memberId} in your organization`);
       if ((member.disabledAt !== null) === disabled) return member;
-      const changed = await tx.user.update({
-        where: { id: memberId },
-        data: { disabledAt: disabled ? new Date() : null },
-      });
+      const changed = await setMemberDisabled(tx, memberId, disabled);
       const ended = disabled ? await revokeMemberSessions(tx, memberId) : 0;
       await recordAudit(tx, actor, {
         organizationId: caller.organizationId,
@@ -117,7 +122,7 @@ export class MembersController {
   ): Promise<void> {
     const memberId = parseInput(memberIdParam, { id }, 'path').id;
     await this.prisma.$transaction(async (tx) => {
-      const member = await tx.user.findFirst({ where: { id: memberId, organizationId: caller.organizationId } });
+      const member = await memberOf(tx, caller.organizationId, memberId);
       if (!member) throw notFound(`no member ${memberId} in your organization`);
       const ended = await revokeMemberSessions(tx, memberId);
       await recordAudit(tx, actor, {

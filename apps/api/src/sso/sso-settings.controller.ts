@@ -2,11 +2,13 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Put, Req } from '@nest
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   type AuditActor,
+  deleteSsoSettings,
   findSsoSettings,
   organizationSlugOf,
   Prisma,
   PrismaService,
   recordAudit,
+  revokeOrganizationSessions,
   saveSsoSettings,
 } from '@zw/db';
 import { outboundUrlProblem } from '@zw/reports';
@@ -207,18 +209,15 @@ export class SsoSettingsController {
   })
   async delete(@CurrentCaller() caller: Caller, @CurrentActor() actor: AuditActor): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      const { count } = await tx.ssoConfig.deleteMany({ where: { organizationId: caller.organizationId } });
-      if (count === 0) return;
-      const ended = await tx.session.updateMany({
-        where: { organizationId: caller.organizationId, revokedAt: null },
-        data: { revokedAt: new Date() },
-      });
+      const deleted = await deleteSsoSettings(tx, caller.organizationId);
+      if (!deleted) return;
+      const ended = await revokeOrganizationSessions(tx, caller.organizationId);
       await recordAudit(tx, actor, {
         organizationId: caller.organizationId,
         action: 'sso.delete',
         targetType: 'sso',
         targetId: caller.organizationId,
-        details: { sessionsEnded: ended.count },
+        details: { sessionsEnded: ended },
       });
     });
     this.sessions.forget((session) => session.organizationId === caller.organizationId);

@@ -6,12 +6,14 @@ import {
   type AuditActor,
   clearMeasurements,
   type ClusterTrafficSource,
+  deleteTrafficSource,
   measuredComparison,
   measuredComparisonFigures,
   PrismaService,
   ReadDb,
   recordAudit,
   resealedAuthHeader,
+  saveTrafficSource,
   sealAuthHeader,
   trafficSourceOf,
 } from '@zw/db';
@@ -150,11 +152,7 @@ export class TrafficSourcesService {
       ...this.authHeaderColumn(clusterId, body.authHeader, existing),
     };
     const row = await this.prisma.$transaction(async (tx) => {
-      const saved = await tx.clusterTrafficSource.upsert({
-        where: { clusterId },
-        create: { clusterId, ...data },
-        update: data,
-      });
+      const saved = await saveTrafficSource(tx, clusterId, data);
       await recordAudit(tx, actor, {
         organizationId,
         action: existing ? 'cluster.traffic_source_change' : 'cluster.traffic_source_create',
@@ -179,8 +177,8 @@ export class TrafficSourcesService {
     await this.services.head(organizationId, clusterId);
     await this.queueAvailability.assertAvailable();
     await this.prisma.$transaction(async (tx) => {
-      const { count } = await tx.clusterTrafficSource.deleteMany({ where: { clusterId } });
-      if (count === 0) throw notFound(`cluster ${clusterId} has no traffic source`);
+      const deleted = await deleteTrafficSource(tx, clusterId);
+      if (!deleted) throw notFound(`cluster ${clusterId} has no traffic source`);
       await recordAudit(tx, actor, {
         organizationId,
         action: 'cluster.traffic_source_delete',
