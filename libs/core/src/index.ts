@@ -117,6 +117,7 @@ export * from './json-limits.js';
 export * from './service-outcome.js';
 export * from './scaled-slices.js';
 export * from './replica-search.js';
+export * from './stable-replica-floor.js';
 export * from './fix-patches.js';
 export * from './recommendations.js';
 export * from './service-reuse.js';

@@ -14,14 +14,8 @@ import {
   trafficDistributionPatch,
 } from './fix-patches.js';
 import type { EndpointSlice, Service } from './k8s-objects.js';
-import {
-  desiredCounts,
-  type ReplicaFix,
-  searchReplicas,
-  stableFloor,
-  worstOverload,
-  type ZoneDeltas,
-} from './replica-search.js';
+import { desiredCounts, type ReplicaFix, searchReplicas, worstOverload, type ZoneDeltas } from './replica-search.js';
+import { stableFloor } from './stable-replica-floor.js';
 import type { CrossZonePrice } from './savings.js';
 import { type MonthlyTraffic, monthlyTrafficGb } from './monthly-traffic.js';
 import { type OutcomeCluster, type ServiceChange, type ServiceOutcome, serviceOutcome } from './service-outcome.js';
