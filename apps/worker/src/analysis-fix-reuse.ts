@@ -1,84 +1,124 @@
 import type {
   AutoRoutingPreview,
   FixReuse,
+  Node,
   PreviewReuse,
   Recommendation,
+  ServiceAnalysis,
+  ServiceAnalysisReuse,
   ServiceObjects,
-  ServiceReuse,
   ServiceReuseScope,
 } from '@zw/core';
 import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 
 /**
- * Services whose fixes are kept, over all clusters: a 10,000-Service cluster's fixes take some tens of
- * MiB, so a thread keeps about that many and forgets the least recently analysed clusters first.
+ * Services whose results are kept, over all clusters; a thread forgets the least recently analysed
+ * clusters first. A kept analysis holds its Service's slices: the bench's 10,000-Service cluster (150,000
+ * endpoints) keeps about 150 MiB, against 33 MiB for its fixes and previews alone.
  */
 const MAX_KEPT_SERVICES = 20_000;
 
 interface Kept<T> {
-  /** SHA-256 of the cluster's, the Service's objects' and the Service's other inputs. */
+  /** The Service's objects the value was computed from (or, once reused, equal ones of a later snapshot). */
+  objects: ServiceObjects;
+  /** SHA-256 of the cluster's inputs (its nodes by their `NodesSeen` generation) and the Service's other inputs. */
   inputs: string;
   value: T;
 }
 
-/** What one snapshot of a cluster computed, by Service key. */
+/** What one snapshot of a cluster computed, by Service key, and its nodes. */
 interface KeptResults {
+  analyses: Map<string, Kept<ServiceAnalysis>>;
   fixes: Map<string, Kept<Recommendation[]>>;
   previews: Map<string, Kept<AutoRoutingPreview | null>>;
+  nodes: NodesSeen | null;
+}
+
+/** A snapshot's nodes, and a name shared by every snapshot of the cluster since they last changed. */
+interface NodesSeen {
+  nodes: readonly Node[];
+  generation: string;
 }
 
 /** The stores one snapshot's analysis is given; `keep()` once it is done makes its results the cluster's. */
 export interface ReuseSession {
+  analyses: ServiceAnalysisReuse;
   fixes: FixReuse;
   previews: PreviewReuse;
   keep(): void;
 }
 
 /**
- * The fixes and routing previews of each cluster's last analysed snapshot, kept by a pool thread for the
- * next snapshot of the same cluster: between two snapshots most Services change nothing these depend on,
- * and computing them (a run of the controller and the traffic model per candidate change, and one per
- * preview) costs more than the analysis. Reuse is keyed on a digest of every input (see `ServiceReuse` in
- * the core), so results are those a fresh computation gives, whatever order snapshots come in; a miss
- * only costs the computation. A Service's objects are digested once per snapshot, for both.
+ * The Services' analyses, fixes and routing previews of each cluster's last analysed snapshot, kept by a
+ * pool thread for the next snapshot of the same cluster: between two snapshots most Services change
+ * nothing these depend on, and computing them (a run of the controller and the traffic model per Service,
+ * per candidate change, and per preview) is most of a snapshot's analysis. A result is reused when every
+ * input equals the one it was computed from (see `ServiceReuse` in the core), so results are those a
+ * fresh computation gives, whatever order snapshots come in; a miss only costs the computation.
+ *
+ * Decision: the objects (nodes, each Service's) are compared with the kept ones value by value, once per
+ * snapshot for all three, not digested: printing and hashing every Service's objects cost more than
+ * analysing it, and a comparison stops at the first difference.
  */
 export class ClusterFixReuse {
   private readonly clusters = new LRUCache<string, KeptResults>({
     maxSize: MAX_KEPT_SERVICES,
-    sizeCalculation: (kept) => Math.max(1, kept.fixes.size, kept.previews.size),
+    sizeCalculation: (kept) => Math.max(1, kept.analyses.size, kept.fixes.size, kept.previews.size),
   });
+  private generations = 0;
 
   session(clusterId: string): ReuseSession {
     const previous = this.clusters.get(clusterId);
-    const current: KeptResults = { fixes: new Map(), previews: new Map() };
-    const objects = new ObjectDigests();
+    const current: KeptResults = { analyses: new Map(), fixes: new Map(), previews: new Map(), nodes: null };
+    const compared = new ObjectComparisons();
+    const generationOf = (nodes: readonly Node[]): string => {
+      if (current.nodes?.nodes !== nodes) current.nodes = this.nodesSeen(nodes, [current.nodes, previous?.nodes]);
+      return current.nodes.generation;
+    };
+    const store = <T>(kept: ReadonlyMap<string, Kept<T>> | undefined, results: Map<string, Kept<T>>) => ({
+      begin: (nodes: readonly Node[], clusterInputs: string) =>
+        scope(sha256(clusterInputs, generationOf(nodes)), compared, kept, results),
+    });
     return {
-      fixes: store(objects, previous?.fixes, current.fixes),
-      previews: store(objects, previous?.previews, current.previews),
+      analyses: store(previous?.analyses, current.analyses),
+      fixes: store(previous?.fixes, current.fixes),
+      previews: store(previous?.previews, current.previews),
       keep: () => {
         // A cluster larger than the whole budget is not kept (LRUCache refuses it) and is computed afresh.
         this.clusters.set(clusterId, current);
       },
     };
   }
+
+  private nodesSeen(nodes: readonly Node[], seen: (NodesSeen | null | undefined)[]): NodesSeen {
+    const same = seen.find((entry) => entry != null && sameJson(entry.nodes, nodes));
+    return { nodes, generation: same?.generation ?? `nodes ${++this.generations}` };
+  }
 }
 
 /**
- * SHA-256 of a Service's objects (its JSON and its slices'), once per snapshot: the same parsed objects
- * are handed to every computation that reads them. Slices are compared by identity, element by element.
+ * Whether a Service's objects equal kept ones, compared once per snapshot: the same parsed objects are
+ * handed to every computation that reads them. Slices are matched by identity, element by element.
  */
-class ObjectDigests {
-  private readonly known = new WeakMap<object, { slices: ServiceObjects['slices']; digest: string }>();
+class ObjectComparisons {
+  private readonly known = new WeakMap<
+    object,
+    { kept: ServiceObjects; slices: ServiceObjects['slices']; same: boolean }
+  >();
 
-  of({ service, slices }: ServiceObjects): string {
-    const known = this.known.get(service);
-    if (known !== undefined && sameElements(known.slices, slices)) return known.digest;
-    const digest = createHash('sha256')
-      .update(JSON.stringify([service, slices]))
-      .digest('base64');
-    this.known.set(service, { slices, digest });
-    return digest;
+  same(kept: ServiceObjects, objects: ServiceObjects): boolean {
+    const known = this.known.get(objects.service);
+    if (
+      known !== undefined &&
+      known.kept.service === kept.service &&
+      sameElements(known.kept.slices, kept.slices) &&
+      sameElements(known.slices, objects.slices)
+    )
+      return known.same;
+    const same = sameJson(kept.service, objects.service) && sameJson(kept.slices, objects.slices);
+    this.known.set(objects.service, { kept, slices: objects.slices, same });
+    return same;
   }
 }
 
@@ -86,35 +126,62 @@ function sameElements<T>(a: readonly T[], b: readonly T[]): boolean {
   return a === b || (a.length === b.length && a.every((element, index) => element === b[index]));
 }
 
-function store<T>(
-  objects: ObjectDigests,
-  previous: ReadonlyMap<string, Kept<T>> | undefined,
-  current: Map<string, Kept<T>>,
-): ServiceReuse<T> {
-  return { begin: (clusterInputs) => scope(sha256(clusterInputs), objects, previous, current) };
+/**
+ * Whether two parsed JSON values are equal, their objects' keys in the same order: then they print the
+ * same JSON, and a computation reading them cannot tell them apart. Anything but plain objects, arrays
+ * and primitives counts as different. `for...in` and one key list: a list per object cost a fifth more.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) return Array.isArray(b) && sameArrays(a, b);
+  return !Array.isArray(b) && isPlain(a) && isPlain(b) && sameObjects(a, b);
+}
+
+function sameArrays(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+  return true;
+}
+
+function sameObjects(a: object, b: object): boolean {
+  const keys = Object.keys(b);
+  let index = 0;
+  for (const key in a) {
+    if (key !== keys[index++] || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+      return false;
+  }
+  return index === keys.length;
+}
+
+/** A plain object: `for...in` lists its own keys (a member added to Object.prototype only makes two differ). */
+function isPlain(value: object): boolean {
+  return Object.getPrototypeOf(value) === Object.prototype;
 }
 
 function scope<T>(
   clusterDigest: string,
-  objects: ObjectDigests,
+  compared: ObjectComparisons,
   previous: ReadonlyMap<string, Kept<T>> | undefined,
   current: Map<string, Kept<T>>,
 ): ServiceReuseScope<T> {
   // A miss is remembered right after it was recalled: its digest is computed once.
   let last: { inputs: string; digest: string } | undefined;
-  const digestOf = (serviceObjects: ServiceObjects, inputs: string) => {
+  const digestOf = (inputs: string) => {
     if (last?.inputs !== inputs) last = { inputs, digest: sha256(inputs, clusterDigest) };
-    return objects.of(serviceObjects) + last.digest;
+    return last.digest;
   };
   return {
-    recall(key, serviceObjects, inputs) {
+    recall(key, objects, inputs) {
       const kept = previous?.get(key);
-      if (kept === undefined || kept.inputs !== digestOf(serviceObjects, inputs)) return undefined;
-      current.set(key, kept);
+      if (kept === undefined || kept.inputs !== digestOf(inputs) || !compared.same(kept.objects, objects))
+        return undefined;
+      // Kept with this snapshot's objects: the earlier snapshot's can be collected.
+      current.set(key, { objects, inputs: kept.inputs, value: kept.value });
       return kept.value;
     },
-    remember(key, serviceObjects, inputs, value) {
-      current.set(key, { inputs: digestOf(serviceObjects, inputs), value });
+    remember(key, objects, inputs, value) {
+      current.set(key, { objects, inputs: digestOf(inputs), value });
     },
   };
 }

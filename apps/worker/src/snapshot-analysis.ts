@@ -19,6 +19,7 @@ import {
   recommendFixes,
   serviceKey as coreServiceKey,
   type ServiceAnalysis,
+  type ServiceAnalysisReuse,
   type Snapshot,
   SnapshotError,
 } from '@zw/core';
@@ -40,6 +41,7 @@ export class UnprocessableSnapshotError extends Error {
 
 /** Results of the cluster's earlier snapshots an analysis may reuse (see analysis-fix-reuse.ts). */
 export interface AnalysisReuse {
+  analyses?: ServiceAnalysisReuse;
   fixes?: FixReuse;
   previews?: PreviewReuse;
 }
@@ -61,7 +63,8 @@ export async function readPayload(gzipped: Uint8Array): Promise<unknown> {
 
 /**
  * Runs the core on a snapshot document, with the cluster's overrides applied to its List annotations
- * first, and keeps what history stores. `reuse` holds fixes and previews of the cluster's earlier snapshots.
+ * first, and keeps what history stores. `reuse` holds Services' analyses, fixes and previews of the
+ * cluster's earlier snapshots.
  */
 export function analyzeDocument(
   document: unknown,
@@ -73,7 +76,7 @@ export function analyzeDocument(
   const applied = applyClusterOverrides(document, overrides);
   try {
     snapshot = parseSnapshot(document);
-    report = analyzeSnapshot(snapshot);
+    report = analyzeSnapshot(snapshot, { reuse: reuse.analyses });
   } catch (error) {
     if (error instanceof SnapshotError) throw new UnprocessableSnapshotError(`invalid snapshot: ${error.message}`);
     throw error;
@@ -163,25 +166,63 @@ function serviceStates(
   savings: Map<string, ServiceSavingsState>,
   fixes: Map<string, ServiceFixes>,
 ): ServiceState[] {
-  return report.services.map((service) =>
-    withStateHash({
-      namespace: service.namespace,
-      name: service.name,
-      routing: service.routing,
-      hintState: service.hints.state,
-      hintReason: service.hints.reason,
-      zones: service.zones as unknown as Record<string, Record<string, unknown>>,
-      crossZoneWithoutHints: service.crossZone.withoutHints,
-      crossZoneWithHints: service.crossZone.withHints,
-      verdict: {
-        managedBy: service.managedBy,
-        honoursHints: service.dataPath.honoursHints,
-        dataPathReason: service.dataPath.reason,
-      },
-      savings: savings.get(`${service.namespace}/${service.name}`),
-      fixes: fixes.get(`${service.namespace}/${service.name}`) ?? null,
-    }),
+  return report.services.map((service) => {
+    const key = `${service.namespace}/${service.name}`;
+    return serviceState(service, savings.get(key), fixes.get(key) ?? null);
+  });
+}
+
+/**
+ * The state of each Service analysis the core reused (the very object kept from an earlier snapshot of
+ * the cluster), by its savings inputs and fixes: hashing every state was a tenth of a changed snapshot's
+ * analysis, and most repeat. Analyses are never changed, so the state of one with equal inputs is equal.
+ */
+const keptStates = new WeakMap<ServiceAnalysis, ServiceState>();
+
+function serviceState(
+  service: ServiceAnalysis,
+  savings: ServiceSavingsState | undefined,
+  fixes: ServiceFixes | null,
+): ServiceState {
+  const known = keptStates.get(service);
+  if (known !== undefined && known.fixes === fixes && sameFields(known.savings, savings)) return known;
+  const state = stateOf(service, savings, fixes);
+  keptStates.set(service, state);
+  return state;
+}
+
+function sameFields(a: object | undefined, b: object | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  const keys = Object.keys(a);
+  return (
+    keys.length === Object.keys(b).length &&
+    keys.every((key) => (a as Record<string, unknown>)[key] === (b as Record<string, unknown>)[key])
   );
+}
+
+function stateOf(
+  service: ServiceAnalysis,
+  savings: ServiceSavingsState | undefined,
+  fixes: ServiceFixes | null,
+): ServiceState {
+  return withStateHash({
+    namespace: service.namespace,
+    name: service.name,
+    routing: service.routing,
+    hintState: service.hints.state,
+    hintReason: service.hints.reason,
+    zones: service.zones as unknown as Record<string, Record<string, unknown>>,
+    crossZoneWithoutHints: service.crossZone.withoutHints,
+    crossZoneWithHints: service.crossZone.withHints,
+    verdict: {
+      managedBy: service.managedBy,
+      honoursHints: service.dataPath.honoursHints,
+      dataPathReason: service.dataPath.reason,
+    },
+    savings,
+    fixes,
+  });
 }
 
 /**
@@ -321,8 +362,20 @@ function zoneStatsOf(report: AnalysisReport): ZoneStats[] {
   return [...stats.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
+/** Counted once per analysis: the core hands out the same one for a Service unchanged since. */
+const readyByZone = new WeakMap<ServiceAnalysis, ReadonlyMap<string, number>>();
+
 /** Ready endpoints by zone in the Service's primary family (IPv4 unless it only has IPv6 slices). */
-function readyEndpointsByZone(service: ServiceAnalysis): Map<string, number> {
+function readyEndpointsByZone(service: ServiceAnalysis): ReadonlyMap<string, number> {
+  let counts = readyByZone.get(service);
+  if (counts === undefined) {
+    counts = countReadyByZone(service);
+    readyByZone.set(service, counts);
+  }
+  return counts;
+}
+
+function countReadyByZone(service: ServiceAnalysis): Map<string, number> {
   const slices: readonly EndpointSlice[] = service.endpointSlices;
   const family = slices.some((slice) => slice.addressType === 'IPv4') ? 'IPv4' : 'IPv6';
   const counts = new Map<string, number>();

@@ -1,9 +1,15 @@
 import {
+  analyzeSnapshot,
+  applyClusterOverrides,
   type ClusterOverrides,
   type KubernetesList,
   MONTHLY_TRAFFIC_ANNOTATION,
   NO_OVERRIDES,
+  parseSnapshot,
   seededRandom,
+  type Service,
+  type ServiceAnalysisReuse,
+  type ServiceObjects,
   type ServiceReuse,
   ZONE_TRAFFIC_WEIGHTS_ANNOTATION,
 } from '@zw/core';
@@ -11,14 +17,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mutatedSnapshots, snapshotText } from '../../../test/support/snapshot-mutations.js';
 import { evolve, fleet, timeline } from '../../../test/support/snapshots.js';
-import { ClusterFixReuse } from '../src/analysis-fix-reuse.js';
-import { analyzeDocument, UnprocessableSnapshotError } from '../src/snapshot-analysis.js';
+import { ClusterFixReuse, type ReuseSession } from '../src/analysis-fix-reuse.js';
+import { type AnalysisReuse, analyzeDocument, UnprocessableSnapshotError } from '../src/snapshot-analysis.js';
 
 /**
- * An analysis thread reuses a Service's fixes and routing preview from the cluster's previous snapshot
- * when none of their inputs changed. Whatever the order snapshots come in (late, re-driven, other
- * clusters in between, overrides changed), the analysis must be exactly the one computed fresh for each
- * snapshot: fixes, previews, state hashes and aggregates. No I/O.
+ * An analysis thread reuses a Service's analysis, fixes and routing preview from the cluster's previous
+ * snapshot when none of their inputs changed. Whatever the order snapshots come in (late, re-driven,
+ * other clusters in between, overrides changed), the analysis must be exactly the one computed fresh for
+ * each snapshot: the core's whole report, fixes, previews, state hashes and aggregates. No I/O.
  */
 
 /** The same cluster with one endpoint of every `every`-th slice moved to the next zone (its counts unchanged). */
@@ -43,6 +49,19 @@ function nodeCpuChanged(list: KubernetesList, factor: number): KubernetesList {
     const node = item as unknown as { status: { allocatable: { cpu: string } } };
     const cpu = String(Number(node.status.allocatable.cpu) * factor);
     return { ...item, status: { ...node.status, allocatable: { ...node.status.allocatable, cpu } } };
+  });
+  return { ...list, items };
+}
+
+/** The same cluster with the topology annotation of every `every`-th Service toggled (its routing changes). */
+function topologyToggled(list: KubernetesList, every: number): KubernetesList {
+  let seen = 0;
+  const items = list.items.map((item) => {
+    if (item.kind !== 'Service' || seen++ % every !== 0) return item;
+    const annotations = { ...item.metadata.annotations };
+    if (annotations['service.kubernetes.io/topology-mode']) delete annotations['service.kubernetes.io/topology-mode'];
+    else annotations['service.kubernetes.io/topology-mode'] = 'Auto';
+    return { ...item, metadata: { ...item.metadata, annotations } };
   });
   return { ...list, items };
 }
@@ -72,16 +91,24 @@ const OVERRIDES: ClusterOverrides[] = [
   { kubernetesVersion: null, dataPlane: 'cilium-no-topology' },
 ];
 
-function analysisText(text: string, overrides: ClusterOverrides, reuse = {}) {
-  return JSON.stringify(analyzeDocument(JSON.parse(text), overrides, reuse), (_key, value: unknown) =>
-    typeof value === 'bigint' ? `${value}n` : value,
-  );
+function analysisText(text: string, overrides: ClusterOverrides, reuse: AnalysisReuse = {}) {
+  const analyzed = analyzeDocument(JSON.parse(text), overrides, reuse);
+  // What the thread hands the main thread is a structured clone of it.
+  expect(structuredClone(analyzed)).toEqual(analyzed);
+  return JSON.stringify(analyzed, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value));
+}
+
+/** The core's whole report (every field of every Service's analysis), as the worker runs the core. */
+function reportText(text: string, overrides: ClusterOverrides, reuse?: ServiceAnalysisReuse) {
+  const document: unknown = JSON.parse(text);
+  applyClusterOverrides(document, overrides);
+  return JSON.stringify(analyzeSnapshot(parseSnapshot(document), { reuse }));
 }
 
 function counted<T>(store: ServiceReuse<T>, reused: () => void): ServiceReuse<T> {
   return {
-    begin(clusterInputs) {
-      const scope = store.begin(clusterInputs);
+    begin(nodes, clusterInputs) {
+      const scope = store.begin(nodes, clusterInputs);
       return {
         recall: (key, objects, inputs) => {
           const kept = scope.recall(key, objects, inputs);
@@ -94,19 +121,40 @@ function counted<T>(store: ServiceReuse<T>, reused: () => void): ServiceReuse<T>
   };
 }
 
-/** One snapshot's analysis with the cluster's kept results, and how many Services' fixes and previews were reused. */
-function reusedAnalysis(kept: ClusterFixReuse, clusterId: string, text: string, overrides = NO_OVERRIDES) {
-  const session = kept.session(clusterId);
-  const reused = { fixes: 0, previews: 0 };
+type Wrap = <T>(store: ServiceReuse<T>) => ServiceReuse<T>;
+
+/**
+ * One snapshot's analysis with the cluster's kept results (each store wrapped by `wrap`), how many
+ * Services' analyses, fixes and previews were reused, and the core's whole report with the same kept
+ * analyses.
+ */
+function reusedAnalysis(
+  kept: ClusterFixReuse,
+  clusterId: string,
+  text: string,
+  overrides = NO_OVERRIDES,
+  wrap: Wrap = (store) => store,
+) {
+  const session: ReuseSession = kept.session(clusterId);
+  const reused = { analyses: 0, fixes: 0, previews: 0 };
   const analysis = analysisText(text, overrides, {
-    fixes: counted(session.fixes, () => reused.fixes++),
-    previews: counted(session.previews, () => reused.previews++),
+    analyses: counted(wrap(session.analyses), () => reused.analyses++),
+    fixes: counted(wrap(session.fixes), () => reused.fixes++),
+    previews: counted(wrap(session.previews), () => reused.previews++),
   });
+  // Recalls from the same kept results; what it remembers equals what the analysis above did.
+  const report = reportText(text, overrides, wrap(session.analyses));
   session.keep();
-  return { analysis, reused };
+  return { analysis, report, reused };
 }
 
-describe('reused fixes and routing previews', () => {
+/** Both the worker's analysis and the core's report of a snapshot are those computed fresh. */
+function expectFresh(result: { analysis: string; report: string }, text: string, overrides: ClusterOverrides) {
+  expect(result.report).toEqual(reportText(text, overrides));
+  expect(result.analysis).toEqual(analysisText(text, overrides));
+}
+
+describe('reused analyses, fixes and routing previews', () => {
   it('equal fresh ones over an evolving cluster taken in order, out of order and re-driven, overrides changing', () => {
     const lists = timeline(12, 40, 4, new Date('2026-11-01T00:00:00Z'));
     const texts = [
@@ -123,15 +171,17 @@ describe('reused fixes and routing previews', () => {
       ...Array.from({ length: 40 }, () => Math.floor(random() * texts.length)), // late and re-driven
     ];
     const kept = new ClusterFixReuse();
-    const total = { fixes: 0, previews: 0 };
+    const total = { analyses: 0, fixes: 0, previews: 0 };
     for (const [step, index] of order.entries()) {
       const overrides = overridesOf(step);
-      const { analysis, reused } = reusedAnalysis(kept, 'cluster', texts[index], overrides);
-      expect(analysis).toEqual(analysisText(texts[index], overrides));
-      total.fixes += reused.fixes;
-      total.previews += reused.previews;
+      const result = reusedAnalysis(kept, 'cluster', texts[index], overrides);
+      expectFresh(result, texts[index], overrides);
+      total.analyses += result.reused.analyses;
+      total.fixes += result.reused.fixes;
+      total.previews += result.reused.previews;
     }
-    // Not vacuous: most Services kept their fixes and previews from one snapshot to the next.
+    // Not vacuous: most Services kept their analyses, fixes and previews from one snapshot to the next.
+    expect(total.analyses).toBeGreaterThan(order.length * 10);
     expect(total.fixes).toBeGreaterThan(order.length * 5);
     expect(total.previews).toBeGreaterThan(order.length * 5);
   });
@@ -141,16 +191,55 @@ describe('reused fixes and routing previews', () => {
     ['a node’s CPU changed', (list: KubernetesList) => nodeCpuChanged(list, 3)],
     ['zone traffic weights stated', (list: KubernetesList) => trafficWeighted(list, 'zone-a=1,zone-b=6,zone-c=2')],
     ['some Services’ traffic stated', (list: KubernetesList) => trafficAnnotated(list, '5000')],
+    ['some Services’ topology annotation toggled', (list: KubernetesList) => topologyToggled(list, 4)],
     ['the same snapshot', (list: KubernetesList) => list],
   ])('follow a change of their inputs: %s', (_change, change) => {
     const first = fleet(30, 4, 5);
-    const second = change(first);
+    const second = JSON.stringify(change(first));
     for (const overrides of OVERRIDES) {
       const kept = new ClusterFixReuse();
       reusedAnalysis(kept, 'cluster', JSON.stringify(first));
       // The overrides change between the two snapshots as well (the first was analysed without any).
-      const { analysis } = reusedAnalysis(kept, 'cluster', JSON.stringify(second), overrides);
-      expect(analysis).toEqual(analysisText(JSON.stringify(second), overrides));
+      expectFresh(reusedAnalysis(kept, 'cluster', second, overrides), second, overrides);
+    }
+  });
+
+  // The converse: each of these inputs changes some Service's kept result, so a key that left it out
+  // would reuse a stale one, and the comparisons with fresh analyses above would fail.
+  it.each([
+    [
+      'the nodes (a node’s CPU changed: the CPU ratios)',
+      'cluster',
+      (list: KubernetesList) => nodeCpuChanged(list, 3),
+      NO_OVERRIDES,
+    ],
+    [
+      'the origin shares',
+      'cluster',
+      (list: KubernetesList) => trafficWeighted(list, 'zone-a=1,zone-b=6,zone-c=2'),
+      NO_OVERRIDES,
+    ],
+    ['the cluster model (version)', 'cluster', (list: KubernetesList) => list, OVERRIDES[1]],
+    ['the cluster model (data plane)', 'cluster', (list: KubernetesList) => list, OVERRIDES[3]],
+    ['the Service', 'service', (list: KubernetesList) => topologyToggled(list, 4), NO_OVERRIDES],
+    ['its slices', 'slices', (list: KubernetesList) => endpointsMoved(list, 3), NO_OVERRIDES],
+  ] as const)('a key leaving out %s reuses stale results', (_input, omitted, change, overrides) => {
+    const first = fleet(30, 4, 5);
+    const second = JSON.stringify(change(first));
+    const kept = new ClusterFixReuse();
+    reusedAnalysis(kept, 'cluster', JSON.stringify(first), NO_OVERRIDES, forgetting(omitted));
+    const stale = reusedAnalysis(kept, 'cluster', second, overrides, forgetting(omitted));
+    expect(stale.report).not.toEqual(reportText(second, overrides));
+    expect(stale.analysis).not.toEqual(analysisText(second, overrides));
+  });
+
+  it('never change a kept result: later analyses only read it', () => {
+    const texts = timeline(10, 40, 4, new Date('2026-11-01T00:00:00Z')).map((list) => JSON.stringify(list));
+    const kept = new ClusterFixReuse();
+    for (const [step, text] of [...texts, ...texts.slice(0, 4)].entries()) {
+      const overrides = OVERRIDES[step % OVERRIDES.length];
+      // Frozen values throw on any write (modules run in strict mode).
+      expectFresh(reusedAnalysis(kept, 'cluster', text, overrides, freezing), text, overrides);
     }
   });
 
@@ -159,10 +248,12 @@ describe('reused fixes and routing previews', () => {
     const text = JSON.stringify(list);
     const kept = new ClusterFixReuse();
     const first = reusedAnalysis(kept, 'a', text);
-    expect(first.reused).toEqual({ fixes: 0, previews: 0 });
-    expect(reusedAnalysis(kept, 'b', text).reused).toEqual({ fixes: 0, previews: 0 });
+    expect(first.reused).toEqual({ analyses: 0, fixes: 0, previews: 0 });
+    expect(reusedAnalysis(kept, 'b', text).reused).toEqual({ analyses: 0, fixes: 0, previews: 0 });
     const again = reusedAnalysis(kept, 'a', text);
     expect(again.analysis).toEqual(first.analysis);
+    expect(again.report).toEqual(first.report);
+    expect(again.reused.analyses).toBe(list.items.filter((item) => item.kind === 'Service').length);
     expect(again.reused.fixes).toBeGreaterThan(5);
     expect(again.reused.previews).toBeGreaterThan(5);
   });
@@ -175,14 +266,13 @@ describe('reused fixes and routing previews', () => {
         (sequence) => {
           for (const [clusterId, { document }] of sequence) {
             const text = snapshotText(document);
-            let fresh: unknown;
             try {
-              fresh = analysisText(text, NO_OVERRIDES);
+              analysisText(text, NO_OVERRIDES);
             } catch (error) {
               if (error instanceof UnprocessableSnapshotError) continue;
               throw error;
             }
-            expect(reusedAnalysis(kept, clusterId, text).analysis).toEqual(fresh);
+            expectFresh(reusedAnalysis(kept, clusterId, text), text, NO_OVERRIDES);
           }
         },
       ),
@@ -190,3 +280,40 @@ describe('reused fixes and routing previews', () => {
     );
   });
 });
+
+const NO_SERVICE = { metadata: { name: 'any' } } as Service;
+
+/** A store whose key leaves out the cluster's inputs, the Service or its slices (a broken key, on purpose). */
+function forgetting(omitted: 'cluster' | 'service' | 'slices'): Wrap {
+  const objects = ({ service, slices }: ServiceObjects): ServiceObjects => ({
+    service: omitted === 'service' ? NO_SERVICE : service,
+    slices: omitted === 'slices' ? [] : slices,
+  });
+  return (store) => ({
+    begin(nodes, clusterInputs) {
+      const scope = omitted === 'cluster' ? store.begin([], '') : store.begin(nodes, clusterInputs);
+      return {
+        recall: (key, serviceObjects, inputs) => scope.recall(key, objects(serviceObjects), inputs),
+        remember: (key, serviceObjects, inputs, value) => scope.remember(key, objects(serviceObjects), inputs, value),
+      };
+    },
+  });
+}
+
+/** A store that deep-freezes what it keeps and the objects it compares them by. */
+const freezing: Wrap = (store) => ({
+  begin(nodes, clusterInputs) {
+    const scope = store.begin(deepFrozen(nodes), clusterInputs);
+    return {
+      recall: (key, objects, inputs) => scope.recall(key, deepFrozen(objects), inputs),
+      remember: (key, objects, inputs, value) => scope.remember(key, deepFrozen(objects), inputs, deepFrozen(value)),
+    };
+  },
+});
+
+function deepFrozen<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFrozen(child);
+  return value;
+}

@@ -39,6 +39,7 @@ import {
   snapshotRecordsSelectors,
   type SliceManagement,
 } from './slice-management.js';
+import type { ServiceReuse } from './service-reuse.js';
 import type { Snapshot } from './snapshot-model.js';
 import { overloadOfAllocation, proportionalAllocation } from './failed-allocation-overload.js';
 import { originZonesOf, sliceTrafficByOrigin, type CrossZoneFractions } from './traffic-model.js';
@@ -60,7 +61,15 @@ export interface AnalyzeOptions {
   kubernetesVersion?: string;
   /** The data plane given on the command line; wins over the snapshot's annotation. */
   dataPlane?: DataPlaneName;
+  /** Services' analyses kept from an earlier call, reused for equal inputs (see {@link ServiceAnalysisReuse}). */
+  reuse?: ServiceAnalysisReuse;
 }
+
+/**
+ * Services' analyses computed before (see {@link ServiceReuse}): the cluster's share is the nodes, the
+ * CPU ratios, the origin shares and the cluster model; a Service's own is its objects, nothing else.
+ */
+export type ServiceAnalysisReuse = ServiceReuse<ServiceAnalysis>;
 
 /** The cluster the analysis models: its Kubernetes version and its data plane, and where each came from. */
 export interface ClusterProfile {
@@ -140,7 +149,7 @@ export function analyzeSnapshot(snapshot: Snapshot, options: AnalyzeOptions = {}
     snapshotRecordsSelectors(snapshot.services),
     snapshotRecordsManagedBy(snapshot.endpointSlices),
   );
-  const services = analyzeServices(snapshot, nodeInfo.ratios, origin.shareMap, cluster);
+  const services = analyzeServices(snapshot, nodeInfo.ratios, origin.shareMap, cluster, options.reuse);
   const cidrs = serviceCidrsOf(snapshot.serviceCIDRs, snapshot.annotatedServiceCIDRs);
   return {
     schemaVersion: ANALYSIS_SCHEMA_VERSION,
@@ -247,20 +256,37 @@ function syncSnapshotService(
   return { ...sync, endpointSlices: mapList(slices, (slice) => computed.get(slice) ?? slice) };
 }
 
-/** Every Service's report, in `namespace/name` byte order. */
+/**
+ * Every Service's report, in `namespace/name` byte order, reused when `reuse` kept one for equal inputs.
+ * Besides its Service and slices, a report reads only what `begin` is given (the proportional overloads
+ * memo is a function of the origin shares), so a Service's own inputs are its objects alone.
+ */
 function analyzeServices(
   snapshot: Snapshot,
   ratios: ReadonlyMap<string, number> | null,
   originShares: ReadonlyMap<string, number>,
   cluster: ClusterModel,
+  reuse: ServiceAnalysisReuse | undefined,
 ): ServiceAnalysis[] {
   const slicesByService = groupSlicesByService(snapshot.endpointSlices);
   const proportionalOverloads = new Map<number, number[]>();
+  const scope = reuse?.begin(
+    snapshot.nodes,
+    JSON.stringify([ratios === null ? null : [...ratios], [...originShares], cluster]),
+  );
   const services: ServiceAnalysis[] = [];
   for (const entry of sortedServices(snapshot.services, slicesByService, cluster)) {
     // A list of its own per Service without slices: the report hands it out.
     const slices = slicesByService.get(entry.key) ?? emptyObjectList<EndpointSlice>();
-    services.push(analyzeService(entry, slices, ratios, originShares, proportionalOverloads));
+    const objects = { service: entry.service, slices };
+    const kept = scope?.recall(entry.key, objects, '');
+    if (kept !== undefined) {
+      services.push(kept);
+      continue;
+    }
+    const analysis = analyzeService(entry, slices, ratios, originShares, proportionalOverloads);
+    scope?.remember(entry.key, objects, '', analysis);
+    services.push(analysis);
   }
   return services;
 }
@@ -268,6 +294,7 @@ function analyzeServices(
 /** A Service as the analysis reads it: its fields are read once, in {@link sortedServices}. */
 interface ServiceEntry {
   key: string;
+  service: Service;
   namespace: string;
   name: string;
   routing: ServiceRouting;
@@ -533,6 +560,7 @@ function serviceEntry(
   const key = serviceKey(service);
   return {
     key,
+    service,
     namespace: service.metadata.namespace ?? 'default',
     name: service.metadata.name,
     routing: serviceRoutingOf(service, cluster.features),

@@ -124,7 +124,7 @@ export function autoRoutingPreviews(
     snapshotRecordsSelectors(snapshot.services),
     snapshotRecordsManagedBy(snapshot.endpointSlices),
   );
-  const scope = reuse?.begin(JSON.stringify([snapshot.nodes, [...originShares], cluster]));
+  const scope = reuse?.begin(snapshot.nodes, JSON.stringify([[...originShares], cluster]));
   const previews: ServicePreview[] = [];
   for (const analysis of report.services) {
     if (analysis.routing !== 'None' || analysis.managedBy !== ENDPOINTSLICE_CONTROLLER) continue;

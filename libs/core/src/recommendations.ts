@@ -165,8 +165,8 @@ export function recommendFixes(
   const workloadIndex = new WorkloadIndex(snapshot);
   const servicesByKey = new Map(snapshot.services.map((service) => [serviceKey(service), service]));
   const reuse = options.reuse?.begin(
+    snapshot.nodes,
     JSON.stringify([
-      snapshot.nodes,
       report.trafficOrigin,
       report.nodeInfo.detail,
       price,
