@@ -13,11 +13,15 @@ import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 
 /**
- * Services whose results are kept, over all clusters; a thread forgets the least recently analysed
- * clusters first. A kept analysis holds its Service's slices: the bench's 10,000-Service cluster (150,000
- * endpoints) keeps about 150 MiB, against 33 MiB for its fixes and previews alone.
+ * What a thread keeps, over all clusters, counted in kept objects: each Service, each endpoint of its
+ * slices and each node. A kept analysis holds its Service's objects, so memory follows the endpoints,
+ * not the Services: the bench's 10,000-Service cluster (150,000 endpoints, 5,000 nodes, 165,000 here)
+ * keeps about 150 MiB. A thread forgets the least recently analysed clusters first.
+ *
+ * Decision: counted by endpoints, not by Services as before the objects were kept: 20,000 Services of a
+ * hundred endpoints each would have held some 2 GiB, the worker's whole memory limit.
  */
-const MAX_KEPT_SERVICES = 20_000;
+export const MAX_KEPT_OBJECTS = 200_000;
 
 interface Kept<T> {
   /** The Service's objects the value was computed from (or, once reused, equal ones of a later snapshot). */
@@ -33,6 +37,12 @@ interface KeptResults {
   fixes: Map<string, Kept<Recommendation[]>>;
   previews: Map<string, Kept<AutoRoutingPreview | null>>;
   nodes: NodesSeen | null;
+}
+
+/** A cluster's kept results and what they hold, in kept objects (see MAX_KEPT_OBJECTS). */
+interface KeptCluster {
+  results: KeptResults;
+  objects: number;
 }
 
 /** A snapshot's nodes, and a name shared by every snapshot of the cluster since they last changed. */
@@ -62,14 +72,18 @@ export interface ReuseSession {
  * analysing it, and a comparison stops at the first difference.
  */
 export class ClusterFixReuse {
-  private readonly clusters = new LRUCache<string, KeptResults>({
-    maxSize: MAX_KEPT_SERVICES,
-    sizeCalculation: (kept) => Math.max(1, kept.analyses.size, kept.fixes.size, kept.previews.size),
-  });
+  private readonly clusters: LRUCache<string, KeptCluster>;
+
+  constructor(maxKeptObjects = MAX_KEPT_OBJECTS) {
+    this.clusters = new LRUCache<string, KeptCluster>({
+      maxSize: maxKeptObjects,
+      sizeCalculation: (kept) => Math.max(1, kept.objects),
+    });
+  }
   private generations = 0;
 
   session(clusterId: string): ReuseSession {
-    const previous = this.clusters.get(clusterId);
+    const previous = this.clusters.get(clusterId)?.results;
     const current: KeptResults = { analyses: new Map(), fixes: new Map(), previews: new Map(), nodes: null };
     const compared = new ObjectComparisons();
     const generationOf = (nodes: readonly Node[]): string => {
@@ -86,7 +100,7 @@ export class ClusterFixReuse {
       previews: store(previous?.previews, current.previews),
       keep: () => {
         // A cluster larger than the whole budget is not kept (LRUCache refuses it) and is computed afresh.
-        this.clusters.set(clusterId, current);
+        this.clusters.set(clusterId, { results: current, objects: keptObjects(current) });
       },
     };
   }
@@ -95,6 +109,20 @@ export class ClusterFixReuse {
     const same = seen.find((entry) => entry != null && sameJson(entry.nodes, nodes));
     return { nodes, generation: same?.generation ?? `nodes ${++this.generations}` };
   }
+}
+
+/** The Services, their slices' endpoints and the nodes that kept results hold, each Service once. */
+function keptObjects(results: KeptResults): number {
+  const slicesByService = new Map<string, ServiceObjects['slices']>();
+  for (const store of [results.analyses, results.fixes, results.previews]) {
+    for (const [key, { objects }] of store) slicesByService.set(key, objects.slices);
+  }
+  let objects = results.nodes?.nodes.length ?? 0;
+  for (const slices of slicesByService.values()) {
+    objects += 1;
+    for (const slice of slices) objects += slice.endpoints.length;
+  }
+  return objects;
 }
 
 /**

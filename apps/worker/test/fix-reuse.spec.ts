@@ -258,6 +258,32 @@ describe('reused analyses, fixes and routing previews', () => {
     expect(again.reused.previews).toBeGreaterThan(5);
   });
 
+  it('keep as many clusters as their Services, endpoints and nodes fit the budget, whatever their Service count', () => {
+    const list = evolve(fleet(30, 4, 9), 3);
+    const text = JSON.stringify(list);
+    const services = list.items.filter((item) => item.kind === 'Service').length;
+    const objects =
+      services +
+      list.items.filter((item) => item.kind === 'Node').length +
+      list.items
+        .filter((item) => item.kind === 'EndpointSlice')
+        .reduce((sum, slice) => sum + (slice as unknown as { endpoints: unknown[] }).endpoints.length, 0);
+    expect(objects).toBeGreaterThan(2 * services);
+
+    const fits = new ClusterFixReuse(objects);
+    reusedAnalysis(fits, 'a', text);
+    expect(reusedAnalysis(fits, 'a', text).reused.analyses).toBe(services);
+    // A second cluster as large takes the whole budget: the first is forgotten.
+    reusedAnalysis(fits, 'b', text);
+    expect(reusedAnalysis(fits, 'a', text).reused).toEqual({ analyses: 0, fixes: 0, previews: 0 });
+
+    const tooLarge = new ClusterFixReuse(objects - 1);
+    reusedAnalysis(tooLarge, 'a', text);
+    const again = reusedAnalysis(tooLarge, 'a', text);
+    expect(again.reused).toEqual({ analyses: 0, fixes: 0, previews: 0 });
+    expectFresh(again, text, NO_OVERRIDES);
+  });
+
   it('equal fresh ones for any sequence of snapshots (nodes, slices, annotations changed), two clusters interleaved', () => {
     const kept = new ClusterFixReuse();
     fc.assert(
