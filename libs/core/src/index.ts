@@ -108,6 +108,8 @@ export {
 } from './what-if-document.js';
 export * from './what-if-enable-routing.js';
 export * from './opportunity.js';
+export * from './opportunity-ranking.js';
+export * from './routing-previews.js';
 export * from './snapshot-savings.js';
 export * from './money.js';
 export * from './kubernetes-versions.js';

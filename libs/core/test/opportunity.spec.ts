@@ -3,13 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { analyzeSnapshot, groupSlicesByService, type ServiceAnalysis } from '../src/analyze.js';
 import type { EndpointSlice, Node, Service } from '../src/k8s-objects.js';
 import { computeNodeInfo } from '../src/node-info.js';
-import {
-  autoRoutingPreview,
-  autoRoutingPreviews,
-  rankOpportunities,
-  withAutoRouting,
-  type OpportunityCandidate,
-} from '../src/opportunity.js';
+import { autoRoutingPreview, withAutoRouting } from '../src/opportunity.js';
+import { type OpportunityCandidate, rankOpportunities } from '../src/opportunity-ranking.js';
+import { autoRoutingPreviews } from '../src/routing-previews.js';
 import { crossZonePrice } from '../src/savings.js';
 import { monthlyTrafficGb } from '../src/monthly-traffic.js';
 import type { Snapshot } from '../src/snapshot-model.js';
