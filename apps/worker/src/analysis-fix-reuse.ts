@@ -24,7 +24,7 @@ import { createHash } from 'node:crypto';
 export const MAX_KEPT_OBJECTS = 200_000;
 
 interface Kept<T> {
-  /** The Service's objects the value was computed from (or, once reused, equal ones of a later snapshot). */
+  /** The Service's objects the value was computed from (a later snapshot's equal ones are not kept). */
   objects: ServiceObjects;
   /** SHA-256 of the cluster's inputs (its nodes by their `NodesSeen` generation) and the Service's other inputs. */
   inputs: string;
@@ -204,8 +204,9 @@ function scope<T>(
       const kept = previous?.get(key);
       if (kept === undefined || kept.inputs !== digestOf(inputs) || !compared.same(kept.objects, objects))
         return undefined;
-      // Kept with this snapshot's objects: the earlier snapshot's can be collected.
-      current.set(key, { objects, inputs: kept.inputs, value: kept.value });
+      // Kept with the objects it was computed from: a kept analysis holds its slices, so keeping this
+      // snapshot's equal ones instead would hold two copies.
+      current.set(key, kept);
       return kept.value;
     },
     remember(key, objects, inputs, value) {
