@@ -529,16 +529,19 @@ describe('quiet hours', () => {
     }
     await push(healthy(), new Date(start + 2 * 3600_000), brief.token);
     // org.cluster: opened on 2 channels; brief: opened and resolved on 2 channels.
-    const held = await waitFor(
-      'the held deliveries',
-      async () => {
-        const rows = await prisma.alertDelivery.findMany({ where: { channelId: { in: org.channels } } });
-        return rows.length === 6 ? rows : null;
-      },
-      60_000,
-    );
     const queue = new Queue(ALERTS_QUEUE, { connection: redisConnectionFromUrl(TEST_REDIS_URL), prefix });
     try {
+      // A delivery's row is written before its job is queued: held once both are there.
+      const held = await waitFor(
+        'the held deliveries',
+        async () => {
+          const rows = await prisma.alertDelivery.findMany({ where: { channelId: { in: org.channels } } });
+          if (rows.length !== 6) return null;
+          const states = await Promise.all(rows.map((row) => queue.getJobState(row.id)));
+          return states.every((state) => state !== 'unknown') ? rows : null;
+        },
+        60_000,
+      );
       for (const row of held) {
         expect(row).toMatchObject({ status: 'pending', attempts: 0, notBefore: end });
         expect(await queue.getJobState(row.id)).toBe('delayed');
