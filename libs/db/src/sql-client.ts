@@ -133,8 +133,27 @@ class PgSqlClient implements SqlClient {
   }
 
   private run(statement: { text: string; values: unknown[] }): Promise<pg.QueryResult> {
-    return (this.client as pg.Pool).query({ ...statement, types: PRISMA_TYPES });
+    return (this.client as pg.Pool).query({ ...statement, name: statementName(statement.text), types: PRISMA_TYPES });
   }
+}
+
+/** Most statement texts a process prepares; any further text runs unnamed (parsed at each run). */
+const MAX_NAMED_STATEMENTS = 256;
+const statementNames = new Map<string, string>();
+
+/**
+ * The name a statement is prepared under on each connection (the same for the same text), so Postgres
+ * parses it once per connection, not at every run, and may keep its plan (plan_cache_mode's rules).
+ *
+ * Decision: the worker's history statements are long CTEs: parsing and planning them, at every run of
+ * an unnamed statement, was about 40 % of their Postgres time (bench/RESULTS.md, pipe-main).
+ */
+function statementName(text: string): string | undefined {
+  const known = statementNames.get(text);
+  if (known !== undefined || statementNames.size >= MAX_NAMED_STATEMENTS) return known;
+  const name = `zw_${statementNames.size}`;
+  statementNames.set(text, name);
+  return name;
 }
 
 /** A tagged template's statement as Prisma builds it: its text with $n placeholders and its values. */

@@ -97,6 +97,30 @@ describe('inPgTransaction', () => {
     expect(await notesOf(clusterId)).toEqual(['two']);
   });
 
+  it('prepares a statement once per connection, answering alike at every run and after its table changed', async () => {
+    const clusterId = randomUUID();
+    const notesAt = (tx: SqlClient, notes: string[]) =>
+      tx.$queryRaw<{ note: string }[]>`
+        SELECT note FROM tx_probe WHERE cluster_id = ${clusterId}::uuid AND note = ANY(${notes}::text[]) ORDER BY note`;
+    const prepared = (tx: SqlClient) =>
+      tx.$queryRaw<
+        { n: bigint }[]
+      >`SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE '%ANY($2::text[]) ORDER BY note'`;
+
+    await inTx(async (tx) => {
+      await tx.$executeRaw`INSERT INTO tx_probe (cluster_id, note) SELECT ${clusterId}::uuid, 'n' || g FROM generate_series(1, 9) g`;
+      // Past the fifth run Postgres may plan it once for any parameters (plan_cache_mode auto).
+      for (let n = 1; n <= 9; n++) {
+        const wanted = Array.from({ length: n }, (_, i) => `n${i + 1}`).concat('absent');
+        expect((await notesAt(tx, wanted)).map((row) => row.note)).toEqual(wanted.slice(0, n));
+      }
+      expect(await prepared(tx)).toEqual([{ n: 1n }]);
+      await tx.$executeRaw`ALTER TABLE tx_probe ADD COLUMN extra int`;
+      expect(await notesAt(tx, ['n2', 'n3'])).toEqual([{ note: 'n2' }, { note: 'n3' }]);
+      await tx.$executeRaw`ALTER TABLE tx_probe DROP COLUMN extra`;
+    });
+  });
+
   it('commits what the work wrote, and rolls all of it back when the work throws', async () => {
     const clusterId = randomUUID();
     const write = (tx: SqlClient, note: string) =>
