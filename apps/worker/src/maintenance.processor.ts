@@ -10,6 +10,9 @@ import { RetentionService } from './retention.service.js';
 import { SweeperService } from './sweeper.service.js';
 import { WORKER_CONFIG } from './worker-config.token.js';
 
+/** The maintenance queue's repeatable jobs, each with a scheduler of its own in Redis. */
+const SCHEDULED_JOBS = [SWEEP_JOB, RETENTION_JOB];
+
 /** Runs the repeatable housekeeping jobs: the sweeper (with the agents' staleness) and retention. */
 @Processor(MAINTENANCE_QUEUE)
 export class MaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap {
@@ -66,10 +69,12 @@ export class MaintenanceSchedules implements OnApplicationBootstrap, OnModuleDes
 
   private async checkSchedules(): Promise<void> {
     try {
-      const present = await this.queue.getJobScheduler(SWEEP_JOB);
+      // Every scheduler, not only the sweep's: a sweep job running when Redis lost its data can bring its
+      // own scheduler back as it completes, and retention's would then never return.
+      const present = await Promise.all(SCHEDULED_JOBS.map((name) => this.queue.getJobScheduler(name)));
       if (this.config.WORKER_HEARTBEAT_FILE)
         await writeFile(this.config.WORKER_HEARTBEAT_FILE, new Date().toISOString());
-      if (present) return;
+      if (present.every(Boolean)) return;
       this.logger.warn('job schedulers missing from Redis (data lost?): re-creating them and sweeping');
       await this.ensureSchedules();
       await this.sweepNow('schedulers lost');

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { type KubernetesList, seededRandom } from '@zw/core';
 import { createPrismaClient, type PrismaClient, recordAudit, registerCluster } from '@zw/db';
-import { enqueueSnapshot, MAINTENANCE_QUEUE, SNAPSHOTS_QUEUE, SWEEP_JOB } from '@zw/queue';
+import { enqueueSnapshot, MAINTENANCE_QUEUE, RETENTION_JOB, SNAPSHOTS_QUEUE, SWEEP_JOB } from '@zw/queue';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createHash } from 'node:crypto';
@@ -264,13 +264,15 @@ describe('snapshot pipeline', () => {
 
   it('re-creates its schedules and sweeps when Redis loses its data under a running worker', async () => {
     const cluster = await newCluster('redis-flushed-live');
-    const worker = startWorker();
+    startWorker();
     await waitProcessed([await push(capturedAt(fleet(3, 2), hourAgo()), cluster.token)]);
     const maintenance = new Queue(MAINTENANCE_QUEUE, { connection: queue.opts.connection, prefix });
     try {
-      await waitFor('the sweep schedule', async () => Boolean(await maintenance.getJobScheduler(SWEEP_JOB)));
+      const schedulers = async () =>
+        Promise.all([SWEEP_JOB, RETENTION_JOB].map(async (name) => Boolean(await maintenance.getJobScheduler(name))));
+      await waitFor('the schedules', async () => (await schedulers()).every(Boolean));
       await deletePrefixKeys(prefix); // Redis restarted empty under the running worker
-      expect(await maintenance.getJobScheduler(SWEEP_JOB)).toBeFalsy();
+      expect(await schedulers()).toEqual([false, false]);
 
       // A snapshot stored while its job was lost (e.g. accepted by an API whose Redis was down).
       const lost = await prisma.snapshot.create({
@@ -286,9 +288,13 @@ describe('snapshot pipeline', () => {
       });
       await waitProcessed([lost.id], 15_000);
       // A sweep job already running when the keys vanished may find the lost snapshot before the
-      // watchdog's next check, so the schedule can come back just after the snapshot is processed.
-      await waitFor('the sweep schedule re-created', async () => Boolean(await maintenance.getJobScheduler(SWEEP_JOB)));
-      expect(worker.output()).toMatch(/schedulers missing/);
+      // watchdog's next check (and bring its own schedule back as it completes): every schedule returns.
+      await waitFor('every schedule re-created', async () => (await schedulers()).every(Boolean));
+
+      // One schedule lost, the sweep's still there: it returns too.
+      await maintenance.removeJobScheduler(RETENTION_JOB);
+      expect(await schedulers()).toEqual([true, false]);
+      await waitFor('the retention schedule re-created', async () => (await schedulers()).every(Boolean));
     } finally {
       await maintenance.close();
     }
