@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { sessionOptions } from './session-settings.js';
+import { statementNameOf } from './statement-names.js';
 
 export interface ReadDbOptions {
   databaseUrl: string;
@@ -269,9 +269,4 @@ function replicaUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
   return /^(08...|57P0[123]|53300|40001)$/.test(code);
-}
-
-/** A prepared statement's name: the same text always gets the same name, another text another. */
-function statementNameOf(text: string): string {
-  return `zw_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
 }

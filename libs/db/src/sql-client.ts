@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { Prisma } from './generated/prisma/client.js';
+import { statementNameOf } from './statement-names.js';
 
 /**
  * What the history's statements need of a client: raw statements, as tagged templates or Prisma.sql
@@ -151,7 +152,7 @@ const statementNames = new Map<string, string>();
 function statementName(text: string): string | undefined {
   const known = statementNames.get(text);
   if (known !== undefined || statementNames.size >= MAX_NAMED_STATEMENTS) return known;
-  const name = `zw_${statementNames.size}`;
+  const name = statementNameOf(text);
   statementNames.set(text, name);
   return name;
 }
