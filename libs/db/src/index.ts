@@ -214,6 +214,7 @@ export {
   type SavingsRow,
 } from './read-model/savings.js';
 export { addClosedIntervalsToSavingsDays, refreshSavingsDays, type SavingsDaySpan } from './read-model/savings-days.js';
+export * from './report-service-rows.js';
 export * from './reports.js';
 export {
   createReportSchedule,
