@@ -287,6 +287,8 @@ export {
 export {
   clusterFixesHead,
   type ClusterFixesHeadRow,
+  bestFixRows,
+  type BestFixRow,
   fixRankingRows,
   type FixRankingQuery,
   type FixRankingRow,

@@ -1,7 +1,7 @@
 import { crossZonePrice } from '@zw/core';
 import {
+  bestFixRows,
   clustersWithTrafficSource,
-  fixRankingRows,
   measuredComparisonFigures,
   measuredComparisons,
   type ReadDb,
@@ -101,33 +101,29 @@ async function fixesBefore(
   before: Date,
 ): Promise<FixRow[]> {
   if (clusters.length === 0) return [];
-  const rows = await fixRankingRows(db, {
+  const rows = await bestFixRows(db, {
     clusters: clusters.map((cluster) => ({ id: cluster.id, pricePerGb: cluster.pricing.pricePerGb })),
     before,
     limit: MAX_REPORT_FIXES,
   });
-  return rows.flatMap((row) => {
-    const [best, ...others] = row.fixes.recommendations;
-    if (best === undefined) return [];
-    return [
-      {
-        clusterId: row.cluster_id,
-        namespace: row.namespace,
-        name: row.name,
-        kind: String(best.kind),
-        summary: String(best.summary),
-        resultingState: String(best.resultingState),
-        crossZoneAfter: (best.crossZone as { withHints: number }).withHints,
-        overloadAboveThreshold: best.overloadAboveThreshold === true,
-        patch: String(best.patch),
-        trafficGb: row.traffic_gb,
-        trafficSource: row.traffic_source as TrafficSource,
-        savedGb: row.saved_gb,
-        savedCost: row.saved_cost,
-        alternatives: others.length,
-      },
-    ];
-  });
+  return rows
+    .filter((row) => row.has_fix)
+    .map((row) => ({
+      clusterId: row.cluster_id,
+      namespace: row.namespace,
+      name: row.name,
+      kind: row.kind,
+      summary: row.summary,
+      resultingState: row.resulting_state,
+      crossZoneAfter: row.cross_zone_after,
+      overloadAboveThreshold: row.overload_above_threshold,
+      patch: row.patch,
+      trafficGb: row.traffic_gb,
+      trafficSource: row.traffic_source as TrafficSource,
+      savedGb: row.saved_gb,
+      savedCost: row.saved_cost,
+      alternatives: row.alternatives,
+    }));
 }
 
 /** The model against the measurement of every cluster in scope with measured traffic (newest state). */

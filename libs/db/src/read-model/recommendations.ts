@@ -79,6 +79,50 @@ const OWN_TRAFFIC = '(o.monthly_traffic_gb IS NOT NULL OR o.measured_traffic_gb 
  * page's rows only.
  */
 export async function fixRankingRows(db: ReadDb, query: FixRankingQuery): Promise<FixRankingRow[]> {
+  const { text, values } = fixRankingSql(query, 'c.fixes');
+  return db.query<FixRankingRow>(text, values);
+}
+
+/** A ranked Service with its best fix only (as {@link fixRankingRows} ranks them), for reports. */
+export interface BestFixRow extends Omit<FixRankingRow, 'fixes'> {
+  /** False when the Service's stored fixes hold no recommendation (the other best-fix columns are null then). */
+  has_fix: boolean;
+  kind: string;
+  summary: string;
+  resulting_state: string;
+  /** The share of its traffic still crossing zones after the fix (`crossZone.withHints`). */
+  cross_zone_after: number;
+  overload_above_threshold: boolean;
+  patch: string;
+  /** How many other fixes it has. */
+  alternatives: number;
+}
+
+/**
+ * The best fix's fields, read from the stored fixes in Postgres.
+ *
+ * Decision: a report ranks every Service of an organization, and each stored document (2.7 KB of JSON,
+ * distinct per Service: its patch names it) parsed whole in Node cost 12-14 s for 90,545 Services
+ * (bench/RESULTS.md, report24d); the report shows only the best fix and the number of the others.
+ */
+const BEST_FIX_COLUMNS = `best.fix IS NOT NULL AS has_fix, best.fix->>'kind' AS kind, best.fix->>'summary' AS summary,
+            best.fix->>'resultingState' AS resulting_state,
+            (best.fix->'crossZone'->>'withHints')::float8 AS cross_zone_after,
+            COALESCE(best.fix->'overloadAboveThreshold' = 'true'::jsonb, false) AS overload_above_threshold,
+            best.fix->>'patch' AS patch, GREATEST(jsonb_array_length(c.fixes->'recommendations') - 1, 0) AS alternatives`;
+
+/** Every Service's best fix, ranked as {@link fixRankingRows} ranks them. */
+export async function bestFixRows(db: ReadDb, query: FixRankingQuery): Promise<BestFixRow[]> {
+  const { text, values } = fixRankingSql(
+    query,
+    BEST_FIX_COLUMNS,
+    "CROSS JOIN LATERAL (SELECT c.fixes->'recommendations'->0 AS fix) best",
+  );
+  return db.query<BestFixRow>(text, values);
+}
+
+/** The ranking statement, reading `contents` (columns of the stored fixes `c`, and of `joined`) for the page's rows. */
+function fixRankingSql(query: FixRankingQuery, contents: string, joined = ''): { text: string; values: unknown[] } {
   const values: unknown[] = [query.clusters.map((c) => c.id), query.clusters.map((c) => c.pricePerGb)];
   const named = query.service
     ? { namespace: `$${values.push(query.service.namespace)}`, name: `$${values.push(query.service.name)}` }
@@ -99,8 +143,7 @@ export async function fixRankingRows(db: ReadDb, query: FixRankingQuery): Promis
      AND ${services}.id = ${alias}.service_id${service(services)}
      AND ${alias}.service_id NOT IN (SELECT o.id FROM own o)
      ${after ? `AND ${after(`${saved(alias)} * h.price`, saved(alias), 'h.cluster_id', `${services}.namespace`, `${services}.name`)}` : ''}`;
-  return db.query<FixRankingRow>(
-    `WITH prices(cluster_id, price) AS (SELECT * FROM unnest($1::uuid[], $2::float8[])),
+  const text = `WITH prices(cluster_id, price) AS (SELECT * FROM unnest($1::uuid[], $2::float8[])),
      heads AS (
        SELECT c.id AS cluster_id, c.name AS cluster_name, m.captured_at, p.price
          FROM prices p
@@ -142,12 +185,11 @@ export async function fixRankingRows(db: ReadDb, query: FixRankingQuery): Promis
         ORDER BY saved_cost DESC, saved_gb DESC, cluster_id, namespace COLLATE "C", name COLLATE "C"
         LIMIT ${limit}
      )
-     SELECT p.cluster_id::text, p.cluster_name, p.captured_at, p.namespace, p.name, c.fixes, p.traffic_gb,
+     SELECT p.cluster_id::text, p.cluster_name, p.captured_at, p.namespace, p.name, ${contents}, p.traffic_gb,
             p.traffic_source, p.price, p.saved_gb, p.saved_cost
-       FROM page p JOIN service_fix_contents c ON c.cluster_id = p.cluster_id AND c.hash = p.fixes_hash
-      ORDER BY p.saved_cost DESC, p.saved_gb DESC, p.cluster_id, p.namespace COLLATE "C", p.name COLLATE "C"`,
-    values,
-  );
+       FROM page p JOIN service_fix_contents c ON c.cluster_id = p.cluster_id AND c.hash = p.fixes_hash ${joined}
+      ORDER BY p.saved_cost DESC, p.saved_gb DESC, p.cluster_id, p.namespace COLLATE "C", p.name COLLATE "C"`;
+  return { text, values };
 }
 
 /** The keyset condition "ranked after the cursor's row", over the given columns. */
