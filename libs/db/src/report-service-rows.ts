@@ -1,6 +1,6 @@
 import type { ServicePeriodRow } from '@zw/reports';
 import { HintState, RoutingMode } from './generated/prisma/client.js';
-import type { ReadDb } from './read-db.js';
+import { type ReadDb, REPORT_STATEMENT_SETTINGS } from './read-db.js';
 import {
   AS_ROUTED_FRACTION_SQL,
   AS_ROUTED_MISSED_FRACTION_SQL,
@@ -160,12 +160,6 @@ function figuresOf(row: IntervalRow): (number | null)[] {
 }
 
 /**
- * A report's work memory: the period's intervals of every Service in scope are hashed in memory (35 MB for
- * an organization of 200,000 Services, against the pool's 4 MB); this bound applies to this statement alone.
- */
-const REPORT_WORK_MEM = { work_mem: '64MB' };
-
-/**
  * Each Service's integrals over the period, one row per kind of missed saving, with its latest state in
  * the period (that of its interval starting last), by cluster, namespace and name; a Service's rows with
  * nothing missed first, then those refused hints (`blocked`), then the opportunity (`preview`), reasons
@@ -181,7 +175,7 @@ const REPORT_WORK_MEM = { work_mem: '64MB' };
  */
 export async function reportServiceRows(db: ReadDb, query: PeriodQuery): Promise<ServicePeriodRow[]> {
   if (query.clusters.ids.length === 0) return [];
-  const rows = await db.query<IntervalRow>(REPORT_INTERVALS_SQL, periodValues(query), REPORT_WORK_MEM);
+  const rows = await db.query<IntervalRow>(REPORT_INTERVALS_SQL, periodValues(query), REPORT_STATEMENT_SETTINGS);
   let last = 0;
   for (const row of rows) last = Math.max(last, positionOf(row));
   // A slot per Service position, sized once: a Service's interval, or its intervals when it has several.

@@ -39,6 +39,8 @@ export async function measuredComparison(db: ReadDb, clusterId: string): Promise
 
 /** The comparison of each cluster, in the order asked, in one statement. */
 export async function measuredComparisons(db: ReadDb, clusterIds: readonly string[]): Promise<MeasuredComparisonRow[]> {
+  // Planned blind, an empty list still joined every open interval (1.1-1.9 s for an organization's report).
+  if (clusterIds.length === 0) return [];
   const rows = await db.query<MeasuredComparisonRow>(
     `SELECT c.id::text AS cluster_id, count(s.id)::int AS services,
             count(*) FILTER (WHERE s.measured_traffic_gb IS NOT NULL)::int AS services_measured,

@@ -1,4 +1,4 @@
-import type { ReadDb } from '../read-db.js';
+import { type ReadDb, REPORT_STATEMENT_SETTINGS } from '../read-db.js';
 
 /**
  * The document a snapshot summary's recommendations_hash names (analysis_documents): the cluster's
@@ -109,16 +109,17 @@ const BEST_FIX_COLUMNS = `best.fix IS NOT NULL AS has_fix, best.fix->>'kind' AS 
             best.fix->>'resultingState' AS resulting_state,
             (best.fix->'crossZone'->>'withHints')::float8 AS cross_zone_after,
             COALESCE(best.fix->'overloadAboveThreshold' = 'true'::jsonb, false) AS overload_above_threshold,
-            best.fix->>'patch' AS patch, GREATEST(jsonb_array_length(c.fixes->'recommendations') - 1, 0) AS alternatives`;
+            best.fix->>'patch' AS patch, GREATEST(best.count - 1, 0) AS alternatives`;
 
 /** Every Service's best fix, ranked as {@link fixRankingRows} ranks them. */
 export async function bestFixRows(db: ReadDb, query: FixRankingQuery): Promise<BestFixRow[]> {
   const { text, values } = fixRankingSql(
     query,
     BEST_FIX_COLUMNS,
-    "CROSS JOIN LATERAL (SELECT c.fixes->'recommendations'->0 AS fix) best",
+    // OFFSET 0: the document is detoasted once per row, not once per column read from it.
+    "CROSS JOIN LATERAL (SELECT recommendations->0 AS fix, jsonb_array_length(recommendations) AS count FROM (SELECT c.fixes->'recommendations' AS recommendations OFFSET 0) r) best",
   );
-  return db.query<BestFixRow>(text, values);
+  return db.query<BestFixRow>(text, values, REPORT_STATEMENT_SETTINGS);
 }
 
 /** The ranking statement, reading `contents` (columns of the stored fixes `c`, and of `joined`) for the page's rows. */
