@@ -69,22 +69,42 @@ function centsCell(cents: number | null): string {
  * every cell on its own would let the column's sum drift from the headline by a cent per few rows.
  */
 export function apportionCents(values: readonly number[]): (number | null)[] {
-  const finite = values.filter(Number.isFinite);
-  const target = Math.round(roundCents(finite.reduce((sum, value) => sum + value, 0)) * 100);
-  // 12 significant digits: 0.29 * 100 is 28.999999999999996 in floating point, not 29.
-  const scaled = values.map((value) => (Number.isFinite(value) ? Number((value * 100).toPrecision(12)) : null));
+  let total = 0;
+  for (const value of values) if (Number.isFinite(value)) total += value;
+  const target = Math.round(roundCents(total) * 100);
+  const scaled = values.map((value) => (Number.isFinite(value) ? centsToTwelveDigits(value) : null));
   const cents = scaled.map((value) => (value === null ? null : Math.floor(value)));
-  let short = target - cents.reduce<number>((sum, value) => sum + (value ?? 0), 0);
-  const byRemainder = scaled
-    .map((value, index) => ({ index, remainder: value === null ? -1 : value - cents[index]! }))
-    .filter((entry) => entry.remainder >= 0)
-    .sort((a, b) => b.remainder - a.remainder || a.index - b.index);
-  for (const entry of byRemainder) {
-    if (short <= 0) break;
-    cents[entry.index]! += 1;
-    short--;
-  }
+  let apportioned = 0;
+  for (const value of cents) apportioned += value ?? 0;
+  let short = target - apportioned;
+  // NaN only when a figure overflows in cents (beyond 1e306 USD): every cell then gets a cent, as it always did.
+  if (Number.isNaN(short)) short = Infinity;
+  if (short > 0) addCentsToLargestRemainders(scaled, cents, short);
   return cents;
+}
+
+/** A USD value in cents, to 12 significant digits: 0.29 * 100 is 28.999999999999996 in floating point, not 29. */
+function centsToTwelveDigits(value: number): number {
+  const cents = value * 100;
+  // Whole cents (0 above all) come back unchanged from the string round trip, which costs the most here.
+  if (Number.isInteger(cents) && Math.abs(cents) < 1e12) return cents === 0 ? 0 : cents;
+  return Number(cents.toPrecision(12));
+}
+
+/**
+ * Adds a cent to the `short` cells with the largest remainders, the first rows first among equal ones.
+ * Decision: it finds the smallest remainder that gets a cent by sorting the remainders alone, as numbers
+ * (measured: an object per row, sorted by a comparator, was about 40 % of apportioning 200,000 rows).
+ */
+function addCentsToLargestRemainders(scaled: (number | null)[], cents: (number | null)[], short: number): void {
+  const remainders = scaled.map((value, index) => (value === null ? -1 : value - cents[index]!));
+  const sorted = Float64Array.from(remainders.filter((remainder) => remainder >= 0)).sort();
+  if (sorted.length === 0) return;
+  const lowest = sorted[Math.max(sorted.length - short, 0)]!;
+  let atLowest = short - sorted.filter((remainder) => remainder > lowest).length;
+  remainders.forEach((remainder, index) => {
+    if (remainder > lowest || (remainder === lowest && atLowest-- > 0)) cents[index]! += 1;
+  });
 }
 
 /** The money columns of every row, each apportioned so it sums to its total to the cent. */
@@ -105,7 +125,10 @@ function moneyColumnsOf(lines: readonly ServiceLine[]): MoneyColumns {
 }
 
 function numberCell(value: number): string {
-  return Number.isFinite(value) ? String(Number(value.toPrecision(9))) : '';
+  if (!Number.isFinite(value)) return '';
+  // Whole numbers (0 above all) come back unchanged from the string round trip, which costs the most here.
+  if (Number.isInteger(value) && Math.abs(value) < 1e9) return String(value);
+  return String(Number(value.toPrecision(9)));
 }
 
 function textCell(value: string | null): string {
@@ -164,10 +187,24 @@ function fixCells(line: ServiceLine): string[] {
   ];
 }
 
+/**
+ * Decision: rows are joined a thousand at a time, so a row's string dies young (measured: holding all
+ * 200,000 of them for one join kept them through collections, about a third of the CSV's time).
+ */
+const ROWS_PER_CHUNK = 1000;
+
 export function renderCsv(document: ReportDocument): string {
   const money = moneyColumnsOf(document.services);
-  const rows = document.services.map((line, index) => row(document, line, money, index));
-  return [CSV_COLUMNS.join(','), ...rows].join('\r\n') + '\r\n';
+  const chunks = [`${CSV_COLUMNS.join(',')}\r\n`];
+  const lines = document.services;
+  for (let start = 0; start < lines.length; start += ROWS_PER_CHUNK) {
+    const rows: string[] = [];
+    for (let index = start; index < Math.min(start + ROWS_PER_CHUNK, lines.length); index++) {
+      rows.push(row(document, lines[index]!, money, index));
+    }
+    chunks.push(`${rows.join('\r\n')}\r\n`);
+  }
+  return chunks.join('');
 }
 
 /** Parses one CSV record set as written by renderCsv (for tests and tools): rows of fields. */

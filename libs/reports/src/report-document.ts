@@ -12,7 +12,7 @@ import { periodLabel } from './period-label.js';
 import type { ReportInput } from './report-input.js';
 import { REPORT_SCHEMA, HOURS_PER_MONTH, type ClusterRef, type ReportDocument } from './report-model.js';
 import { groupBy } from './report-figures.js';
-import { changesByService, serviceLines, withBestFixes, topFixes } from './service-lines.js';
+import { changesByService, serviceLines, topFixes } from './service-lines.js';
 import { contradictionLines, missedByReason, totalsOf, topOpportunities } from './period-totals.js';
 import { hintStatesOf, zonesAtRisk, cidrRisks } from './report-risks.js';
 import { trendPoints } from './report-trend.js';
@@ -25,7 +25,7 @@ export function buildReportDocument(input: ReportInput): ReportDocument {
   const clustersById = new Map(input.scope.clusters.map((cluster) => [cluster.id, cluster]));
   const ref = (id: string): ClusterRef => ({ id, name: clustersById.get(id)?.name ?? id });
   const changes = changesByService(input);
-  const services = withBestFixes(serviceLines(input.services, changes, ref), input.fixes ?? []);
+  const services = serviceLines(input.services, changes, input.fixes ?? [], ref);
   const missedRows = input.services.filter((row) => row.missedBasis !== null);
   const byReason = missedByReason(missedRows, services);
   const pricing = new Map(input.scope.clusters.map((cluster) => [cluster.id, cluster.pricing]));

@@ -3,10 +3,6 @@ import type { Figure } from './report-model.js';
 
 export const ZERO: Figure = { crossZoneGb: 0, cost: 0 };
 
-export const add = (a: Figure, b: Figure): Figure => ({
-  crossZoneGb: a.crossZoneGb + b.crossZoneGb,
-  cost: a.cost + b.cost,
-});
 export const subtract = (a: Figure, b: Figure): Figure => ({
   crossZoneGb: a.crossZoneGb - b.crossZoneGb,
   cost: a.cost - b.cost,

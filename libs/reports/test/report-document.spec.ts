@@ -330,6 +330,92 @@ describe('the report agrees with itself', () => {
     expect(apportionCents([0.29, 0.004, 0.004])).toEqual([29, 1, 0]);
     expect(apportionCents([0.1, 0.2])).toEqual([10, 20]);
     expect(apportionCents([-0.5, Number.NaN, 0.333, 0.333, 0.334])).toEqual([-50, null, 33, 33, 34]);
+    // Largest remainder first; among equal remainders, the first rows.
+    expect(apportionCents([0.005, 0.005, 0.005])).toEqual([1, 1, 0]);
+    expect(apportionCents([0.004, 0.006, 0.005, 0.005])).toEqual([0, 1, 1, 0]);
+  });
+
+  it('a Service that spent as long in two reasons gets the first in byte order, whatever the rows’ order', () => {
+    const tied = (name: string, missedReason: string) => [
+      row({ name, missedBasis: 'blocked', missedReason, months: 0.01, missedGb: 1, missedCost: 0.02 }),
+      row({ name, missedBasis: 'preview', months: 0.01, missedGb: 1, missedCost: 0.02 }),
+    ];
+    const tiedDocument = buildReportDocument(
+      input([
+        ...tied('a', 'Insufficient number of endpoints (2 endpoints, 3 zones)'),
+        ...tied('b', 'Nodes only ready in one zone'),
+      ]),
+    );
+    expect(tiedDocument.services.map((line) => [line.name, line.missedReason])).toEqual([
+      ['a', 'not-enabled'],
+      ['b', 'node-info'],
+    ]);
+  });
+});
+
+describe('CSV cells and rows', () => {
+  const cellsOf = (services: ServicePeriodRow[]) => {
+    const [header, ...rows] = parseCsv(renderCsv(buildReportDocument(input(services))));
+    return rows.map((fields) => Object.fromEntries(header.map((name, index) => [name, fields[index]])));
+  };
+
+  it('numbers: 9 significant digits, written as JavaScript writes the number they make', () => {
+    const [first, second] = cellsOf([
+      row({
+        name: 'a',
+        months: 1 / 3,
+        trafficGb: 1234567891.5,
+        modelCrossZone: 0.1 + 0.2,
+        withoutHintsGb: 0.0000012345678912,
+        withHintsGb: 2e-7,
+        missedGb: 999999999.6,
+      }),
+      row({ name: 'b', months: 12, trafficGb: 1e21, withoutHintsGb: 123.45, withHintsGb: 150.00000000000003 }),
+    ]);
+    expect(first).toMatchObject({
+      service_months: '0.333333333',
+      traffic_gb: '1234567890',
+      model_cross_zone: '0.3',
+      cross_zone_gb_without_hints: '0.00000123456789',
+      cross_zone_gb_with_hints: '2e-7',
+      missed_savings_gb: '1000000000',
+    });
+    expect(second).toMatchObject({
+      service_months: '12',
+      traffic_gb: '1e+21',
+      cross_zone_gb_without_hints: '123.45',
+      cross_zone_gb_with_hints: '150',
+      realized_savings_gb: '-26.55',
+    });
+  });
+
+  it('text: every formula-like start defused, quotes only around a quote, comma or line break', () => {
+    const names = ['-x', '+x', '@x', '\tx', '\rx', 'a\nb', 'plain'];
+    const csv = renderCsv(buildReportDocument(input(names.map((name) => row({ name })))));
+    expect(cellsOf(names.map((name) => row({ name }))).map((cells) => cells.service)).toEqual([
+      "'\tx",
+      "'\rx",
+      "'+x",
+      "'-x",
+      "'@x",
+      'a\nb',
+      'plain',
+    ]);
+    expect(csv).toContain(`,"'\rx",`);
+    expect(csv).toContain(`,"a\nb",`);
+    expect(csv).toContain(`,'\tx,`);
+  });
+
+  it('rows past the first thousand: each Service once, in order, every money column adding up', () => {
+    const services = Array.from({ length: 2345 }, (_, index) =>
+      row({ name: `svc-${String(index).padStart(4, '0')}`, withHintsCost: 0.00337 * (index % 7) }),
+    );
+    const document = buildReportDocument(input(services));
+    const cells = cellsOf(services);
+    expect(cells.map((fields) => fields.service)).toEqual(services.map((service) => service.name));
+    expect(cells.every((fields) => Object.keys(fields).length === CSV_COLUMNS.length)).toBe(true);
+    const cents = cells.reduce((sum, fields) => sum + Math.round(Number(fields.cost_with_hints_usd) * 100), 0);
+    expect(cents).toBe(Math.round(roundCents(document.totals.withHints.cost) * 100));
   });
 });
 
