@@ -5,7 +5,7 @@
 import { createReportDeliveries } from './alert-deliveries.js';
 import type { CreatedDelivery } from './alerts.js';
 import type { Db } from './db-client.js';
-import type { Prisma, PrismaClient } from './generated/prisma/client.js';
+import type { PrismaClient } from './generated/prisma/client.js';
 
 /** The report with its schedule, or null when it was deleted (with its schedule). */
 export function reportToMake(db: Db, reportId: string) {
@@ -38,40 +38,48 @@ export interface StoredReport {
 }
 
 /**
- * Stores a made report and creates its deliveries in one short transaction that locks the report's row:
- * only the first caller finds it not ready yet (a retry, or a second worker that raced, gets null), so
- * the report and each of its deliveries exist once.
+ * The longest the storing transaction may stay open. Postgres parses and compresses a report's bodies in
+ * it: for an organization of 200,000 Services a 140 MB JSON document and a 73 MB CSV, seconds of work that
+ * Prisma's default of 5 s cut short, so such a report was never stored (bench/RESULTS.md, report24d).
+ */
+const STORE_TIMEOUT_MS = 300_000;
+
+/**
+ * Stores a made report and creates its deliveries in one transaction that locks the report's row: only
+ * the first caller finds it not ready yet (a retry, or a second worker that raced, gets null), so the
+ * report and each of its deliveries exist once.
+ *
+ * Decision: the bodies go as text, the JSON serialised once before the transaction opens. Given as
+ * objects to a model update, the organization's document cost Prisma gigabytes and long enough to encode
+ * that the worker's job lock lapsed meanwhile.
  */
 export function storeMadeReport(db: PrismaClient, made: MadeReport): Promise<StoredReport | null> {
-  return db.$transaction(async (tx) => {
-    const [row] = await tx.$queryRaw<{ status: string }[]>`
+  const [document, summary] = [JSON.stringify(made.document), JSON.stringify(made.summary)];
+  return db.$transaction(
+    async (tx) => {
+      const [row] = await tx.$queryRaw<{ status: string }[]>`
       SELECT status::text FROM reports WHERE id = ${made.reportId}::uuid FOR UPDATE`;
-    if (!row || row.status === 'ready') return null;
-    await tx.report.update({
-      where: { id: made.reportId },
-      data: {
-        status: 'ready',
-        error: null,
-        document: made.document as Prisma.InputJsonValue,
-        summary: made.summary as Prisma.InputJsonValue,
-        csv: made.csv,
-        html: made.html,
-        generatedAt: made.generatedAt,
-      },
-    });
-    const webhook = made.webhookUrl
-      ? await tx.webhookDelivery.create({
-          data: { reportId: made.reportId, url: made.webhookUrl },
-          select: { id: true },
-        })
-      : null;
-    const channelDeliveries = await createReportDeliveries(tx, {
-      organizationId: made.organizationId,
-      reportId: made.reportId,
-      channelIds: made.channelIds,
-    });
-    return { webhookDeliveryId: webhook?.id ?? null, channelDeliveries };
-  });
+      if (!row || row.status === 'ready') return null;
+      await tx.$executeRaw`
+      UPDATE reports
+         SET status = 'ready', error = NULL, document = ${document}::jsonb, summary = ${summary}::jsonb,
+             csv = ${made.csv}, html = ${made.html}, generated_at = ${made.generatedAt}
+       WHERE id = ${made.reportId}::uuid`;
+      const webhook = made.webhookUrl
+        ? await tx.webhookDelivery.create({
+            data: { reportId: made.reportId, url: made.webhookUrl },
+            select: { id: true },
+          })
+        : null;
+      const channelDeliveries = await createReportDeliveries(tx, {
+        organizationId: made.organizationId,
+        reportId: made.reportId,
+        channelIds: made.channelIds,
+      });
+      return { webhookDeliveryId: webhook?.id ?? null, channelDeliveries };
+    },
+    { timeout: STORE_TIMEOUT_MS },
+  );
 }
 
 /** After the last attempt: the report says it failed, and why. */
