@@ -7,7 +7,9 @@ import {
   prismaClientOptions,
   ReadDb,
   registerCluster,
+  type IntervalState,
   type RegisterClusterInput,
+  type SnapshotAggregates,
   type SnapshotStatus,
 } from '../../libs/db/src/index.js';
 import { createTestDatabase } from './databases.js';
@@ -130,4 +132,51 @@ export async function addSummary(
       ...settings,
     },
   });
+}
+
+/** A summary's aggregates for a one-zone cluster of two Services, for writing summaries directly. */
+export const SUMMARY_AGGREGATES: SnapshotAggregates = {
+  services: 2,
+  servicesPopulated: 1,
+  servicesRemoved: 0,
+  servicesNone: 1,
+  nodeInfoSufficient: true,
+  nodeInfoReason: null,
+  servicesWithDrift: 0,
+  zones: [{ name: 'a' }],
+  crossZoneWithoutHints: 0.5,
+  crossZoneWithHints: 0.25,
+  zoneStats: { a: { endpoints: 3 } },
+  settings: {
+    kubernetesVersion: '1.31',
+    kubernetesVersionSource: 'nodes',
+    dataPlane: null,
+    dataPlaneSource: 'default',
+  },
+};
+
+/** The state of Service shop/`name` (hash `hash`) as the history writer records it: hints populated, no fixes. */
+export function serviceState(name: string, hash: number, trafficGb = 10): IntervalState {
+  return {
+    namespace: 'shop',
+    name,
+    stateHash: BigInt(hash),
+    routing: 'Auto',
+    hintState: 'populated',
+    hintReason: null,
+    zones: { a: { allocated: 1, desired: 1 } },
+    crossZoneWithoutHints: 0.5,
+    crossZoneWithHints: 0.25,
+    verdict: { managedBy: 'endpointslice-controller', honoursHints: true, dataPathReason: null },
+    savings: {
+      readyEndpoints: 3,
+      trafficAnnotation: null,
+      trafficGb,
+      trafficSource: 'default-per-endpoint',
+      previewState: null,
+      previewReason: null,
+      previewCrossZone: null,
+    },
+    fixes: null,
+  };
 }

@@ -5,6 +5,8 @@ import {
   addSnapshot,
   repositoryDatabase,
   type RepositoryDatabase,
+  serviceState,
+  SUMMARY_AGGREGATES,
 } from '../../../test/support/repositories.js';
 import {
   bestFixRows,
@@ -14,7 +16,6 @@ import {
   type IntervalState,
   lockCluster,
   recordSummary,
-  type SnapshotAggregates,
 } from '../src/index.js';
 
 /**
@@ -25,26 +26,6 @@ import {
  */
 
 const CAPTURED = new Date(Date.UTC(2026, 10, 20, 10, 0));
-
-const AGGREGATES: SnapshotAggregates = {
-  services: 0,
-  servicesPopulated: 0,
-  servicesRemoved: 0,
-  servicesNone: 0,
-  nodeInfoSufficient: true,
-  nodeInfoReason: null,
-  servicesWithDrift: 0,
-  zones: [{ name: 'a' }],
-  crossZoneWithoutHints: 0.5,
-  crossZoneWithHints: 0.25,
-  zoneStats: {},
-  settings: {
-    kubernetesVersion: '1.31',
-    kubernetesVersionSource: 'nodes',
-    dataPlane: null,
-    dataPlaneSource: 'default',
-  },
-};
 
 function recommendation(name: string, k: number, overloadAboveThreshold: boolean) {
   return {
@@ -74,25 +55,9 @@ function stateOf(index: number): IntervalState {
   };
   const json = JSON.stringify(document);
   return {
-    namespace: 'shop',
-    name,
-    stateHash: BigInt(index + 1),
+    ...serviceState(name, index + 1, 10 + index),
     routing: 'None',
     hintState: 'none',
-    hintReason: null,
-    zones: { a: { allocated: 1, desired: 1 } },
-    crossZoneWithoutHints: 0.5,
-    crossZoneWithHints: 0.5,
-    verdict: { managedBy: 'endpointslice-controller', honoursHints: true, dataPathReason: null },
-    savings: {
-      readyEndpoints: 3,
-      trafficAnnotation: null,
-      trafficGb: 10 + index,
-      trafficSource: 'default-per-endpoint',
-      previewState: 'populated',
-      previewReason: null,
-      previewCrossZone: 0.2,
-    },
     fixes: {
       hash: createHash('sha256').update(json).digest('hex').slice(0, 32),
       json,
@@ -115,7 +80,7 @@ beforeAll(async () => {
     await closeAndOpenIntervals(tx, clusterId, CAPTURED, null, [], states);
     await recordSummary(
       tx,
-      { clusterId, snapshotId, capturedAt: CAPTURED, analyzer: 'test', aggregates: AGGREGATES },
+      { clusterId, snapshotId, capturedAt: CAPTURED, analyzer: 'test', aggregates: SUMMARY_AGGREGATES },
       null,
     );
   });

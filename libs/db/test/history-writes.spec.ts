@@ -5,6 +5,8 @@ import {
   addSnapshot,
   repositoryDatabase,
   type RepositoryDatabase,
+  serviceState,
+  SUMMARY_AGGREGATES,
 } from '../../../test/support/repositories.js';
 import {
   closeAndOpenIntervals,
@@ -16,7 +18,6 @@ import {
   placeSnapshot,
   recordRepeatedSummary,
   recordSummary,
-  type SnapshotAggregates,
   type SqlClient,
   startIntervalsAt,
   withIntervalZones,
@@ -31,50 +32,11 @@ import {
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 10, minute));
 
-const AGGREGATES: SnapshotAggregates = {
-  services: 2,
-  servicesPopulated: 1,
-  servicesRemoved: 0,
-  servicesNone: 1,
-  nodeInfoSufficient: true,
-  nodeInfoReason: null,
-  servicesWithDrift: 0,
-  zones: [{ name: 'a' }],
-  crossZoneWithoutHints: 0.5,
-  crossZoneWithHints: 0.25,
-  zoneStats: { a: { endpoints: 3 } },
-  settings: {
-    kubernetesVersion: '1.31',
-    kubernetesVersionSource: 'nodes',
-    dataPlane: null,
-    dataPlaneSource: 'default',
-  },
-};
+const AGGREGATES = SUMMARY_AGGREGATES;
 
 /** A state of Service `name` (hash `hash`), with `trafficGb` monthly GB. */
 function state(name: string, hash: number, trafficGb = 10, fixes: IntervalState['fixes'] = null): IntervalState {
-  return {
-    namespace: 'shop',
-    name,
-    stateHash: BigInt(hash),
-    routing: 'Auto',
-    hintState: 'populated',
-    hintReason: null,
-    zones: { a: { allocated: 1, desired: 1 } },
-    crossZoneWithoutHints: 0.5,
-    crossZoneWithHints: 0.25,
-    verdict: { managedBy: 'endpointslice-controller', honoursHints: true, dataPathReason: null },
-    savings: {
-      readyEndpoints: 3,
-      trafficAnnotation: null,
-      trafficGb,
-      trafficSource: 'default-per-endpoint',
-      previewState: null,
-      previewReason: null,
-      previewCrossZone: null,
-    },
-    fixes,
-  };
+  return { ...serviceState(name, hash, trafficGb), fixes };
 }
 
 let db: RepositoryDatabase;

@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createTestDatabase } from '../../../test/support/databases.js';
 import { createPrismaClient, type PrismaClient, ReadDb, registerCluster } from '../src/index.js';
 
@@ -112,8 +112,20 @@ export interface ReportHistory {
   drop(): Promise<void>;
 }
 
+/** The history for the spec calling it: made before its tests, dropped after them. */
+export function useReportHistory(tag: string): () => ReportHistory {
+  let history: ReportHistory | undefined;
+  beforeAll(async () => {
+    history = await createReportHistory(tag);
+  });
+  afterAll(async () => {
+    await history?.drop();
+  });
+  return () => history!;
+}
+
 /** A database holding the history in three clusters (see ReportHistory). */
-export async function createReportHistory(tag: string): Promise<ReportHistory> {
+async function createReportHistory(tag: string): Promise<ReportHistory> {
   const db = await createTestDatabase(tag);
   const prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 2 });
   const readDb = new ReadDb({ databaseUrl: db.url, poolMax: 2 });

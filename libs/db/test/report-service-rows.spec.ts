@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectSameAnswer } from '../../../test/support/same-answer.js';
 import { reportServiceRows, type ServicePeriodRow } from '../src/index.js';
 import {
-  createReportHistory,
+  useReportHistory,
   type Interval,
   NOW,
   ranges,
-  type ReportHistory,
   SECONDS_PER_MONTH,
   SERVICES_OF_HISTORY,
 } from './report-history.js';
@@ -18,15 +17,7 @@ import {
  * (the sums run in a fixed order).
  */
 
-let history: ReportHistory;
-
-beforeAll(async () => {
-  history = await createReportHistory('reportrows');
-});
-
-afterAll(async () => {
-  await history?.drop();
-});
+const history = useReportHistory('reportrows');
 
 function referenceRows(
   cluster: { id: string; price: number },
@@ -126,12 +117,12 @@ describe("a report's Service rows", () => {
     let unknownMissed = 0;
     for (const range of ranges()) {
       const query = {
-        clusters: { ids: history.clusters.map((c) => c.id), prices: history.clusters.map((c) => c.price) },
+        clusters: { ids: history().clusters.map((c) => c.id), prices: history().clusters.map((c) => c.price) },
         ...range,
         now: NOW,
       };
-      const rows = await reportServiceRows(history.readDb, query);
-      const byCluster = [...history.clusters].sort((a, b) => (a.id < b.id ? -1 : 1));
+      const rows = await reportServiceRows(history().readDb, query);
+      const byCluster = [...history().clusters].sort((a, b) => (a.id < b.id ? -1 : 1));
       const expected = byCluster.flatMap((cluster) =>
         referenceRows(cluster, range).map((row) => ({ clusterId: cluster.id, ...row })),
       );
@@ -153,13 +144,13 @@ describe("a report's Service rows", () => {
     for (const range of ranges()) {
       const rowsOf = async (cluster: { id: string; price: number }) =>
         (
-          await reportServiceRows(history.readDb, {
+          await reportServiceRows(history().readDb, {
             clusters: { ids: [cluster.id], prices: [0.02] },
             ...range,
             now: NOW,
           })
         ).map(({ clusterId: _, ...row }) => row);
-      const [first, last] = [await rowsOf(history.clusters[0]), await rowsOf(history.clusters[2])];
+      const [first, last] = [await rowsOf(history().clusters[0]), await rowsOf(history().clusters[2])];
       expect(first.length).toBeGreaterThan(0);
       expect(last, range.name).toEqual(first);
     }

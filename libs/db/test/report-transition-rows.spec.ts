@@ -1,7 +1,7 @@
 import type { TransitionRow } from '@zw/reports';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reportTransitionRows } from '../src/index.js';
-import { createReportHistory, ranges, type ReportHistory, SERVICES_OF_HISTORY } from './report-history.js';
+import { useReportHistory, ranges, SERVICES_OF_HISTORY } from './report-history.js';
 
 /**
  * A report's hint-state changes (reportTransitionRows) over the report history (report-history.ts):
@@ -9,15 +9,7 @@ import { createReportHistory, ranges, type ReportHistory, SERVICES_OF_HISTORY } 
  * one before it in start order (the statement it replaced), over every range.
  */
 
-let history: ReportHistory;
-
-beforeAll(async () => {
-  history = await createReportHistory('reporttransitions');
-});
-
-afterAll(async () => {
-  await history?.drop();
-});
+const history = useReportHistory('reporttransitions');
 
 /** Each Service's changes whose later interval starts inside (from, to), in the answer's order. */
 function referenceChanges(clusterId: string, range: { from: Date; to: Date }): TransitionRow[] {
@@ -62,14 +54,14 @@ describe("a report's hint-state changes", () => {
   it('are the back-to-back intervals whose states differ, over every range', async () => {
     let changes = 0;
     for (const range of ranges()) {
-      for (const cluster of history.clusters) {
-        const rows = await reportTransitionRows(history.readDb, [cluster.id], range.from, range.to);
+      for (const cluster of history().clusters) {
+        const rows = await reportTransitionRows(history().readDb, [cluster.id], range.from, range.to);
         expect(rows, range.name).toEqual(referenceChanges(cluster.id, range));
         changes += rows.length;
       }
-      const ids = history.clusters.map((cluster) => cluster.id);
-      const neighbours = await history.readDb.query<TransitionRow>(NEIGHBOURS_SQL, [ids, range.from, range.to]);
-      expect(await reportTransitionRows(history.readDb, ids, range.from, range.to), range.name).toEqual(neighbours);
+      const ids = history().clusters.map((cluster) => cluster.id);
+      const neighbours = await history().readDb.query<TransitionRow>(NEIGHBOURS_SQL, [ids, range.from, range.to]);
+      expect(await reportTransitionRows(history().readDb, ids, range.from, range.to), range.name).toEqual(neighbours);
     }
     expect(changes).toBeGreaterThan(20);
   });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectSameAnswer } from '../../../test/support/same-answer.js';
 import {
   AS_ROUTED_FRACTION_SQL,
@@ -8,14 +8,7 @@ import {
   reportTrendRows,
 } from '../src/index.js';
 import type { TrendRow } from '@zw/reports';
-import {
-  createReportHistory,
-  NOW,
-  ranges,
-  type ReportHistory,
-  SECONDS_PER_MONTH,
-  SERVICES_OF_HISTORY,
-} from './report-history.js';
+import { useReportHistory, NOW, ranges, SECONDS_PER_MONTH, SERVICES_OF_HISTORY } from './report-history.js';
 
 /**
  * A report's trend (reportTrendRows: the period's integrals per bucket) over the report history
@@ -24,15 +17,7 @@ import {
  * move a single bit.
  */
 
-let history: ReportHistory;
-
-beforeAll(async () => {
-  history = await createReportHistory('reporttrend');
-});
-
-afterAll(async () => {
-  await history?.drop();
-});
+const history = useReportHistory('reporttrend');
 
 /** `count` buckets of equal length over the range. */
 function bucketsOf(range: { from: Date; to: Date }, count: number): { start: Date; end: Date }[] {
@@ -125,13 +110,13 @@ describe("a report's trend", () => {
     for (const range of ranges()) {
       const buckets = bucketsOf(range, 7);
       const query = {
-        clusters: { ids: history.clusters.map((c) => c.id), prices: history.clusters.map((c) => c.price) },
+        clusters: { ids: history().clusters.map((c) => c.id), prices: history().clusters.map((c) => c.price) },
         ...range,
         now: NOW,
       };
-      const rows = await reportTrendRows(history.readDb, query, buckets);
+      const rows = await reportTrendRows(history().readDb, query, buckets);
       expect(rows.length, range.name).toBeGreaterThan(0);
-      expectSameAnswer(rows, referenceTrend(history.clusters, buckets), range.name);
+      expectSameAnswer(rows, referenceTrend(history().clusters, buckets), range.name);
       notEnabled += rows.filter((row) => row.notEnabledGb > 0).length;
     }
     expect(notEnabled).toBeGreaterThan(0);
@@ -142,7 +127,7 @@ describe("a report's trend", () => {
       for (const count of [1, 7, 24]) {
         const buckets = bucketsOf(range, count);
         const query = {
-          clusters: { ids: history.clusters.map((c) => c.id), prices: history.clusters.map((c) => c.price) },
+          clusters: { ids: history().clusters.map((c) => c.id), prices: history().clusters.map((c) => c.price) },
           ...range,
           now: NOW,
         };
@@ -156,9 +141,9 @@ describe("a report's trend", () => {
           buckets.map((bucket) => bucket.start),
           buckets.map((bucket) => bucket.end),
         ];
-        const expected = await history.readDb.query<TrendRow>(INTERVAL_BY_INTERVAL_SQL, values);
+        const expected = await history().readDb.query<TrendRow>(INTERVAL_BY_INTERVAL_SQL, values);
         expect(expected.length, range.name).toBeGreaterThan(0);
-        expect(await reportTrendRows(history.readDb, query, buckets), `${range.name}, ${count} buckets`).toEqual(
+        expect(await reportTrendRows(history().readDb, query, buckets), `${range.name}, ${count} buckets`).toEqual(
           expected,
         );
       }
