@@ -11,7 +11,7 @@ import {
   REFUSED_HINTS_SQL,
   TRAFFIC_SOURCE_SQL,
 } from './read-model/rollup.js';
-import { HOURS_PER_MONTH } from './read-model/savings.js';
+import { SECONDS_PER_MONTH } from './read-model/savings-days.js';
 
 export interface PricedClusters {
   ids: readonly string[];
@@ -26,8 +26,6 @@ export interface PeriodQuery {
   /** Open intervals (states still holding) count up to this instant. */
   now: Date;
 }
-
-const SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600;
 
 /** The query's values, in the order every period statement numbers them ($1 to $5). */
 export function periodValues(query: PeriodQuery): unknown[] {

@@ -15,10 +15,8 @@ import {
   EFFECTIVE_TRAFFIC_SQL,
   OPPORTUNITY_SQL,
 } from './read-model/rollup.js';
-import { HOURS_PER_MONTH } from './read-model/savings.js';
+import { SECONDS_PER_MONTH } from './read-model/savings-days.js';
 import { type PeriodQuery, periodValues } from './report-service-rows.js';
-
-const SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600;
 
 // The row shapes are the pure report builder's input types: this module fills them from SQL.
 export type { ClusterDocumentsRow, CoverageRow, ServicePeriodRow, StateCountRow, TransitionRow, TrendRow };
