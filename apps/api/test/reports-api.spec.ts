@@ -493,6 +493,40 @@ describe('running a schedule and downloading its report', () => {
     }
   });
 
+  it('serves the JSON as stored, and a report stored as jsonb before that with its money in cents', async () => {
+    const download = async (id: string) => {
+      const response = await fetch(`${stack.url}/v1/reports/${id}/download?format=json`, {
+        headers: { authorization: `Bearer ${acme.readKey}` },
+      });
+      return { status: response.status, body: await response.text() };
+    };
+    const stored = await stack.prisma.report.findUniqueOrThrow({ where: { id: report.id } });
+    expect((await download(report.id)).body).toBe(stored.documentJson);
+    // A report made before document_json: its document as jsonb, with exact money.
+    const document = JSON.parse(stored.documentJson!) as ReportDocument;
+    document.totals.withHints.cost = 12.3456;
+    const legacy = await stack.prisma.report.create({
+      data: {
+        organizationId: acme.organizationId,
+        scheduleId: stored.scheduleId,
+        periodStart: new Date('2026-01-01T00:00:00Z'),
+        periodEnd: new Date('2026-01-02T00:00:00Z'),
+        trigger: 'schedule',
+        formats: ['json'],
+        status: 'ready',
+        document: document as object,
+      },
+    });
+    const served = await download(legacy.id);
+    expect(served.status).toBe(200);
+    const { withHints } = document.totals;
+    expect(JSON.parse(served.body)).toEqual({
+      ...document,
+      totals: { ...document.totals, withHints: { ...withHints, cost: 12.35 } },
+    });
+    await stack.prisma.report.delete({ where: { id: legacy.id } });
+  });
+
   it('downloads the CSV: one row per Service per cluster, adding up to the totals', async () => {
     const answer = await apiClient(stack.url, acme.readKey).get<string>(`/v1/reports/${report.id}/download?format=csv`);
     expect(answer.status).toBe(200);

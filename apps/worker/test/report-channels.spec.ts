@@ -1,4 +1,4 @@
-import { formatMoney, type ReportDocument } from '@zw/reports';
+import { formatMoney, type ReportDocument, storedReportDocument } from '@zw/reports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type HttpReceiver,
@@ -135,7 +135,7 @@ describe('a report schedule with alert channels', () => {
     );
     await waitFor('the schedule webhook delivered', async () => legacy.received.length >= 1, 30_000);
     const report = await stack.prisma.report.findUniqueOrThrow({ where: { id: reportId } });
-    document = report.document as unknown as ReportDocument;
+    document = storedReportDocument(report)!;
     const link = `${PUBLIC_URL}/reports?scheduleId=${scheduleId}`;
     const cost = formatMoney(document.totals.withHints.cost);
 

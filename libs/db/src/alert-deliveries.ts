@@ -5,6 +5,7 @@
  */
 import type { CreatedDelivery } from './alerts.js';
 import type { Db } from './db-client.js';
+import type { SqlClient } from './sql-client.js';
 
 /** pending → sending → succeeded | failed (after the last attempt) | skipped. */
 export type DeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed' | 'skipped';
@@ -14,7 +15,7 @@ export type DeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed' | 's
  * reaches a channel once (unique report_id, channel_id), whoever makes it twice.
  */
 export async function createReportDeliveries(
-  tx: Db,
+  tx: SqlClient,
   input: { organizationId: string; reportId: string; channelIds: readonly string[] },
 ): Promise<CreatedDelivery[]> {
   if (input.channelIds.length === 0) return [];

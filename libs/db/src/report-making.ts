@@ -5,7 +5,8 @@
 import { createReportDeliveries } from './alert-deliveries.js';
 import type { CreatedDelivery } from './alerts.js';
 import type { Db } from './db-client.js';
-import type { PrismaClient } from './generated/prisma/client.js';
+import type pg from 'pg';
+import { inPgTransaction } from './sql-client.js';
 
 /** The report with its schedule, or null when it was deleted (with its schedule). */
 export function reportToMake(db: Db, reportId: string) {
@@ -20,9 +21,10 @@ export async function countReportAttempt(db: Db, reportId: string): Promise<void
 export interface MadeReport {
   reportId: string;
   organizationId: string;
-  document: unknown;
-  /** The headline figures kept for listings and channel messages. */
-  summary: unknown;
+  /** The JSON document, serialised as its download serves it. */
+  documentJson: string;
+  /** The headline figures kept for listings and channel messages, serialised. */
+  summaryJson: string;
   csv: string | null;
   html: string | null;
   generatedAt: Date;
@@ -38,48 +40,46 @@ export interface StoredReport {
 }
 
 /**
- * The longest the storing transaction may stay open. Postgres parses and compresses a report's bodies in
- * it: for an organization of 200,000 Services a 140 MB JSON document and a 73 MB CSV, seconds of work that
- * Prisma's default of 5 s cut short, so such a report was never stored (bench/RESULTS.md, report24d).
+ * The longest the storing transaction may stay open: an organization of 200,000 Services sends a 174 MB
+ * JSON document and a 73 MB CSV in it, which Postgres compresses (about 1.6 s here; Prisma's default of
+ * 5 s once cut such a report short, and it was never stored: bench/RESULTS.md, report24d).
  */
 const STORE_TIMEOUT_MS = 300_000;
+/** The longest the store waits for a pooled connection. */
+const STORE_CONNECTION_WAIT_MS = 10_000;
 
 /**
  * Stores a made report and creates its deliveries in one transaction that locks the report's row: only
  * the first caller finds it not ready yet (a retry, or a second worker that raced, gets null), so the
  * report and each of its deliveries exist once.
  *
- * Decision: the bodies go as text, the JSON serialised once before the transaction opens. Given as
- * objects to a model update, the organization's document cost Prisma gigabytes and long enough to encode
- * that the worker's job lock lapsed meanwhile.
+ * Decision: on pg directly (inPgTransaction), the bodies as text serialised by the caller. Through
+ * Prisma's raw statements the organization's bodies took 7.3-8.1 s to store, through pg 1.6 s
+ * (bench/RESULTS.md, reportstore24); given to Prisma as objects, they cost the worker gigabytes.
  */
-export function storeMadeReport(db: PrismaClient, made: MadeReport): Promise<StoredReport | null> {
-  const [document, summary] = [JSON.stringify(made.document), JSON.stringify(made.summary)];
-  return db.$transaction(
-    async (tx) => {
-      const [row] = await tx.$queryRaw<{ status: string }[]>`
+export function storeMadeReport(pool: pg.Pool, made: MadeReport): Promise<StoredReport | null> {
+  const timing = { timeoutMs: STORE_TIMEOUT_MS, maxWaitMs: STORE_CONNECTION_WAIT_MS };
+  return inPgTransaction(pool, timing, async (tx) => {
+    const [row] = await tx.$queryRaw<{ status: string }[]>`
       SELECT status::text FROM reports WHERE id = ${made.reportId}::uuid FOR UPDATE`;
-      if (!row || row.status === 'ready') return null;
-      await tx.$executeRaw`
+    if (!row || row.status === 'ready') return null;
+    await tx.$executeRaw`
       UPDATE reports
-         SET status = 'ready', error = NULL, document = ${document}::jsonb, summary = ${summary}::jsonb,
+         SET status = 'ready', error = NULL, document_json = ${made.documentJson}, summary = ${made.summaryJson}::jsonb,
              csv = ${made.csv}, html = ${made.html}, generated_at = ${made.generatedAt}
        WHERE id = ${made.reportId}::uuid`;
-      const webhook = made.webhookUrl
-        ? await tx.webhookDelivery.create({
-            data: { reportId: made.reportId, url: made.webhookUrl },
-            select: { id: true },
-          })
-        : null;
-      const channelDeliveries = await createReportDeliveries(tx, {
-        organizationId: made.organizationId,
-        reportId: made.reportId,
-        channelIds: made.channelIds,
-      });
-      return { webhookDeliveryId: webhook?.id ?? null, channelDeliveries };
-    },
-    { timeout: STORE_TIMEOUT_MS },
-  );
+    const [webhook] = made.webhookUrl
+      ? await tx.$queryRaw<{ id: string }[]>`
+          INSERT INTO webhook_deliveries (id, report_id, url)
+          VALUES (gen_random_uuid(), ${made.reportId}::uuid, ${made.webhookUrl}) RETURNING id::text`
+      : [];
+    const channelDeliveries = await createReportDeliveries(tx, {
+      organizationId: made.organizationId,
+      reportId: made.reportId,
+      channelIds: made.channelIds,
+    });
+    return { webhookDeliveryId: webhook?.id ?? null, channelDeliveries };
+  });
 }
 
 /** After the last attempt: the report says it failed, and why. */

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
 import {
@@ -20,6 +21,7 @@ import {
   pendingReportIds,
   pendingWebhookDeliveryIds,
   rulesOf,
+  createDbPool,
   createPrismaClient,
   createReportDeliveries,
   deliveriesOf,
@@ -41,6 +43,8 @@ import {
  */
 let db: TestDatabase;
 let prisma: PrismaClient;
+/** The worker stores made reports on pg directly. */
+let pool: pg.Pool;
 let organizationId: string;
 let otherOrganizationId: string;
 let scheduleId: string;
@@ -81,8 +85,8 @@ function made(reportId: string, channelIds: string[], webhookUrl: string | null 
   return {
     reportId,
     organizationId,
-    document: { schema: 'zonewise.report/v1' },
-    summary: { label: 'a day' },
+    documentJson: JSON.stringify({ schema: 'zonewise.report/v1' }),
+    summaryJson: JSON.stringify({ label: 'a day' }),
     csv: null,
     html: null,
     generatedAt: new Date(),
@@ -94,6 +98,7 @@ function made(reportId: string, channelIds: string[], webhookUrl: string | null 
 beforeAll(async () => {
   db = await createTestDatabase('db_report_deliveries');
   prisma = createPrismaClient({ databaseUrl: db.url, poolMax: 4 });
+  pool = createDbPool({ databaseUrl: db.url, poolMax: 4 });
   organizationId = (await createOrganization(prisma, { slug: 'acme' })).id;
   otherOrganizationId = (await createOrganization(prisma, { slug: 'other' })).id;
   channels = {
@@ -118,6 +123,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await prisma?.$disconnect();
+  await pool?.end();
   await db?.drop();
 });
 
@@ -126,8 +132,8 @@ describe('storeMadeReport', () => {
     const reportId = await claimedReport();
     const channelIds = Object.values(channels);
     const [first, second] = await Promise.all([
-      storeMadeReport(prisma, made(reportId, channelIds, 'https://receiver.example/hook')),
-      storeMadeReport(prisma, made(reportId, channelIds, 'https://receiver.example/hook')),
+      storeMadeReport(pool, made(reportId, channelIds, 'https://receiver.example/hook')),
+      storeMadeReport(pool, made(reportId, channelIds, 'https://receiver.example/hook')),
     ]);
     const stored = [first, second].filter((outcome) => outcome !== null);
     expect(stored).toHaveLength(1);
@@ -139,6 +145,24 @@ describe('storeMadeReport', () => {
     ]);
     expect(await prisma.webhookDelivery.count({ where: { reportId } })).toBe(1);
     expect(await prisma.report.findUniqueOrThrow({ where: { id: reportId } })).toMatchObject({ status: 'ready' });
+  });
+
+  it('keeps the bodies as given, large ones compressed with lz4', async () => {
+    const reportId = await claimedReport();
+    const services = Array.from({ length: 20_000 }, (_, n) => ({ namespace: 'team', name: `svc-${n}`, cost: n / 100 }));
+    const documentJson = JSON.stringify({ schema: 'zonewise.report/v1', services });
+    const csv = services.map((line) => `${line.namespace},${line.name},${line.cost}`).join('\n');
+    await storeMadeReport(pool, { ...made(reportId, []), documentJson, csv });
+    expect(await prisma.report.findUniqueOrThrow({ where: { id: reportId } })).toMatchObject({
+      documentJson,
+      csv,
+      document: null,
+      summary: { label: 'a day' },
+    });
+    const [compression] = await prisma.$queryRaw<{ document: string; csv: string }[]>`
+      SELECT pg_column_compression(document_json) AS document, pg_column_compression(csv) AS csv
+        FROM reports WHERE id = ${reportId}::uuid`;
+    expect(compression).toEqual({ document: 'lz4', csv: 'lz4' });
   });
 
   it('never makes a second delivery of one report to one channel', async () => {
@@ -193,7 +217,7 @@ describe('a delivery attempt', () => {
 describe('recordWebhookAttempt', () => {
   it("appends each attempt to the schedule webhook's log and stops once it is no longer pending", async () => {
     const reportId = await claimedReport();
-    const stored = await storeMadeReport(prisma, made(reportId, [], 'https://receiver.example/hook'));
+    const stored = await storeMadeReport(pool, made(reportId, [], 'https://receiver.example/hook'));
     const id = stored!.webhookDeliveryId!;
     const attempt = (n: number, ok: boolean, final = false) => ({
       attempt: n,
@@ -243,7 +267,7 @@ describe('detachChannel', () => {
 describe("the reports sweep's reads and writes", () => {
   it('finds pending reports and webhook deliveries older than the grace, and fails each once', async () => {
     const reportId = await claimedReport();
-    const stored = await storeMadeReport(prisma, made(await claimedReport(), [], 'https://receiver.example/hook'));
+    const stored = await storeMadeReport(pool, made(await claimedReport(), [], 'https://receiver.example/hook'));
     const deliveryId = stored!.webhookDeliveryId!;
     const later = new Date(Date.now() + 60_000);
     expect(await pendingReportIds(prisma, new Date(0), 10)).toEqual([]);

@@ -9,5 +9,6 @@ export * from './svg-charts.js';
 export * from './csv.js';
 export * from './html.js';
 export * from './webhook.js';
+export * from './report-json.js';
 export { escapeHtml } from './html-escape.js';
 export * from './webhook-address.js';

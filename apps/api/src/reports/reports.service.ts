@@ -1,4 +1,3 @@
-import { moneyReplacer } from '@zw/core';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
@@ -12,6 +11,7 @@ import {
   retryFailedReport,
 } from '@zw/db';
 import { enqueueReportGeneration, REPORTS_QUEUE, type ReportsConfig } from '@zw/queue';
+import { storedReportJson } from '@zw/reports';
 import type { Queue } from 'bullmq';
 import type { z } from 'zod';
 import { decodeCursor, encodeCursor, fingerprint } from '../http/pagination.js';
@@ -94,7 +94,11 @@ export class ReportsService {
       });
     }
     const body =
-      format === 'json' ? JSON.stringify(row.document, moneyReplacer) : format === 'csv' ? row.csv : row.html;
+      format === 'json'
+        ? storedReportJson({ documentJson: row.documentJson ?? null, document: row.document ?? null })
+        : format === 'csv'
+          ? row.csv
+          : row.html;
     if (!row.formats.includes(format) || body === null || body === undefined) {
       throw notFound(`report ${id} was made as ${row.formats.join(', ')}, not ${format}`);
     }

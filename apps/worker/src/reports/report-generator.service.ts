@@ -17,7 +17,7 @@ import {
   REPORT_DELIVERIES_QUEUE,
   type ReportsConfig,
 } from '@zw/queue';
-import { buildReportDocument, renderCsv, renderHtml } from '@zw/reports';
+import { buildReportDocument, renderCsv, renderHtml, reportDocumentJson, reportSummaryJson } from '@zw/reports';
 import type { Queue } from 'bullmq';
 import { readReportInput } from './report-content.js';
 import { REPORTS_CONFIG, REPORTS_READ_DB } from './reports-worker.config.js';
@@ -76,16 +76,11 @@ export class ReportGenerator {
     const document = buildReportDocument(input);
     const csv = report.formats.includes('csv') ? renderCsv(document) : null;
     const html = report.formats.includes('html') ? renderHtml(document) : null;
-    const summary = {
-      label: document.period.label,
-      totals: document.totals,
-      missedByReason: document.missedSavings.byReason,
-    };
-    const stored = await storeMadeReport(this.prisma, {
+    const stored = await storeMadeReport(this.prisma.pool, {
       reportId,
       organizationId: schedule.organizationId,
-      document,
-      summary,
+      documentJson: reportDocumentJson(document),
+      summaryJson: reportSummaryJson(document),
       csv,
       html,
       generatedAt: now,
