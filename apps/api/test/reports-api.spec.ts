@@ -493,15 +493,22 @@ describe('running a schedule and downloading its report', () => {
     }
   });
 
-  it('serves the JSON as stored, and a report stored as jsonb before that with its money in cents', async () => {
-    const download = async (id: string) => {
+  it('serves the JSON as stored, tagged by when it was made, and a report stored as jsonb before with its money in cents', async () => {
+    const download = async (id: string, headers: Record<string, string> = {}) => {
       const response = await fetch(`${stack.url}/v1/reports/${id}/download?format=json`, {
-        headers: { authorization: `Bearer ${acme.readKey}` },
+        headers: { authorization: `Bearer ${acme.readKey}`, ...headers },
       });
-      return { status: response.status, body: await response.text() };
+      return { status: response.status, etag: response.headers.get('etag'), body: await response.text() };
     };
     const stored = await stack.prisma.report.findUniqueOrThrow({ where: { id: report.id } });
-    expect((await download(report.id)).body).toBe(stored.documentJson);
+    const first = await download(report.id);
+    expect(first.body).toBe(stored.documentJson);
+    // The report never changes once made: a client holding it is told so instead of sent it again.
+    expect(first.etag).toBe(`"${report.id}.json.${stored.generatedAt!.getTime()}"`);
+    // (fetch adds `Cache-Control: no-cache` to a conditional request unless it names one, as the Fetch
+    // standard says; an HTTP cache revalidating sends max-age=0.)
+    const revalidation = { 'if-none-match': first.etag!, 'cache-control': 'max-age=0' };
+    expect(await download(report.id, revalidation)).toMatchObject({ status: 304, body: '' });
     // A report made before document_json: its document as jsonb, with exact money.
     const document = JSON.parse(stored.documentJson!) as ReportDocument;
     document.totals.withHints.cost = 12.3456;

@@ -94,6 +94,7 @@ export function reportDownload(db: Db, organizationId: string, id: string, forma
       status: true,
       formats: true,
       periodStart: true,
+      generatedAt: true,
       documentJson: format === 'json',
       document: format === 'json',
       csv: format === 'csv',

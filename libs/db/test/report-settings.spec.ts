@@ -46,7 +46,12 @@ async function report(schedule: string, organization: string, n: number, status:
   });
   await db.prisma.report.update({
     where: { id: report.id },
-    data: { status, ...(status === 'ready' ? { document: { day: n } } : { error: status === 'failed' ? 'x' : null }) },
+    data: {
+      status,
+      ...(status === 'ready'
+        ? { documentJson: JSON.stringify({ day: n }), generatedAt: day(n + 1) }
+        : { error: status === 'failed' ? 'x' : null }),
+    },
   });
   return report.id;
 }
@@ -101,13 +106,16 @@ describe('report reads', () => {
       status: 'ready',
       formats: ['json'],
       periodStart: day(10),
-      document: { day: 10 },
+      generatedAt: day(11),
+      documentJson: '{"day":10}',
+      document: null,
       schedule: { name: 'daily' },
     });
     expect(await reportDownload(db.prisma, organizationId, id, 'csv')).toEqual({
       status: 'ready',
       formats: ['json'],
       periodStart: day(10),
+      generatedAt: day(11),
       csv: null,
       schedule: { name: 'daily' },
     });
