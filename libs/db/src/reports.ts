@@ -94,6 +94,18 @@ export async function reportClusters(
 }
 
 /**
+ * How many Services the clusters hold, every one ever seen that history still names: at least as many as
+ * any report of theirs covers.
+ */
+export async function reportServiceCount(db: ReadDb, clusterIds: readonly string[]): Promise<number> {
+  const [row] = await db.query<{ services: number }>(
+    'SELECT count(*)::int AS services FROM cluster_services WHERE cluster_id = ANY($1::uuid[])',
+    [clusterIds],
+  );
+  return row.services;
+}
+
+/**
  * Hint-state changes inside (from, to), counted as the Service timeline counts them: two back-to-back
  * intervals of a Service whose hint states differ.
  *

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { expectSameAnswer } from '../../../test/support/same-answer.js';
-import { reportServiceRows, type ServicePeriodRow } from '../src/index.js';
+import { reportServiceCount, reportServiceRows, type ServicePeriodRow } from '../src/index.js';
 import {
   useReportHistory,
   type Interval,
   NOW,
   ranges,
   SECONDS_PER_MONTH,
+  SERVICES,
   SERVICES_OF_HISTORY,
 } from './report-history.js';
 
@@ -153,6 +154,21 @@ describe("a report's Service rows", () => {
       const [first, last] = [await rowsOf(history().clusters[0]), await rowsOf(history().clusters[2])];
       expect(first.length).toBeGreaterThan(0);
       expect(last, range.name).toEqual(first);
+    }
+  });
+
+  it("never number more Services than reportServiceCount counts in the report's scope", async () => {
+    const ids = history().clusters.map((cluster) => cluster.id);
+    expect(await reportServiceCount(history().readDb, ids)).toBe(ids.length * SERVICES);
+    expect(await reportServiceCount(history().readDb, ids.slice(1))).toBe(2 * SERVICES);
+    for (const range of ranges()) {
+      const rows = await reportServiceRows(history().readDb, {
+        clusters: { ids, prices: history().clusters.map((cluster) => cluster.price) },
+        ...range,
+        now: NOW,
+      });
+      const services = new Set(rows.map((row) => `${row.clusterId}/${row.namespace}/${row.name}`));
+      expect(services.size, range.name).toBeLessThanOrEqual(ids.length * SERVICES);
     }
   });
 });

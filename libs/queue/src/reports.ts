@@ -64,6 +64,13 @@ export const reportsEnvSchema = z.object({
   REPORT_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(3600),
   /** After downtime, at most this many missed periods of one schedule are made (the newest ones). */
   REPORT_CATCH_UP_MAX_PERIODS: z.coerce.number().int().min(1).max(1000).default(31),
+  /**
+   * Most Services one report may cover. A report's bodies are built as single strings, which Node caps
+   * at about 512 MiB: the JSON at about 600,000 Services, a webhook attaching every format at about
+   * 430,000. A schedule whose scope holds more fails at once, saying so, instead of each attempt taking
+   * minutes and gigabytes of the worker before failing.
+   */
+  REPORT_MAX_SERVICES: z.coerce.number().int().min(1).default(400_000),
   /** Tries of one report's generation, and the delay before the first retry (doubling after). */
   REPORT_JOB_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
   REPORT_JOB_BACKOFF_MS: z.coerce.number().int().min(0).default(5000),

@@ -9,6 +9,7 @@ import {
   reportClusterDocuments,
   reportClusters,
   reportCoverage,
+  reportServiceCount,
   reportServiceRows,
   reportStateCounts,
   reportTransitionRows,
@@ -22,17 +23,31 @@ import {
   type TrafficSource,
   trendBuckets,
 } from '@zw/reports';
+import { UnrecoverableError } from 'bullmq';
+
+/** The scope holds more Services than one report may cover: no attempt can make it, so none is retried. */
+export class ReportTooLargeError extends UnrecoverableError {
+  override name = 'ReportTooLargeError';
+  constructor(services: number, maxServices: number) {
+    super(
+      `the scope holds ${services} Services and one report covers at most ${maxServices} (REPORT_MAX_SERVICES): ` +
+        'scope the schedule to fewer clusters, or split it into several schedules',
+    );
+  }
+}
 
 /**
  * Reads everything a report shows from the stored history over its period: the clusters in scope (as the
  * organization has them when the report is made) with their prices, each Service's integrals, hint-state
- * changes, the trend buckets, and the newest zone and Service CIDR analyses of each cluster.
+ * changes, the trend buckets, and the newest zone and Service CIDR analyses of each cluster. A scope of
+ * more than `maxServices` Services is refused (ReportTooLargeError) before any of its history is read.
  */
 export async function readReportInput(
   db: ReadDb,
   schedule: Pick<ReportSchedule, 'organizationId' | 'clusterIds'>,
   meta: ReportMeta,
   now: Date,
+  maxServices: number,
 ): Promise<ReportInput> {
   const chosen = schedule.clusterIds.length > 0 ? schedule.clusterIds : null;
   const rows = await reportClusters(db, schedule.organizationId, chosen);
@@ -50,6 +65,8 @@ export async function readReportInput(
     }),
   }));
   const ids = clusters.map((cluster) => cluster.id);
+  const inScope = ids.length === 0 ? 0 : await reportServiceCount(db, ids);
+  if (inScope > maxServices) throw new ReportTooLargeError(inScope, maxServices);
   const { start: from, end: to } = meta.period;
   const query = { clusters: { ids, prices: clusters.map((cluster) => cluster.pricing.pricePerGb) }, from, to, now };
   const buckets = trendBuckets(meta.period);

@@ -72,6 +72,7 @@ export class ReportGenerator {
         generatedAt: now,
       },
       now,
+      this.config.REPORT_MAX_SERVICES,
     );
     const document = buildReportDocument(input);
     const csv = report.formats.includes('csv') ? renderCsv(document) : null;

@@ -9,7 +9,7 @@ import {
   SYNC_REPORT_SCHEDULE_JOB,
   type SyncReportScheduleJobData,
 } from '@zw/queue';
-import type { Job } from 'bullmq';
+import { type Job, UnrecoverableError } from 'bullmq';
 import { JobMetricsRecorder } from '../job-metrics.js';
 import { ReportGenerator } from './report-generator.service.js';
 import { ReportScheduler } from './report-scheduler.service.js';
@@ -44,7 +44,7 @@ export class ReportsProcessor extends WorkerHost implements OnApplicationBootstr
       return await this.generator.generate(job.data.reportId);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+      if (error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
         await this.generator.markFailed(job.data.reportId, reason);
         this.logger.warn(`report ${job.data.reportId} failed for good: ${reason}`);
       }
