@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { roundCents } from '@zw/core';
+import { moneyReplacer, roundCents } from '@zw/core';
 import { apportionCents, parseCsv, renderCsv, CSV_COLUMNS } from '../src/csv.js';
 import { renderHtml } from '../src/html.js';
 import { missedReasonOf } from '../src/missed-reasons.js';
 import { buildReportDocument, FLAPPING_MIN_CHANGES } from '../src/report-document.js';
+import { reportDocumentJson } from '../src/report-json.js';
 import type { FixRow, ReportInput, ServicePeriodRow } from '../src/report-input.js';
 import { trendBuckets } from '../src/trend-buckets.js';
+import { webhookPayload } from '../src/webhook.js';
 
 const start = new Date('2026-11-19T00:00:00Z');
 const end = new Date('2026-11-20T00:00:00Z');
@@ -698,6 +700,41 @@ describe('HTML escaping', () => {
         'ul',
         'li',
       ]).toContain(tag);
+    }
+  });
+});
+
+describe('webhook bodies', () => {
+  it('attach the stored JSON as it is: the bytes of the document serialised inside the body', () => {
+    const document = buildReportDocument(
+      input([row({ withHintsCost: 0.123456 }), row({ name: 'checkout "β"', withHintsCost: 1 / 3 })]),
+    );
+    const documentJson = reportDocumentJson(document);
+    const csv = renderCsv(document);
+    const html = renderHtml(document);
+    const report = { id: 'r1', url: '/v1/reports/r1' };
+    const choices: ('json' | 'csv' | 'html')[][] = [['json', 'csv', 'html'], ['csv'], ['json'], []];
+    for (const formats of choices) {
+      const served = webhookPayload({ deliveryId: 'd1', report, documentJson, formats, csv, html });
+      const whole = {
+        event: 'report.ready',
+        deliveryId: 'd1',
+        report: {
+          ...report,
+          schedule: { id: document.schedule.id, name: document.schedule.name },
+          period: document.period,
+          trigger: document.trigger,
+          generatedAt: document.generatedAt,
+          currency: document.currency,
+          totals: document.totals,
+        },
+        attachments: {
+          ...(formats.includes('json') ? { json: document } : {}),
+          ...(formats.includes('csv') ? { csv } : {}),
+          ...(formats.includes('html') ? { html } : {}),
+        },
+      };
+      expect(served, formats.join()).toBe(JSON.stringify(whole, moneyReplacer));
     }
   });
 });

@@ -3,7 +3,7 @@ import { Inject, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { PrismaService, readWebhookSecret, recordWebhookAttempt, webhookDeliveryToSend } from '@zw/db';
 import { type DeliverWebhookJobData, REPORT_DELIVERIES_QUEUE, type ReportsConfig } from '@zw/queue';
 import {
-  storedReportDocument,
+  storedReportJson,
   signWebhook,
   WEBHOOK_ATTEMPT_HEADER,
   WEBHOOK_DELIVERY_HEADER,
@@ -77,7 +77,7 @@ export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicatio
     const body = webhookPayload({
       deliveryId,
       report: { id: report.id, url: `/v1/reports/${report.id}` },
-      document: storedReportDocument(report)!,
+      documentJson: storedReportJson(report)!,
       formats: report.formats,
       csv: report.csv,
       html: report.html,
