@@ -9,6 +9,7 @@ import {
   STATIC_CLUSTER_IP_ANNOTATION,
   ZONE_LABEL,
 } from '@zw/core';
+import type { ReportDocument } from '@zw/reports';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -253,4 +254,10 @@ export async function startWebhookReceiver(answer: (n: number) => number = () =>
       server.close(() => resolve());
     });
   return receiver;
+}
+
+/** The JSON document a made report stored (as its download serves it). */
+export function madeDocument(report: { documentJson: string | null }): ReportDocument {
+  if (report.documentJson === null) throw new Error('the report holds no JSON document');
+  return JSON.parse(report.documentJson) as ReportDocument;
 }

@@ -1,4 +1,4 @@
-import { formatMoney, type ReportDocument, storedReportDocument } from '@zw/reports';
+import { formatMoney, type ReportDocument } from '@zw/reports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type HttpReceiver,
@@ -23,7 +23,12 @@ import {
   type Tenant,
   waitProcessed,
 } from '../../../test/support/query-api.js';
-import { dayOfHistory, startWebhookReceiver, type WebhookReceiver } from '../../../test/support/reports.js';
+import {
+  dayOfHistory,
+  madeDocument,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '../../../test/support/reports.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { AlertDeliverer } from '../src/alerts/alert-deliverer.service.js';
 import { ReportGenerator } from '../src/reports/report-generator.service.js';
@@ -135,7 +140,7 @@ describe('a report schedule with alert channels', () => {
     );
     await waitFor('the schedule webhook delivered', async () => legacy.received.length >= 1, 30_000);
     const report = await stack.prisma.report.findUniqueOrThrow({ where: { id: reportId } });
-    document = storedReportDocument(report)!;
+    document = madeDocument(report);
     const link = `${PUBLIC_URL}/reports?scheduleId=${scheduleId}`;
     const cost = formatMoney(document.totals.withHints.cost);
 

@@ -7,7 +7,7 @@ import {
   REPORTS_QUEUE,
   SYNC_REPORT_SCHEDULE_JOB,
 } from '@zw/queue';
-import { storedReportDocument, verifyWebhook } from '@zw/reports';
+import { verifyWebhook } from '@zw/reports';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -25,6 +25,7 @@ import {
   awsPrice,
   dayOfHistory,
   expectedReport,
+  madeDocument,
   type HistoryPoint,
   startWebhookReceiver,
   type WebhookReceiver,
@@ -165,7 +166,7 @@ describe('a daily schedule over a recorded day', () => {
 
   it("makes a report whose figures are the history's, integrated over the period", async () => {
     const [report] = await reportsOf(scheduleId);
-    const document = storedReportDocument(report)!;
+    const document = madeDocument(report);
     const expected = expectedReport(history, awsPrice(), periodStart, periodEnd, new Date());
     closeTo(document.totals.trafficGb, expected.trafficGb);
     inCents(document.totals.withoutHints.cost, expected.withoutHints.cost);
@@ -266,7 +267,7 @@ describe('a daily schedule over a recorded day', () => {
       report: { id: report.id },
     });
     expect(delivered.headers['zonewise-delivery']).toBe(report.delivery!.id);
-    expect(payload.attachments.json.totals.withHints.cost).toBe(storedReportDocument(report)!.totals.withHints.cost);
+    expect(payload.attachments.json.totals.withHints.cost).toBe(madeDocument(report).totals.withHints.cost);
     expect(payload.attachments.csv).toBe(report.csv);
     expect(payload.attachments.html).toBe(report.html);
     const view = await apiClient(stack.url, tenant.readKey).get(`/v1/reports/${report.id}`);
@@ -319,7 +320,7 @@ describe('a schedule firing every two seconds through its BullMQ job scheduler',
       ),
     ).toBe(true);
     // Figures: the state the last snapshot left, for two seconds.
-    const document = storedReportDocument(reports[0])!;
+    const document = madeDocument(reports[0]);
     const expected = expectedReport(history, awsPrice(), reports[0].periodStart, reports[0].periodEnd, new Date());
     inCents(document.totals.withHints.cost, expected.withHints.cost);
     expect(document.totals.withHints.crossZoneGb).toBeGreaterThan(0);
@@ -462,7 +463,7 @@ describe('without history in scope', () => {
       const row = await stack.prisma.report.findUnique({ where: { id: run.body.report.id } });
       return row?.status === 'ready' ? row : null;
     });
-    const document = storedReportDocument(report)!;
+    const document = madeDocument(report);
     expect(document.totals.withHints).toEqual({ crossZoneGb: 0, cost: 0 });
     expect(document.notes).toContain('empty-cluster: no analysed snapshot covers this period');
     // A later snapshot does not change a report once made.

@@ -37,9 +37,3 @@ export function storedReportJson(stored: StoredReportDocument): string | null {
   if (stored.documentJson !== null) return stored.documentJson;
   return stored.document === null ? null : reportDocumentJson(stored.document as ReportDocument);
 }
-
-/** The document of a stored report, or null when it was not made as JSON. */
-export function storedReportDocument(stored: StoredReportDocument): ReportDocument | null {
-  if (stored.documentJson !== null) return JSON.parse(stored.documentJson) as ReportDocument;
-  return stored.document as ReportDocument | null;
-}
