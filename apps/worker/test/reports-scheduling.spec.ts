@@ -218,6 +218,7 @@ describe('a daily schedule over a recorded day', () => {
     document.topFixes.forEach((fix, index) => {
       expect(fix.rank).toBe(index + 1);
       expect(fix.kind).toBe(fixes.body.services[index].recommendations[0].kind);
+      expect(fix.patch).toBe(fixes.body.services[index].recommendations[0].patch);
       expect(roundCents(fix.monthlySavings.cost)).toBe(fixes.body.services[index].bestSavings.cost);
     });
     expect(document.topFixes.some((fix) => fix.kind === 'nodes')).toBe(true);

@@ -287,6 +287,7 @@ export {
 export {
   clusterFixesHead,
   type ClusterFixesHeadRow,
+  bestFixPatches,
   bestFixRows,
   type BestFixRow,
   fixRankingRows,

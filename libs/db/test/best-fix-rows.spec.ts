@@ -9,6 +9,7 @@ import {
   SUMMARY_AGGREGATES,
 } from '../../../test/support/repositories.js';
 import {
+  bestFixPatches,
   bestFixRows,
   closeAndOpenIntervals,
   fixRankingRows,
@@ -112,12 +113,26 @@ describe("a report's best fixes", () => {
         resulting_state: first.resultingState,
         cross_zone_after: (first.crossZone as { withHints: number }).withHints,
         overload_above_threshold: first.overloadAboveThreshold === true,
-        patch: first.patch,
         alternatives: others.length,
       });
     }
     expect(best.filter((row) => !row.has_fix)).toHaveLength(SERVICES / 4);
     expect(best.filter((row) => row.overload_above_threshold).map((row) => row.name)).toEqual(['svc-2']);
     expect(new Set(best.map((row) => row.alternatives))).toEqual(new Set([0, 1, 2]));
+  });
+
+  it("name their stored fixes, whose best fix's patch is read for the rows asked", async () => {
+    const query = {
+      clusters: [{ id: clusterId, pricePerGb: 0.02 }],
+      before: new Date(CAPTURED.getTime() + 1),
+      limit: 100,
+    };
+    const [whole, best] = [await fixRankingRows(db.readDb, query), await bestFixRows(db.readDb, query)];
+    const asked = [...best].reverse().map((row) => ({ clusterId: row.cluster_id, hash: row.fixes_hash }));
+    const patches = await bestFixPatches(db.readDb, [...asked, { clusterId, hash: Buffer.alloc(16, 0xff) }]);
+    const firstPatches = [...whole].reverse().map((row) => row.fixes.recommendations[0]?.patch ?? null);
+    expect(patches).toEqual([...firstPatches, null]);
+    expect(patches.filter((patch) => patch !== null)).toHaveLength(SERVICES - SERVICES / 4);
+    expect(await bestFixPatches(db.readDb, [])).toEqual([]);
   });
 });

@@ -173,7 +173,8 @@ export interface FixRow {
   /** Fraction of requests crossing zones after the change. */
   crossZoneAfter: number;
   overloadAboveThreshold: boolean;
-  patch: string;
+  /** The change to apply; read for the top fixes only (TOP_FIXES), null for the others. */
+  patch: string | null;
   /** The Service's monthly traffic (GB) and its source. */
   trafficGb: number;
   trafficSource: TrafficSource;

@@ -153,9 +153,15 @@ export function topFixes(
     name: fix.name,
     crossZoneAfter: fix.crossZoneAfter,
     overloadAboveThreshold: fix.overloadAboveThreshold,
-    patch: fix.patch,
+    patch: patchOf(fix),
     trafficGb: fix.trafficGb,
     estimate: fix.trafficSource === 'default-per-endpoint' || unknownPrice(fix.clusterId),
     alternatives: fix.alternatives,
   }));
+}
+
+function patchOf(fix: FixRow): string {
+  if (fix.patch === null)
+    throw new Error(`report input: top fix of ${fix.namespace}/${fix.name} came without its patch`);
+  return fix.patch;
 }

@@ -1,5 +1,6 @@
 import { crossZonePrice } from '@zw/core';
 import {
+  bestFixPatches,
   bestFixRows,
   clustersWithTrafficSource,
   measuredComparisonFigures,
@@ -20,6 +21,7 @@ import {
   type MeasuredClusterRow,
   type ReportInput,
   type ReportMeta,
+  TOP_FIXES,
   type TrafficSource,
   trendBuckets,
 } from '@zw/reports';
@@ -82,7 +84,7 @@ export async function readReportInput(
     reportCoverage(db, ids, from, to),
     reportClusterDocuments(db, ids, to < now ? to : now),
     measuredClusters(db, clusters),
-    fixesBefore(db, clusters, to < now ? to : now),
+    fixesBefore(db, clusters, to < now ? to : now, inScope),
   ]);
   const known = new Set(ids);
   return {
@@ -106,41 +108,44 @@ export async function readReportInput(
 }
 
 /**
- * Decision: every Service's best fix as of the period's end (each cluster's newest analysis before it),
- * not only the top ones, so the CSV can carry each Service's fix; reports cover at most an organization.
+ * Every Service's best recommended fix as of the period's end (each cluster's newest analysis before it),
+ * ranked as `GET /v1/fleet/recommendations` ranks them, not only the top ones, so the CSV can carry each
+ * Service's fix: at most one per Service of the scope (`services`). Only the top fixes carry their patch.
  */
-const MAX_REPORT_FIXES = 100_000;
-
-/** Every Service's best recommended fix, ranked as `GET /v1/fleet/recommendations` ranks them. */
 async function fixesBefore(
   db: ReadDb,
   clusters: { id: string; pricing: { pricePerGb: number } }[],
   before: Date,
+  services: number,
 ): Promise<FixRow[]> {
-  if (clusters.length === 0) return [];
-  const rows = await bestFixRows(db, {
+  if (clusters.length === 0 || services === 0) return [];
+  const query = {
     clusters: clusters.map((cluster) => ({ id: cluster.id, pricePerGb: cluster.pricing.pricePerGb })),
     before,
-    limit: MAX_REPORT_FIXES,
-  });
-  return rows
-    .filter((row) => row.has_fix)
-    .map((row) => ({
-      clusterId: row.cluster_id,
-      namespace: row.namespace,
-      name: row.name,
-      kind: row.kind,
-      summary: row.summary,
-      resultingState: row.resulting_state,
-      crossZoneAfter: row.cross_zone_after,
-      overloadAboveThreshold: row.overload_above_threshold,
-      patch: row.patch,
-      trafficGb: row.traffic_gb,
-      trafficSource: row.traffic_source as TrafficSource,
-      savedGb: row.saved_gb,
-      savedCost: row.saved_cost,
-      alternatives: row.alternatives,
-    }));
+    limit: services,
+  };
+  const rows = (await bestFixRows(db, query)).filter((row) => row.has_fix);
+  const top = rows.slice(0, TOP_FIXES);
+  const patches = await bestFixPatches(
+    db,
+    top.map((row) => ({ clusterId: row.cluster_id, hash: row.fixes_hash })),
+  );
+  return rows.map((row, index) => ({
+    clusterId: row.cluster_id,
+    namespace: row.namespace,
+    name: row.name,
+    kind: row.kind,
+    summary: row.summary,
+    resultingState: row.resulting_state,
+    crossZoneAfter: row.cross_zone_after,
+    overloadAboveThreshold: row.overload_above_threshold,
+    patch: index < patches.length ? patches[index] : null,
+    trafficGb: row.traffic_gb,
+    trafficSource: row.traffic_source as TrafficSource,
+    savedGb: row.saved_gb,
+    savedCost: row.saved_cost,
+    alternatives: row.alternatives,
+  }));
 }
 
 /** The model against the measurement of every cluster in scope with measured traffic (newest state). */

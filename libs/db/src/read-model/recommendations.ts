@@ -93,7 +93,8 @@ export interface BestFixRow extends Omit<FixRankingRow, 'fixes'> {
   /** The share of its traffic still crossing zones after the fix (`crossZone.withHints`). */
   cross_zone_after: number;
   overload_above_threshold: boolean;
-  patch: string;
+  /** The stored fixes' content (service_fix_contents.hash), to read the patch by ({@link bestFixPatches}). */
+  fixes_hash: Buffer;
   /** How many other fixes it has. */
   alternatives: number;
 }
@@ -109,9 +110,16 @@ const BEST_FIX_COLUMNS = `best.fix IS NOT NULL AS has_fix, best.fix->>'kind' AS 
             best.fix->>'resultingState' AS resulting_state,
             (best.fix->'crossZone'->>'withHints')::float8 AS cross_zone_after,
             COALESCE(best.fix->'overloadAboveThreshold' = 'true'::jsonb, false) AS overload_above_threshold,
-            best.fix->>'patch' AS patch, GREATEST(best.count - 1, 0) AS alternatives`;
+            GREATEST(best.count - 1, 0) AS alternatives, p.fixes_hash`;
 
-/** Every Service's best fix, ranked as {@link fixRankingRows} ranks them. */
+/**
+ * Every Service's best fix, ranked as {@link fixRankingRows} ranks them, without its patch: the report
+ * shows the patches of its top fixes only, read after by {@link bestFixPatches}.
+ *
+ * Decision: every Service's patch was 51 MB of text for the 90,545 fixes of the organization-read bench,
+ * read, parsed and held through the whole report for ten of them; numbering the rows in Postgres to pick
+ * the top ones' patches sorted every stored document with them, 1 s slower (bench/RESULTS.md, fixpatch25).
+ */
 export async function bestFixRows(db: ReadDb, query: FixRankingQuery): Promise<BestFixRow[]> {
   const { text, values } = fixRankingSql(
     query,
@@ -120,6 +128,26 @@ export async function bestFixRows(db: ReadDb, query: FixRankingQuery): Promise<B
     "CROSS JOIN LATERAL (SELECT recommendations->0 AS fix, jsonb_array_length(recommendations) AS count FROM (SELECT c.fixes->'recommendations' AS recommendations OFFSET 0) r) best",
   );
   return db.query<BestFixRow>(text, values, REPORT_STATEMENT_SETTINGS);
+}
+
+/**
+ * The best fix's patch of each stored fixes content named (by cluster and hash, as a {@link BestFixRow}
+ * names it), in the order asked; null where the content holds no fix or is gone. A content is stored once
+ * per hash and never changes, so this is the patch of the row's fix whenever it is read.
+ */
+export async function bestFixPatches(
+  db: ReadDb,
+  contents: readonly { clusterId: string; hash: Buffer }[],
+): Promise<(string | null)[]> {
+  if (contents.length === 0) return [];
+  const rows = await db.query<{ patch: string | null }>(
+    `SELECT c.fixes->'recommendations'->0->>'patch' AS patch
+       FROM unnest($1::uuid[], $2::bytea[]) WITH ORDINALITY AS k(cluster_id, hash, position)
+       LEFT JOIN service_fix_contents c ON c.cluster_id = k.cluster_id AND c.hash = k.hash
+      ORDER BY k.position`,
+    [contents.map((content) => content.clusterId), contents.map((content) => content.hash)],
+  );
+  return rows.map((row) => row.patch);
 }
 
 /** The ranking statement, reading `contents` (columns of the stored fixes `c`, and of `joined`) for the page's rows. */
