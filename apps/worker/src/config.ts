@@ -67,6 +67,11 @@ export const workerEnvSchema = dbEnvSchema
     /** Days the audit log (who changed keys, clusters, prices, schedules) is kept. */
     AUDIT_LOG_RETENTION_DAYS: z.coerce.number().min(1).default(365),
     /**
+     * Days a made report is kept after its period ended (each schedule's newest scheduled report stays
+     * whatever its age). Thirteen months: a report can be set beside the same period a year before.
+     */
+    REPORT_RETENTION_DAYS: z.coerce.number().min(1).default(400),
+    /**
      * When set, the worker rewrites this file each SWEEP_EVERY_MS after talking to Redis successfully:
      * a container healthcheck can test its age (docker-compose.yml does).
      */

@@ -13,6 +13,7 @@ import {
   PrismaService,
   pruneAuditLog,
   pruneClusterHistory,
+  pruneReports,
   pruneSessions,
   pruneSignInAttempts,
   pruneSnapshotPayloads,
@@ -38,6 +39,8 @@ export interface RetentionResult {
   partitionsCreated: number;
   servicesDeleted: number;
   auditEntriesDeleted: number;
+  /** Reports whose period ended more than REPORT_RETENTION_DAYS ago (with their deliveries). */
+  reportsDeleted: number;
   /** Dashboard sessions ended more than a day ago, and sign-ins never finished. */
   sessionsDeleted: number;
 }
@@ -49,12 +52,12 @@ const WEEKS_AHEAD = 2;
 /**
  * Keeps storage bounded: raw payloads past their retention, per-snapshot rows (snapshot and its
  * aggregates) and closed history intervals past the history retention, audit entries past
- * AUDIT_LOG_RETENTION_DAYS, dashboard sessions a day after they ended and unfinished sign-ins. The
- * history tables partitioned by week (libs/db history-partitions.ts: intervals, savings roll-up,
- * summaries, payloads) lose whole weeks once every organization's retention has passed them, the rows
- * still held moved out first; the rest, the week holding a cutoff included, are deleted row by row. It
- * also creates the coming weeks' partitions. Organizations may override the payload and history
- * periods (libs/db retention.ts).
+ * AUDIT_LOG_RETENTION_DAYS, made reports past REPORT_RETENTION_DAYS, dashboard sessions a day after they
+ * ended and unfinished sign-ins. The history tables partitioned by week (libs/db history-partitions.ts:
+ * intervals, savings roll-up, summaries, payloads) lose whole weeks once every organization's retention
+ * has passed them, the rows still held moved out first; the rest, the week holding a cutoff included, are
+ * deleted row by row. It also creates the coming weeks' partitions. Organizations may override the
+ * payload and history periods (libs/db retention.ts).
  */
 @Injectable()
 export class RetentionService {
@@ -91,6 +94,11 @@ export class RetentionService {
       new Date(now.getTime() - this.config.AUDIT_LOG_RETENTION_DAYS * 24 * 3600_000),
       BATCH,
     );
+    const reportsDeleted = await pruneReports(
+      this.prisma,
+      new Date(now.getTime() - this.config.REPORT_RETENTION_DAYS * 24 * 3600_000),
+      BATCH,
+    );
     const sessionsDeleted =
       (await pruneSessions(this.prisma, new Date(now.getTime() - 24 * 3600_000))) +
       (await pruneSignInAttempts(this.prisma, now));
@@ -102,6 +110,7 @@ export class RetentionService {
       partitionsCreated,
       servicesDeleted,
       auditEntriesDeleted,
+      reportsDeleted,
       sessionsDeleted,
     };
     if (Object.values(result).some((count) => count > 0)) this.logger.log(`pruned ${JSON.stringify(result)}`);

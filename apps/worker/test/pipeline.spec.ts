@@ -405,7 +405,7 @@ describe('snapshot pipeline', () => {
     expect(done.error).toBeNull();
   });
 
-  it('prunes raw payloads and old per-snapshot rows past their retention, with a repeatable job', async () => {
+  it('prunes raw payloads, old per-snapshot rows and old reports past their retention, with a repeatable job', async () => {
     const cluster = await newCluster('retention', 'keep-short');
     const keeper = await newCluster('retention-keeper', 'keep-long');
     await prisma.organization.update({ where: { slug: 'keep-long' }, data: { payloadRetentionDays: 30 } });
@@ -455,9 +455,40 @@ describe('snapshot pipeline', () => {
       data: { at: new Date(now - 11 * 86_400_000) },
     });
 
+    // Reports of a schedule: one whose period ended past REPORT_RETENTION_DAYS (10), and the schedule's
+    // newest scheduled report, as old: it stays, since the scheduler counts the periods due from it.
+    const { id: scheduleId } = await prisma.reportSchedule.create({
+      data: {
+        organizationId,
+        name: 'retained',
+        cadence: 'daily',
+        cronExpression: '0 0 * * *',
+        timeZone: 'UTC',
+        formats: ['json'],
+        enabled: false,
+        anchorAt: new Date(now - 30 * 86_400_000),
+      },
+    });
+    const reportOf = (daysAgo: number, trigger: 'manual' | 'schedule') =>
+      prisma.report.create({
+        data: {
+          organizationId,
+          scheduleId,
+          periodStart: new Date(now - (daysAgo + 1) * 86_400_000),
+          periodEnd: new Date(now - daysAgo * 86_400_000),
+          trigger,
+          status: 'ready',
+          formats: ['json'],
+          documentJson: '{}',
+        },
+      });
+    const oldReport = await reportOf(12, 'manual');
+    const newestScheduled = await reportOf(11, 'schedule');
+
     // 1 day of payloads, 0.05 days (72 min) of history; the sweeper must leave the waiting one alone here.
     startWorker({
       AUDIT_LOG_RETENTION_DAYS: '10',
+      REPORT_RETENTION_DAYS: '10',
       PAYLOAD_RETENTION_DAYS: '1',
       HISTORY_RETENTION_DAYS: '0.05',
       RETENTION_EVERY_MS: '1000',
@@ -476,6 +507,11 @@ describe('snapshot pipeline', () => {
       async () => (await prisma.auditLogEntry.count({ where: { organizationId } })) === 1,
     );
     expect((await prisma.auditLogEntry.findFirstOrThrow({ where: { organizationId } })).action).toBe('cluster.update');
+    await waitFor(
+      'the old report to go',
+      async () => (await prisma.report.count({ where: { id: oldReport.id } })) === 0,
+    );
+    expect(await prisma.report.count({ where: { id: newestScheduled.id } })).toBe(1);
     expect(payloads.has(ids.recent)).toBe(true); // received just now
     expect(payloads.has(ids.kept)).toBe(true); // its organization keeps payloads 30 days
     expect(payloads.has(waiting.id)).toBe(true); // never prune what still waits

@@ -377,6 +377,7 @@ export {
   type StoredReport,
   type WebhookAttempt,
 } from './report-making.js';
+export { pruneReports } from './report-retention.js';
 export {
   alertsOf,
   channelOf,
