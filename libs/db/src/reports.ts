@@ -106,6 +106,20 @@ export async function reportServiceCount(db: ReadDb, clusterIds: readonly string
 }
 
 /**
+ * How many Services a schedule's scope holds now: those of the organization's clusters named, or of all
+ * of them (`clusterIds` null), counted as {@link reportServiceCount} counts them.
+ */
+export async function scopeServiceCount(
+  db: Db,
+  organizationId: string,
+  clusterIds: readonly string[] | null,
+): Promise<number> {
+  return db.clusterService.count({
+    where: { cluster: { organizationId }, ...(clusterIds === null ? {} : { clusterId: { in: [...clusterIds] } }) },
+  });
+}
+
+/**
  * Hint-state changes inside (from, to), counted as the Service timeline counts them: two back-to-back
  * intervals of a Service whose hint states differ.
  *

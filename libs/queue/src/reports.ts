@@ -166,3 +166,11 @@ export async function enqueueWebhookDelivery(queue: Queue, deliveryId: string, c
     jobId: deliveryId,
   });
 }
+
+/** Why a scope of `services` Services gets no report: the API refuses such a schedule, the worker such a report. */
+export function tooManyServicesProblem(services: number, maxServices: number): string {
+  return (
+    `the scope holds ${services} Services and one report covers at most ${maxServices} (REPORT_MAX_SERVICES): ` +
+    'scope the schedule to fewer clusters, or split it into several schedules'
+  );
+}

@@ -15,10 +15,17 @@ import {
   scheduleViewOf,
   type ScheduleViewRow,
   scheduleViewsOf,
+  scopeServiceCount,
   sealedWebhookSecretColumns,
   updateReportSchedule,
 } from '@zw/db';
-import { enqueueScheduleSync, REPORTS_QUEUE, type ReportsConfig, secretKeyringOf } from '@zw/queue';
+import {
+  enqueueScheduleSync,
+  REPORTS_QUEUE,
+  type ReportsConfig,
+  secretKeyringOf,
+  tooManyServicesProblem,
+} from '@zw/queue';
 import {
   cronOfCadence,
   currentPeriod,
@@ -322,8 +329,27 @@ export class ReportSchedulesService {
     return expression;
   }
 
-  /** The scope's cluster ids, each one checked to be the caller's (any other id answers 404, whoever owns it). */
+  /**
+   * The scope's cluster ids, each one checked to be the caller's (any other id answers 404, whoever owns it),
+   * and the Services they hold now within what one report covers (REPORT_MAX_SERVICES). A scope that grows
+   * past it later fails its reports at once, saying the same.
+   */
   private async checkScope(organizationId: string, scope: Scope): Promise<string[]> {
+    const ids = await this.ownedScope(organizationId, scope);
+    const services = await scopeServiceCount(this.prisma, organizationId, scope.kind === 'fleet' ? null : ids);
+    if (services > this.config.REPORT_MAX_SERVICES) {
+      throw validationProblem([
+        {
+          location: 'body',
+          field: 'scope',
+          message: tooManyServicesProblem(services, this.config.REPORT_MAX_SERVICES),
+        },
+      ]);
+    }
+    return ids;
+  }
+
+  private async ownedScope(organizationId: string, scope: Scope): Promise<string[]> {
     if (scope.kind === 'fleet') return [];
     const ids = [...new Set(scope.clusterIds)];
     const known = new Set(await ownedClusterIds(this.prisma, organizationId, ids));

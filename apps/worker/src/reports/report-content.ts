@@ -25,16 +25,14 @@ import {
   type TrafficSource,
   trendBuckets,
 } from '@zw/reports';
+import { tooManyServicesProblem } from '@zw/queue';
 import { UnrecoverableError } from 'bullmq';
 
 /** The scope holds more Services than one report may cover: no attempt can make it, so none is retried. */
 export class ReportTooLargeError extends UnrecoverableError {
   override name = 'ReportTooLargeError';
   constructor(services: number, maxServices: number) {
-    super(
-      `the scope holds ${services} Services and one report covers at most ${maxServices} (REPORT_MAX_SERVICES): ` +
-        'scope the schedule to fewer clusters, or split it into several schedules',
-    );
+    super(tooManyServicesProblem(services, maxServices));
   }
 }
 
