@@ -91,14 +91,19 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/** The cluster's fixes as the recommendations API ranks them, and as a report reads them. */
+async function rankedBothWays() {
+  const query = {
+    clusters: [{ id: clusterId, pricePerGb: 0.02 }],
+    before: new Date(CAPTURED.getTime() + 1),
+    limit: 100,
+  };
+  return [await fixRankingRows(db.readDb, query), await bestFixRows(db.readDb, query)] as const;
+}
+
 describe("a report's best fixes", () => {
   it("are the ranked Services' first recommendations, field by field", async () => {
-    const query = {
-      clusters: [{ id: clusterId, pricePerGb: 0.02 }],
-      before: new Date(CAPTURED.getTime() + 1),
-      limit: 100,
-    };
-    const [whole, best] = [await fixRankingRows(db.readDb, query), await bestFixRows(db.readDb, query)];
+    const [whole, best] = await rankedBothWays();
     expect(best.map((row) => row.name)).toEqual(whole.map((row) => row.name));
     expect(best).toHaveLength(SERVICES);
     for (const [n, row] of best.entries()) {
@@ -122,12 +127,7 @@ describe("a report's best fixes", () => {
   });
 
   it("name their stored fixes, whose best fix's patch is read for the rows asked", async () => {
-    const query = {
-      clusters: [{ id: clusterId, pricePerGb: 0.02 }],
-      before: new Date(CAPTURED.getTime() + 1),
-      limit: 100,
-    };
-    const [whole, best] = [await fixRankingRows(db.readDb, query), await bestFixRows(db.readDb, query)];
+    const [whole, best] = await rankedBothWays();
     const asked = [...best].reverse().map((row) => ({ clusterId: row.cluster_id, hash: row.fixes_hash }));
     const patches = await bestFixPatches(db.readDb, [...asked, { clusterId, hash: Buffer.alloc(16, 0xff) }]);
     const firstPatches = [...whole].reverse().map((row) => row.fixes.recommendations[0]?.patch ?? null);
