@@ -56,7 +56,8 @@ const FLAG = {
 /**
  * Every interval of the clusters overlapping [from, to) with positive months in it, as the report sums it:
  * its Service's names, its texts, and one `bytea` of its numbers: cluster (its index in the query, from 1),
- * Service position, flags, then its start (epoch seconds) and ten float8 figures, big-endian (read below).
+ * Service position, flags, then its start (epoch seconds) and seven float8 figures, big-endian (read
+ * below). Each cost is its GB times the cluster's price, multiplied in Node: the same float8 product.
  */
 const REPORT_INTERVALS_SQL = `
   WITH prices(cluster_id, price, ordinal) AS (SELECT * FROM unnest($1::uuid[], $2::float8[]) WITH ORDINALITY),
@@ -94,7 +95,7 @@ const REPORT_INTERVALS_SQL = `
        AND (i.valid_to IS NULL OR i.valid_to > $3)
     OFFSET 0
   )
-  SELECT int4send(ordinal::int) || int4send(position::int)
+  SELECT int8send((ordinal << 32) | position)
          || int4send(fully_measured::int * ${FLAG.fullyMeasured} + honours_hints::int * ${FLAG.honoursHints}
                      + (measured_share IS NULL)::int * ${FLAG.noMeasuredShare}
                      + (missed_fraction IS NULL)::int * ${FLAG.noMissedFraction}
@@ -102,9 +103,8 @@ const REPORT_INTERVALS_SQL = `
                      + ((${codeSql('hint_state', HINT_STATES)}) << ${FLAG.hintStateShift}))
          || float8send(date_part('epoch', valid_from)) || float8send(model_with_fraction)
          || float8send(COALESCE(measured_share, 0)) || float8send(months) || float8send(gb_m)
-         || float8send(gb_m * without_fraction) || float8send(gb_m * without_fraction * price)
-         || float8send(gb_m * with_fraction) || float8send(gb_m * with_fraction * price)
-         || float8send(COALESCE(gb_m * missed_fraction, 0)) || float8send(COALESCE(gb_m * missed_fraction * price, 0))
+         || float8send(gb_m * without_fraction) || float8send(gb_m * with_fraction)
+         || float8send(COALESCE(gb_m * missed_fraction, 0))
            AS numbers,
          namespace, name, hint_reason, source, missed_reason
     FROM (SELECT *, gb * months AS gb_m FROM spans WHERE months > 0 OFFSET 0) w`;
@@ -118,7 +118,7 @@ interface IntervalRow {
   missed_reason: string | null;
 }
 
-const NUMBERS_BYTES = 12 + 8 * 11;
+const NUMBERS_BYTES = 12 + 8 * 8;
 
 /**
  * Decision: an interval's numbers cross as one `bytea` of big-endian words, its enums as codes. In
@@ -141,19 +141,26 @@ const basisOf = (row: IntervalRow) => (flagsOf(row) >> FLAG.basisShift) & 0x3;
 
 /**
  * The interval's figures in the row's order (months, traffic, then each figure's GB and cost); null where
- * it adds nothing (a missed fraction Postgres could not compute).
+ * it adds nothing (a missed fraction Postgres could not compute). A cost is the GB times the cluster's
+ * price: the float8 product SQL's `gb * fraction * price` gave.
+ *
+ * Decision: multiplied here, not packed by Postgres: each value packed is a send function's 1 KB buffer
+ * and a new `bytea` per row, and three fewer of each took the statement from about 880 to 790 ms
+ * (bench/RESULTS.md, fixpatch25).
  */
-function figuresOf(row: IntervalRow): (number | null)[] {
+function figuresOf(row: IntervalRow, clusters: PricedClusters): (number | null)[] {
+  const price = clusters.prices[clusterOrdinalOf(row) - 1];
   const missedKnown = (flagsOf(row) & FLAG.noMissedFraction) === 0;
+  const [withoutGb, withGb, missedGb] = [numberOf(row, 5), numberOf(row, 6), numberOf(row, 7)];
   return [
     numberOf(row, 3),
     numberOf(row, 4),
-    numberOf(row, 5),
-    numberOf(row, 6),
-    numberOf(row, 7),
-    numberOf(row, 8),
-    missedKnown ? numberOf(row, 9) : null,
-    missedKnown ? numberOf(row, 10) : null,
+    withoutGb,
+    withoutGb * price,
+    withGb,
+    withGb * price,
+    missedKnown ? missedGb : null,
+    missedKnown ? missedGb * price : null,
   ];
 }
 
@@ -189,14 +196,14 @@ export async function reportServiceRows(db: ReadDb, query: PeriodQuery): Promise
   for (const held of slots) {
     if (held === undefined) continue;
     if (!Array.isArray(held))
-      answer.push(periodRow(held, held, figuresOf(held), sourceIsDefault(held), query.clusters.ids));
-    else for (const row of serviceRows(held, query.clusters.ids)) answer.push(row);
+      answer.push(periodRow(held, held, figuresOf(held, query.clusters), sourceIsDefault(held), query.clusters.ids));
+    else for (const row of serviceRows(held, query.clusters)) answer.push(row);
   }
   return answer;
 }
 
 /** A Service's rows from its intervals: one per kind of missed saving and reason, each summed in start order. */
-function serviceRows(intervals: IntervalRow[], clusterIds: readonly string[]): ServicePeriodRow[] {
+function serviceRows(intervals: IntervalRow[], clusters: PricedClusters): ServicePeriodRow[] {
   intervals.sort((a, b) => startOf(a) - startOf(b));
   const groups = new Map<string, IntervalRow[]>();
   for (const interval of intervals) {
@@ -207,7 +214,7 @@ function serviceRows(intervals: IntervalRow[], clusterIds: readonly string[]): S
     else group.push(interval);
   }
   const latest = intervals[intervals.length - 1];
-  return [...groups.values()].sort(compareGroups).map((group) => summedRow(group, latest, clusterIds));
+  return [...groups.values()].sort(compareGroups).map((group) => summedRow(group, latest, clusters));
 }
 
 /** By kind of missed saving (none, blocked, preview), then reason: none first, then by bytes. */
@@ -222,17 +229,17 @@ function compareGroups(a: IntervalRow[], b: IntervalRow[]): number {
 }
 
 /** A row of several intervals (in start order): their figures summed, skipping nulls as SQL's `sum` does. */
-function summedRow(group: IntervalRow[], latest: IntervalRow, clusterIds: readonly string[]): ServicePeriodRow {
-  const sums = figuresOf(group[0]);
+function summedRow(group: IntervalRow[], latest: IntervalRow, clusters: PricedClusters): ServicePeriodRow {
+  const sums = figuresOf(group[0], clusters);
   let estimated = sourceIsDefault(group[0]);
   for (const interval of group.slice(1)) {
-    figuresOf(interval).forEach((value, k) => {
+    figuresOf(interval, clusters).forEach((value, k) => {
       if (value !== null) sums[k] = sums[k] === null ? value : sums[k]! + value;
     });
     const isDefault = sourceIsDefault(interval);
     if (isDefault !== null) estimated = estimated === true || isDefault;
   }
-  return periodRow(group[0], latest, sums, estimated, clusterIds);
+  return periodRow(group[0], latest, sums, estimated, clusters.ids);
 }
 
 /** The row of `first`'s Service and kind of missed saving, with `latest`'s state and the figures given. */
