@@ -25,9 +25,11 @@ const TARGET_MS = 1000;
 export async function runOrgReadBench(): Promise<string[]> {
   const clusterCount = Number(process.env.BENCH_ORG_CLUSTERS ?? 200);
   const services = Number(process.env.BENCH_ORG_SERVICES ?? 1000);
+  // The whole report covers every Service of the organization, past the default REPORT_MAX_SERVICES.
+  const reportMax = { REPORT_MAX_SERVICES: String(Math.max(200_000, clusterCount * (services + 2))) };
   return withBenchStack('org', {}, async ({ prisma, databaseUrl, startApi, startWorker }) => {
-    const apiUrl = await startApi({ RATE_LIMIT_REQUESTS: '100000000', QUERY_CACHE_TTL_MS: '0' });
-    startWorker({ WORKER_CONCURRENCY: '2' });
+    const apiUrl = await startApi({ RATE_LIMIT_REQUESTS: '100000000', QUERY_CACHE_TTL_MS: '0', ...reportMax });
+    startWorker({ WORKER_CONCURRENCY: '2', ...reportMax });
     const started = performance.now();
     const slug = 'bench-org';
     const clusters: { id: string; token: string }[] = [];

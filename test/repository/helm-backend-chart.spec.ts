@@ -525,6 +525,17 @@ describe.skipIf(skip !== null)('the zonewise Helm chart (backend)', () => {
       for (const schema of WORKER_SETTING_SCHEMAS) expect(schema.safeParse(workerEnv).error).toBeUndefined();
     });
 
+    it("caps the worker's V8 heap below its memory limit, unless told not to", () => {
+      const heapOption = (rendered: Rendered[]) =>
+        podSpec(find(rendered, 'Deployment', 'zonewise-worker'))
+          .containers[0]!.env.filter((entry) => entry.name === 'NODE_OPTIONS')
+          .map((entry) => entry.value);
+      expect(heapOption(render(REQUIRED))).toEqual(['--max-old-space-size=1280']);
+      expect(heapOption(render({ ...REQUIRED, worker: { maxHeapMb: 3072 } }))).toEqual(['--max-old-space-size=3072']);
+      expect(heapOption(render({ ...REQUIRED, worker: { maxHeapMb: null } }))).toEqual([]);
+      expect(renderError({ ...REQUIRED, worker: { maxHeapMb: '2Gi' } })).toMatch(/maxHeapMb/);
+    });
+
     it('numbers keep their digits, a role setting wins over the shared one, secrets come from the Secret', () => {
       const rendered = renders.everything();
       const api = podSpec(find(rendered, 'Deployment', 'zonewise-api')).containers[0]!;

@@ -55,7 +55,11 @@ const STORE_CONNECTION_WAIT_MS = 10_000;
  *
  * Decision: on pg directly (inPgTransaction), the bodies as text serialised by the caller. Through
  * Prisma's raw statements the organization's bodies took 7.3-8.1 s to store, through pg 1.6 s
- * (bench/RESULTS.md, reportstore24); given to Prisma as objects, they cost the worker gigabytes.
+ * (bench/RESULTS.md, reportstore24); given to Prisma as objects, they cost the worker gigabytes. Each
+ * large body goes in a statement of its own: `pg` builds a statement's message in one buffer growing by
+ * half again, so the JSON and CSV of 200,000 Services together held about 500 MB of it at once, alone
+ * at most the JSON's 174 MB (bench/RESULTS.md, reportmem25). Postgres keeps the bodies already stored
+ * as they are when the row is updated again.
  */
 export function storeMadeReport(pool: pg.Pool, made: MadeReport): Promise<StoredReport | null> {
   const timing = { timeoutMs: STORE_TIMEOUT_MS, maxWaitMs: STORE_CONNECTION_WAIT_MS };
@@ -63,10 +67,13 @@ export function storeMadeReport(pool: pg.Pool, made: MadeReport): Promise<Stored
     const [row] = await tx.$queryRaw<{ status: string }[]>`
       SELECT status::text FROM reports WHERE id = ${made.reportId}::uuid FOR UPDATE`;
     if (!row || row.status === 'ready') return null;
+    // One body a statement: see the decision above.
+    await tx.$executeRaw`UPDATE reports SET document_json = ${made.documentJson} WHERE id = ${made.reportId}::uuid`;
+    if (made.csv !== null) await tx.$executeRaw`UPDATE reports SET csv = ${made.csv} WHERE id = ${made.reportId}::uuid`;
     await tx.$executeRaw`
       UPDATE reports
-         SET status = 'ready', error = NULL, document_json = ${made.documentJson}, summary = ${made.summaryJson}::jsonb,
-             csv = ${made.csv}, html = ${made.html}, generated_at = ${made.generatedAt}
+         SET status = 'ready', error = NULL, summary = ${made.summaryJson}::jsonb, html = ${made.html},
+             generated_at = ${made.generatedAt}
        WHERE id = ${made.reportId}::uuid`;
     const [webhook] = made.webhookUrl
       ? await tx.$queryRaw<{ id: string }[]>`

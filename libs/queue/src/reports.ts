@@ -65,12 +65,15 @@ export const reportsEnvSchema = z.object({
   /** After downtime, at most this many missed periods of one schedule are made (the newest ones). */
   REPORT_CATCH_UP_MAX_PERIODS: z.coerce.number().int().min(1).max(1000).default(31),
   /**
-   * Most Services one report may cover. A report's bodies are built as single strings, which Node caps
-   * at about 512 MiB: the JSON at about 600,000 Services, a webhook attaching every format at about
-   * 430,000. A schedule whose scope holds more fails at once, saying so, instead of each attempt taking
-   * minutes and gigabytes of the worker before failing.
+   * Most Services one report may cover: the API refuses a schedule whose scope holds more, and a report
+   * whose scope grew past it fails at once, saying so, instead of each attempt taking minutes and the
+   * worker's memory before failing. Making one takes about 4.5 KB of the worker's heap per Service (200,400
+   * Services were made within a 896 MiB heap, not within 768 MiB: bench/RESULTS.md, reportmem25), so the
+   * default fits the chart's worker (a 1,280 MiB heap in 3 GiB). Past it, raise the worker's memory with
+   * it; the bodies are single strings, which Node caps at about 512 MiB: the JSON at about 600,000
+   * Services, a webhook attaching every format at about 430,000.
    */
-  REPORT_MAX_SERVICES: z.coerce.number().int().min(1).default(400_000),
+  REPORT_MAX_SERVICES: z.coerce.number().int().min(1).default(200_000),
   /** Tries of one report's generation, and the delay before the first retry (doubling after). */
   REPORT_JOB_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
   REPORT_JOB_BACKOFF_MS: z.coerce.number().int().min(0).default(5000),

@@ -10,5 +10,6 @@ export * from './csv.js';
 export * from './html.js';
 export * from './webhook.js';
 export * from './report-json.js';
+export * from './report-bodies.js';
 export { escapeHtml } from './html-escape.js';
 export * from './webhook-address.js';

@@ -10,6 +10,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { moneyReplacer } from '@zw/core';
 import type { ReportDocument } from './report-document.js';
+import type { ReportFormat } from './report-bodies.js';
 
 export const WEBHOOK_SIGNATURE_HEADER = 'zonewise-signature';
 export const WEBHOOK_TIMESTAMP_HEADER = 'zonewise-timestamp';
@@ -80,7 +81,7 @@ export interface WebhookPayloadInput {
   /** The report's JSON document as stored and downloaded (reportDocumentJson). */
   documentJson: string;
   /** The formats the schedule asks for, as made: the JSON document, the CSV and HTML text. */
-  formats: readonly ('json' | 'csv' | 'html')[];
+  formats: readonly ReportFormat[];
   csv: string | null;
   html: string | null;
 }

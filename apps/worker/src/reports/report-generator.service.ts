@@ -17,12 +17,15 @@ import {
   REPORT_DELIVERIES_QUEUE,
   type ReportsConfig,
 } from '@zw/queue';
-import { buildReportDocument, renderCsv, renderHtml, reportDocumentJson, reportSummaryJson } from '@zw/reports';
+import { buildReportDocument, type ReportBodies, reportBodies } from '@zw/reports';
 import type { Queue } from 'bullmq';
 import { readReportInput } from './report-content.js';
 import { REPORTS_CONFIG, REPORTS_READ_DB } from './reports-worker.config.js';
 import { ReadModelPublisher } from '../read-model-events.js';
 import { ALERTS_CONFIG } from '../alerts/alerts-config.token.js';
+
+/** A claimed report with its schedule, as the worker reads it to make it. */
+type ReportToMake = NonNullable<Awaited<ReturnType<typeof reportToMake>>>;
 
 export type GenerateOutcome =
   { made: true; reportId: string; deliveryId: string | null } | { made: false; reportId: string; reason: string };
@@ -54,36 +57,14 @@ export class ReportGenerator {
     if (report.status === 'ready') return { made: false, reportId, reason: 'already made' };
     await countReportAttempt(this.prisma, reportId);
     const { schedule } = report;
-    const input = await readReportInput(
-      this.db,
-      schedule,
-      {
-        id: report.id,
-        schedule: {
-          id: schedule.id,
-          name: schedule.name,
-          cadence: schedule.cadence,
-          cron: schedule.cronExpression,
-          timeZone: schedule.timeZone,
-        },
-        period: { start: report.periodStart, end: report.periodEnd },
-        partial: report.partial,
-        trigger: report.trigger,
-        generatedAt: now,
-      },
-      now,
-      this.config.REPORT_MAX_SERVICES,
-    );
-    const document = buildReportDocument(input);
-    const csv = report.formats.includes('csv') ? renderCsv(document) : null;
-    const html = report.formats.includes('html') ? renderHtml(document) : null;
+    const bodies = await this.bodiesOf(report, now);
     const stored = await storeMadeReport(this.prisma.pool, {
       reportId,
       organizationId: schedule.organizationId,
-      documentJson: reportDocumentJson(document),
-      summaryJson: reportSummaryJson(document),
-      csv,
-      html,
+      documentJson: bodies.documentJson,
+      summaryJson: bodies.summaryJson,
+      csv: bodies.csv,
+      html: bodies.html,
       generatedAt: now,
       webhookUrl: schedule.webhookUrl,
       channelIds: schedule.channelIds,
@@ -95,8 +76,32 @@ export class ReportGenerator {
       scheduleId: schedule.id,
     });
     await this.enqueueDeliveries(stored);
-    this.logger.log(`made report ${reportId} (${document.period.label}) of schedule ${schedule.id}`);
+    this.logger.log(`made report ${reportId} (${bodies.label}) of schedule ${schedule.id}`);
     return { made: true, reportId, deliveryId: stored.webhookDeliveryId };
+  }
+
+  /**
+   * The report's bodies, read and rendered: its input and document are garbage once this returns, so they
+   * are not held while the bodies are stored (reportBodies says why).
+   */
+  private async bodiesOf(report: ReportToMake, now: Date): Promise<ReportBodies> {
+    const { schedule } = report;
+    const meta = {
+      id: report.id,
+      schedule: {
+        id: schedule.id,
+        name: schedule.name,
+        cadence: schedule.cadence,
+        cron: schedule.cronExpression,
+        timeZone: schedule.timeZone,
+      },
+      period: { start: report.periodStart, end: report.periodEnd },
+      partial: report.partial,
+      trigger: report.trigger,
+      generatedAt: now,
+    };
+    const input = await readReportInput(this.db, schedule, meta, now, this.config.REPORT_MAX_SERVICES);
+    return reportBodies(buildReportDocument(input), report.formats);
   }
 
   /** Enqueued after the commit; a delivery whose enqueue fails is re-enqueued by its queue's sweep. */
