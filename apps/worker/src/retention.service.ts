@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DAY_MS } from '@zw/core';
 import {
   type ClusterCutoff,
   type DroppedPartition,
@@ -46,6 +47,7 @@ export interface RetentionResult {
 }
 
 const BATCH = 1000;
+const daysBefore = (now: Date, days: number) => new Date(now.getTime() - days * DAY_MS);
 /** Weeks of partitions kept created ahead of the current one, in every partitioned history table. */
 const WEEKS_AHEAD = 2;
 
@@ -91,17 +93,12 @@ export class RetentionService {
     const { intervalsDeleted, servicesDeleted, partitionsDropped } = await this.pruneIntervals(cutoffs);
     const auditEntriesDeleted = await pruneAuditLog(
       this.prisma,
-      new Date(now.getTime() - this.config.AUDIT_LOG_RETENTION_DAYS * 24 * 3600_000),
+      daysBefore(now, this.config.AUDIT_LOG_RETENTION_DAYS),
       BATCH,
     );
-    const reportsDeleted = await pruneReports(
-      this.prisma,
-      new Date(now.getTime() - this.config.REPORT_RETENTION_DAYS * 24 * 3600_000),
-      BATCH,
-    );
+    const reportsDeleted = await pruneReports(this.prisma, daysBefore(now, this.config.REPORT_RETENTION_DAYS), BATCH);
     const sessionsDeleted =
-      (await pruneSessions(this.prisma, new Date(now.getTime() - 24 * 3600_000))) +
-      (await pruneSignInAttempts(this.prisma, now));
+      (await pruneSessions(this.prisma, daysBefore(now, 1))) + (await pruneSignInAttempts(this.prisma, now));
     const result = {
       payloadsDeleted,
       snapshotsDeleted,

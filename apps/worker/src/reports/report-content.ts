@@ -137,7 +137,7 @@ async function fixesBefore(
     resultingState: row.resulting_state,
     crossZoneAfter: row.cross_zone_after,
     overloadAboveThreshold: row.overload_above_threshold,
-    patch: index < patches.length ? patches[index] : null,
+    patch: patches[index] ?? null,
     trafficGb: row.traffic_gb,
     trafficSource: row.traffic_source as TrafficSource,
     savedGb: row.saved_gb,
